@@ -1,0 +1,16 @@
+"""BPE Playground: Streamlit entry point (navigation and the shared sidebar)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.inputs import sidebar
+
+st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", layout="wide")
+
+pages = [
+    st.Page("app_pages/playground.py", title="Playground", icon=":material/palette:", default=True),
+]
+nav = st.navigation(pages)
+st.session_state["settings"] = sidebar()
+nav.run()

@@ -1,0 +1,23 @@
+"""Playground: the text drawn token by token, with a vocabulary-size slider."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import view
+
+settings = st.session_state["settings"]
+
+st.title("BPE Playground")
+st.caption(
+    "Train a tokenizer on your text and watch it cut the text into tokens. "
+    "Drag the slider to see the same tokenizer with fewer merges."
+)
+
+tok = view.trained_or_stop(settings)
+size = view.vocab_slider(tok)
+current = tok.with_vocab_size(size)
+counts = view.token_counts(settings.text, tok, current)
+show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
+view.training_details(tok)

@@ -1,0 +1,1062 @@
+"""Byte-level BPE: trainer, encoder/decoder and merge trace.
+
+The algorithm is byte-level byte-pair encoding as in GPT-2 (Radford et al.,
+2019) and tiktoken, trained the way Stanford CS336 assignment 1 specifies:
+
+* ids 0-255 are the single bytes (id == byte value), then the special tokens
+  in the order given, then one id per merge in merge order;
+* training text is split on the special tokens (which are removed), then
+  pre-tokenized with a regex, and each pre-token is UTF-8 encoded; merges never
+  cross a pre-token boundary;
+* each step merges the most frequent adjacent pair over all pre-tokens,
+  weighted by their counts; ties go to the lexicographically greatest pair
+  compared as ``(bytes_of_left, bytes_of_right)``;
+* encoding applies, inside each pre-token, the lowest-rank merge present until
+  none applies (leftmost occurrence first).
+
+Training works on the table of distinct pre-tokens with incremental pair
+counts, a pair -> pre-tokens index and a max-priority queue with lazy
+invalidation; the corpus is never rescanned per merge.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import heapq
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .pretokenize import (
+    PATTERNS,
+    compile_pattern,
+    count_pretokens,
+    iter_pretoken_strings,
+    pretokenize,
+    resolve_pattern,
+    split_special,
+    validate_special_tokens,
+)
+from .spans import TokenSpan, display_bytes, spans_from_token_bytes
+
+__all__ = [
+    "BPETokenizer",
+    "MergeStep",
+    "TrainingCancelled",
+    "TrainingInfo",
+    "train_bpe",
+    "train_bpe_from_counts",
+]
+
+ProgressCallback = Callable[[str, int, int], None]
+"""``progress(phase, done, total)``; ``phase`` is ``"count"`` or ``"merge"``.
+
+A callback may raise :class:`TrainingCancelled` to stop training cleanly."""
+
+_LONG_PIECE = 64  # pre-tokens longer than this many bytes are encoded with a heap
+
+
+class TrainingCancelled(Exception):
+    """Raised by a progress callback to stop training; the trainer lets it propagate."""
+
+
+@dataclass(frozen=True, slots=True)
+class MergeStep:
+    """One merge of the training trace.
+
+    Attributes:
+        rank: 0-based merge rank (order of learning).
+        left_id, right_id: ids of the merged pair.
+        new_id: id of the token the merge creates.
+        left, right: bytes of the two parts.
+        count: the pair's count when it was chosen: adjacent occurrences over all
+            pre-tokens, weighted by pre-token frequency (overlapping occurrences,
+            as the two ``aa`` pairs in ``aaa``, both count).
+        replaced: occurrences actually replaced by the merge (non-overlapping,
+            left to right); ``count - replaced`` is the overlap.
+        tokens_after: number of tokens the training text has after this merge
+            (special tokens count one each).
+    """
+
+    rank: int
+    left_id: int
+    right_id: int
+    new_id: int
+    left: bytes
+    right: bytes
+    count: int
+    replaced: int
+    tokens_after: int
+
+    @property
+    def merged(self) -> bytes:
+        """Bytes of the new token (``left + right``)."""
+        return self.left + self.right
+
+
+@dataclass(slots=True)
+class TrainingInfo:
+    """Facts about a training run, for the app's messages and the benchmarks.
+
+    Attributes:
+        requested_vocab_size: the vocabulary size asked for.
+        pretokens: pre-token occurrences counted (special tokens excluded).
+        unique_pretokens: distinct pre-tokens.
+        special_occurrences: special-token occurrences removed from the text.
+        initial_tokens: tokens of the training text before any merge (its UTF-8
+            byte count outside special tokens, plus one per special token).
+        count_seconds: wall time spent counting pre-tokens (seconds).
+        merge_seconds: wall time spent in the merge loop (seconds).
+        stop_reason: ``None`` when the requested size was reached, else why not.
+    """
+
+    requested_vocab_size: int
+    pretokens: int = 0
+    unique_pretokens: int = 0
+    special_occurrences: int = 0
+    initial_tokens: int = 0
+    count_seconds: float = 0.0
+    merge_seconds: float = 0.0
+    stop_reason: str | None = None
+
+
+# ---------------------------------------------------------------------------
+# training
+
+
+_INV_TABLE = {i: chr(256 - i) for i in range(256)}
+_KEY_END = chr(257)
+
+
+def _desc_key(data: bytes) -> str:
+    """A string whose ascending order is the descending lexicographic order of ``data``.
+
+    Each byte b becomes chr(256 - b) and the string ends with chr(257), which is
+    greater than every mapped byte, so a proper prefix sorts after its extensions.
+    Concatenating two keys gives the descending order of the pair ``(a, b)``.
+    """
+    return data.decode("latin-1").translate(_INV_TABLE) + _KEY_END
+
+
+def train_bpe(
+    text: str,
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    pattern: str = "gpt2",
+    *,
+    progress: ProgressCallback | None = None,
+    name: str | None = None,
+) -> BPETokenizer:
+    """Train a byte-level BPE tokenizer on a text.
+
+    Args:
+        text: the training text (``str``).
+        vocab_size: target vocabulary size, counting the 256 byte tokens, the
+            special tokens and the merges.  Training stops earlier, with
+            ``tokenizer.training.stop_reason`` set, when no adjacent pair is left.
+        special_tokens: strings that are cut out of the training text, never
+            merged, and get ids 256, 257, ... in the order given.
+        pattern: pre-tokenization pattern name (``"gpt2"``, ``"cl100k"``,
+            ``"o200k"``, ``"bert"``, ``"none"``) or a regex source.
+        progress: optional ``progress(phase, done, total)`` callback; it may raise
+            :class:`TrainingCancelled` to stop.
+        name: display name of the tokenizer (default ``"BPE (<pattern>)"``).
+
+    Returns:
+        The trained :class:`BPETokenizer`; its ``trace`` records every merge.
+
+    Raises:
+        TypeError: ``text`` is not a ``str``, ``vocab_size`` not an ``int``.
+        ValueError: ``vocab_size < 256 + len(special_tokens)``; bad special
+            tokens or pattern (see :mod:`bpe_core.pretokenize`); ``text`` holds
+            an unpaired surrogate.
+        TrainingCancelled: raised by ``progress``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    specials = validate_special_tokens(special_tokens)
+    _check_vocab_size(vocab_size, specials)
+    source = resolve_pattern(pattern)
+    t0 = time.perf_counter()
+    if progress:
+        progress("count", 0, 1)
+    counts, n_special = count_pretokens(text, source, specials)
+    if progress:
+        progress("count", 1, 1)
+    word_counts = _encode_counts(counts)
+    count_seconds = time.perf_counter() - t0
+    tok = train_bpe_from_counts(
+        word_counts,
+        vocab_size,
+        specials,
+        source,
+        special_occurrences=n_special,
+        progress=progress,
+        name=name or _default_name(pattern),
+    )
+    tok.training.count_seconds = count_seconds
+    tok.training.pretokens = sum(counts.values())
+    return tok
+
+
+def _default_name(pattern: str) -> str:
+    return f"BPE ({pattern})" if pattern in PATTERNS else "BPE (custom pattern)"
+
+
+def _check_vocab_size(vocab_size: int, specials: Sequence[str]) -> None:
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
+    minimum = 256 + len(specials)
+    if vocab_size < minimum:
+        raise ValueError(
+            f"vocab_size {vocab_size} is below the base alphabet: byte-level BPE needs at least "
+            f"{minimum} (256 byte tokens + {len(specials)} special tokens)"
+        )
+
+
+def _encode_counts(counts: Mapping[str, int]) -> dict[bytes, int]:
+    """Map pre-token strings to UTF-8 bytes, merging counts (raises ValueError on surrogates)."""
+    out: dict[bytes, int] = {}
+    for piece, c in counts.items():
+        try:
+            b = piece.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(_surrogate_message(piece, exc)) from None
+        out[b] = out.get(b, 0) + c
+    return out
+
+
+def _surrogate_message(piece: str, exc: UnicodeEncodeError) -> str:
+    bad = piece[exc.start]
+    return (
+        f"text contains an unpaired surrogate U+{ord(bad):04X}, which is not a character and has no UTF-8 "
+        "form; remove it or replace it with U+FFFD"
+    )
+
+
+def train_bpe_from_counts(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    pattern: str = "gpt2",
+    *,
+    special_occurrences: int = 0,
+    progress: ProgressCallback | None = None,
+    name: str = "BPE",
+) -> BPETokenizer:
+    """Run the BPE merge loop on a table of pre-token counts.
+
+    Args:
+        word_counts: maps each distinct pre-token's UTF-8 bytes to its count.
+        vocab_size: target vocabulary size (bytes + specials + merges).
+        special_tokens: special-token strings (ids 256, 257, ...).
+        pattern: the pattern name or source stored in the tokenizer for encoding.
+        special_occurrences: special tokens removed from the text (only used for
+            the ``tokens_after`` figures of the trace).
+        progress: optional ``progress("merge", done, total)`` callback.
+        name: display name.
+
+    Returns:
+        The trained :class:`BPETokenizer`.
+
+    Raises:
+        ValueError: ``vocab_size`` below ``256 + len(special_tokens)``.
+        TrainingCancelled: raised by ``progress``.
+    """
+    specials = validate_special_tokens(special_tokens)
+    _check_vocab_size(vocab_size, specials)
+    t0 = time.perf_counter()
+    first_merge_id = 256 + len(specials)
+    n_merges = vocab_size - first_merge_id
+    token_bytes: list[bytes] = [bytes([i]) for i in range(256)] + [s.encode("utf-8") for s in specials]
+
+    # The table of distinct pre-tokens, as lists of ids; one-byte pre-tokens hold no pair.
+    words: list[list[int]] = []
+    counts: list[int] = []
+    initial_tokens = special_occurrences
+    for wb, c in word_counts.items():
+        initial_tokens += len(wb) * c
+        if len(wb) > 1:
+            words.append(list(wb))
+            counts.append(c)
+
+    steps = _merge_loop(words, counts, n_merges, token_bytes, initial_tokens, progress)
+    info = TrainingInfo(
+        requested_vocab_size=vocab_size,
+        pretokens=sum(word_counts.values()),
+        unique_pretokens=len(word_counts),
+        special_occurrences=special_occurrences,
+        initial_tokens=initial_tokens,
+        merge_seconds=time.perf_counter() - t0,
+    )
+    if len(steps) < n_merges:
+        info.stop_reason = (
+            f"training stopped at {first_merge_id + len(steps)} tokens instead of {vocab_size}: after "
+            f"{len(steps)} merges every pre-token of the training text is a single token, so no pair "
+            "is left to merge (a longer or more varied text gives more merges)"
+        )
+    vocab = dict(enumerate(token_bytes))
+    tok = BPETokenizer._from_parts(
+        vocab=vocab,
+        merges=[(s.left_id, s.right_id, s.new_id) for s in steps],
+        special_tokens={s: 256 + i for i, s in enumerate(specials)},
+        pattern=pattern,
+        name=name,
+        trace=steps,
+        training=info,
+    )
+    return tok
+
+
+def _merge_loop(
+    words: list[list[int]],
+    counts: list[int],
+    n_merges: int,
+    token_bytes: list[bytes],
+    initial_tokens: int,
+    progress: ProgressCallback | None,
+) -> list[MergeStep]:
+    """The incremental merge loop; appends new tokens to ``token_bytes`` in place."""
+    shift = max(len(token_bytes) + n_merges, 2).bit_length()
+    mask = (1 << shift) - 1
+
+    # pair -> weighted count, and pair -> indices of the words that (may) hold it
+    pair_counts: dict[int, int] = {}
+    where: dict[int, set[int]] = {}
+    pc_get = pair_counts.get
+    for wi, w in enumerate(words):
+        c = counts[wi]
+        prev = w[0]
+        for cur in w[1:]:
+            p = prev << shift | cur
+            pair_counts[p] = pc_get(p, 0) + c
+            s = where.get(p)
+            if s is None:
+                where[p] = {wi}
+            else:
+                s.add(wi)
+            prev = cur
+
+    keys: list[str] = [_desc_key(b) for b in token_bytes]
+    heap = [(-c, keys[p >> shift] + keys[p & mask], p) for p, c in pair_counts.items()]
+    heapq.heapify(heap)
+    heappush, heappop = heapq.heappush, heapq.heappop
+
+    steps: list[MergeStep] = []
+    tokens = initial_tokens
+    report_every = max(1, n_merges // 200)
+    for rank in range(n_merges):
+        # pop the best pair whose recorded count is current (lazy invalidation)
+        best = -1
+        while heap:
+            negc, key, p = heappop(heap)
+            cur = pc_get(p, 0)
+            if cur == -negc:
+                best = p
+                break
+            if cur > 0:
+                heappush(heap, (-cur, key, p))
+        if best < 0:
+            break
+        count = -negc
+        a, b = best >> shift, best & mask
+        new_id = len(token_bytes)
+        token_bytes.append(token_bytes[a] + token_bytes[b])
+        keys.append(_desc_key(token_bytes[new_id]))
+        del pair_counts[best]
+        affected = where.pop(best)
+
+        delta: dict[int, int] = {}
+        d_get = delta.get
+        replaced = 0
+        new_shift = new_id << shift
+        for wi in affected:
+            w = words[wi]
+            n = len(w)
+            # find the first occurrence of (a, b)
+            j = 0
+            i = -1
+            while True:
+                try:
+                    i = w.index(a, j)
+                except ValueError:
+                    i = -1
+                    break
+                if i + 1 < n and w[i + 1] == b:
+                    break
+                j = i + 1
+            if i < 0:
+                continue  # stale index entry: the pair left this word earlier
+            c = counts[wi]
+            out = w[:i]
+            k = i
+            while True:
+                # replace the occurrence at k, and adjust the neighbouring pairs
+                if out:
+                    x = out[-1]
+                    q = x << shift | a
+                    delta[q] = d_get(q, 0) - c
+                    q = x << shift | new_id
+                    delta[q] = d_get(q, 0) + c
+                    s = where.get(q)
+                    if s is None:
+                        where[q] = {wi}
+                    else:
+                        s.add(wi)
+                if k + 2 < n:
+                    y = w[k + 2]
+                    q = b << shift | y
+                    delta[q] = d_get(q, 0) - c
+                    q = new_shift | y
+                    delta[q] = d_get(q, 0) + c
+                    s = where.get(q)
+                    if s is None:
+                        where[q] = {wi}
+                    else:
+                        s.add(wi)
+                out.append(new_id)
+                replaced += c
+                j = k + 2
+                # the next occurrence at or after j
+                k = -1
+                search = j
+                while search < n - 1:
+                    try:
+                        k = w.index(a, search)
+                    except ValueError:
+                        k = -1
+                        break
+                    if k + 1 < n and w[k + 1] == b:
+                        break
+                    search = k + 1
+                    k = -1
+                if k < 0:
+                    out.extend(w[j:])
+                    break
+                out.extend(w[j:k])
+            words[wi] = out
+
+        for q, d in delta.items():
+            if d == 0 or q == best:
+                continue
+            nc = pc_get(q, 0) + d
+            if nc > 0:
+                pair_counts[q] = nc
+                if d > 0:
+                    heappush(heap, (-nc, keys[q >> shift] + keys[q & mask], q))
+            else:
+                # pairs of existing tokens never reappear once gone: drop them for good
+                pair_counts.pop(q, None)
+                where.pop(q, None)
+
+        tokens -= replaced
+        steps.append(MergeStep(rank, a, b, new_id, token_bytes[a], token_bytes[b], count, replaced, tokens))
+        if progress is not None and (rank + 1) % report_every == 0:
+            progress("merge", rank + 1, n_merges)
+    if progress is not None:
+        progress("merge", len(steps), n_merges)
+    return steps
+
+
+# ---------------------------------------------------------------------------
+# the tokenizer
+
+
+class BPETokenizer:
+    """A byte-level BPE tokenizer: any vocabulary, merge list, specials and split pattern.
+
+    Build it from a vocabulary and an ordered merge list, as GPT-2 publishes
+    them, or get one from :func:`train_bpe`.  Encoding gives exactly tiktoken's
+    ids when given an encoding's ranks and pattern (see
+    :func:`bpe_core.reference.ranks_to_vocab_merges`).
+
+    Args:
+        vocab: ``{id: token bytes}``; must contain all 256 single bytes and the
+            special tokens' UTF-8 bytes.
+        merges: ordered ``[(left_bytes, right_bytes), ...]``; merge k creates the
+            token ``left + right``, which must be in ``vocab``.
+        special_tokens: ``None``, a list of special-token strings (their ids are
+            looked up in ``vocab`` by their UTF-8 bytes) or ``{string: id}``.
+        pattern: pre-tokenization pattern name or regex source.
+        name: display name.
+
+    Raises:
+        TypeError: arguments of the wrong type.
+        ValueError: a single byte missing from ``vocab``; a merge whose parts or
+            result are not in ``vocab``; a special token not in ``vocab``; bad
+            pattern or special tokens.
+
+    When ``vocab`` holds the same bytes under two ids (training can create the
+    same bytes by two different merges), merge k's result is the lowest such id
+    not yet created, and a merge operand refers to the earliest id with those
+    bytes.  Tokenizers from :func:`train_bpe` and :meth:`load` keep their exact
+    id triples and are not subject to this rule.
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        special_tokens: Sequence[str] | Mapping[str, int] | None = None,
+        pattern: str = "gpt2",
+        name: str = "BPE",
+    ) -> None:
+        if not isinstance(vocab, Mapping):
+            raise TypeError(f"vocab must be a dict[int, bytes], got {type(vocab).__name__}")
+        vocab = dict(vocab)
+        for k, v in vocab.items():
+            if isinstance(k, bool) or not isinstance(k, int) or not isinstance(v, bytes | bytearray):
+                raise TypeError(f"vocab must map int ids to bytes; found {k!r}: {type(v).__name__}")
+            if k < 0:
+                raise ValueError(f"vocab id {k} is negative")
+        vocab = {k: bytes(v) for k, v in vocab.items()}
+        specials = _resolve_specials(special_tokens, vocab)
+        special_ids = set(specials.values())
+        by_bytes: dict[bytes, list[int]] = {}
+        for i in sorted(vocab):
+            if i not in special_ids:
+                by_bytes.setdefault(vocab[i], []).append(i)
+        for byte in range(256):
+            if bytes([byte]) not in by_bytes:
+                raise ValueError(f"vocab has no token for the single byte 0x{byte:02X}; byte-level BPE needs all 256")
+        taken: set[int] = {ids[0] for b, ids in by_bytes.items() if len(b) == 1}
+        triples: list[tuple[int, int, int]] = []
+        for k, m in enumerate(merges):
+            if not (isinstance(m, tuple | list) and len(m) == 2 and all(isinstance(x, bytes) for x in m)):
+                raise TypeError(f"merge #{k} must be a (bytes, bytes) pair, got {m!r}")
+            left, right = m
+            for part in (left, right):
+                if part not in by_bytes:
+                    raise ValueError(f"merge #{k} {left!r} + {right!r}: part {part!r} is not in vocab")
+            merged = left + right
+            candidates = [i for i in by_bytes.get(merged, []) if i not in taken]
+            if not candidates:
+                raise ValueError(f"merge #{k} {left!r} + {right!r}: the result {merged!r} is not in vocab")
+            new_id = candidates[0]
+            taken.add(new_id)
+            triples.append((by_bytes[left][0], by_bytes[right][0], new_id))
+        self._setup(vocab, triples, specials, pattern, name, None, None)
+
+    # -- construction helpers ------------------------------------------------
+
+    @classmethod
+    def _from_parts(
+        cls,
+        *,
+        vocab: dict[int, bytes],
+        merges: list[tuple[int, int, int]],
+        special_tokens: dict[str, int],
+        pattern: str,
+        name: str,
+        trace: list[MergeStep] | None = None,
+        training: TrainingInfo | None = None,
+    ) -> BPETokenizer:
+        """Build from id triples (left, right, new); ``vocab`` may lack the merged tokens."""
+        self = cls.__new__(cls)
+        full = dict(vocab)
+        for left, right, new in merges:
+            if new not in full:
+                full[new] = full[left] + full[right]
+        self._setup(full, list(merges), special_tokens, pattern, name, trace, training)
+        return self
+
+    def _setup(
+        self,
+        vocab: dict[int, bytes],
+        merges: list[tuple[int, int, int]],
+        specials: dict[str, int],
+        pattern: str,
+        name: str,
+        trace: list[MergeStep] | None,
+        training: TrainingInfo | None,
+    ) -> None:
+        self.name = name
+        self._pattern_name = pattern if pattern in PATTERNS else None
+        self._pattern = resolve_pattern(pattern)
+        self._rx = compile_pattern(self._pattern)
+        self._specials = dict(specials)
+        validate_special_tokens(list(self._specials))
+        self._special_ids = frozenset(self._specials.values())
+        self._vocab_full = vocab
+        self._merges = merges
+        self._byte_ids = [0] * 256
+        for i in sorted(vocab, reverse=True):
+            b = vocab[i]
+            if len(b) == 1 and i not in self._special_ids:
+                self._byte_ids[b[0]] = i
+        self._identity_bytes = self._byte_ids == list(range(256))
+        max_id = max(vocab) if vocab else 255
+        self._shift = max(max_id, 2).bit_length()
+        shift = self._shift
+        # pair -> rank (first merge of that id pair wins) and rank -> new id
+        ranks: dict[int, int] = {}
+        for r, (left, right, _new) in enumerate(merges):
+            ranks.setdefault(left << shift | right, r)
+        self._ranks = ranks
+        self._new_ids = [m[2] for m in merges]
+        self._rank_of_id = {m[2]: r for r, m in enumerate(merges)}
+        self._trace_full = trace
+        self.training = training
+        self._n_merges = len(merges)
+        self._cache: dict[str, tuple[int, ...]] = {}
+        self._views: dict[int, BPETokenizer] = {}
+
+    # -- views -------------------------------------------------------------
+
+    @property
+    def vocab_size(self) -> int:
+        """Ids this tokenizer can emit: base bytes + special tokens + merges in this view."""
+        return 256 + len(self._specials) + self._n_merges
+
+    @property
+    def max_vocab_size(self) -> int:
+        """The vocabulary size of the full merge list (what :meth:`with_vocab_size` can reach)."""
+        return 256 + len(self._specials) + len(self._merges)
+
+    @property
+    def min_vocab_size(self) -> int:
+        """The smallest vocabulary size: 256 byte tokens plus the special tokens."""
+        return 256 + len(self._specials)
+
+    def with_vocab_size(self, n: int) -> BPETokenizer:
+        """The tokenizer restricted to its first merges, as an O(1) view.
+
+        Args:
+            n: vocabulary size of the view, ``min_vocab_size <= n <= max_vocab_size``.
+
+        Returns:
+            A :class:`BPETokenizer` sharing this one's tables, using only the first
+            ``n - 256 - len(special_tokens)`` merges; ids are the same as here.
+
+        Raises:
+            TypeError: ``n`` is not an ``int``.
+            ValueError: ``n`` is out of range (the message gives the range).
+        """
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"vocab size must be an int, got {type(n).__name__}")
+        lo, hi = self.min_vocab_size, self.max_vocab_size
+        if not lo <= n <= hi:
+            raise ValueError(f"vocab size {n} is out of range: this tokenizer can be viewed at {lo}..{hi}")
+        if n == self.vocab_size:
+            return self
+        view = self._views.get(n)
+        if view is None:
+            view = copy.copy(self)
+            view._n_merges = n - lo
+            view._cache = {}
+            if len(self._views) >= 16:  # views share this memo; keep the newest 16
+                self._views.pop(next(iter(self._views)))
+            self._views[n] = view
+        return view
+
+    @property
+    def pattern(self) -> str:
+        """The regex source of the split pattern."""
+        return self._pattern
+
+    @property
+    def pattern_name(self) -> str | None:
+        """The pattern's name in :data:`bpe_core.pretokenize.PATTERNS`, or ``None`` for a custom regex."""
+        return self._pattern_name
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """``{special token string: id}``."""
+        return dict(self._specials)
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        """``{id: bytes}`` of every id this view can emit (specials as their UTF-8)."""
+        v = self._vocab_full
+        out = {self._byte_ids[b]: v[self._byte_ids[b]] for b in range(256)}
+        for i in self._special_ids:
+            out[i] = v[i]
+        for _l, _r, new in self._merges[: self._n_merges]:
+            out[new] = v[new]
+        return out
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        """The merges of this view as ``(left_bytes, right_bytes)``, in rank order."""
+        v = self._vocab_full
+        return [(v[left], v[right]) for left, right, _n in self._merges[: self._n_merges]]
+
+    @property
+    def merge_ids(self) -> list[tuple[int, int, int]]:
+        """The merges of this view as ``(left_id, right_id, new_id)``, in rank order."""
+        return list(self._merges[: self._n_merges])
+
+    @property
+    def trace(self) -> list[MergeStep]:
+        """The training trace of this view's merges (empty for a tokenizer not trained here)."""
+        if self._trace_full is None:
+            return []
+        return self._trace_full[: self._n_merges]
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """Bytes of one token id (a special token's UTF-8).
+
+        Raises:
+            ValueError: ``token_id`` is not in this view's vocabulary.
+        """
+        if not self._id_in_view(token_id):
+            raise ValueError(f"token id {token_id} is not in this tokenizer's vocabulary (size {self.vocab_size})")
+        return self._vocab_full[token_id]
+
+    def rank_of(self, token_id: int) -> int | None:
+        """Merge rank that created ``token_id`` (0-based), or ``None`` for bytes and specials."""
+        r = self._rank_of_id.get(token_id)
+        return r if r is not None and r < self._n_merges else None
+
+    def _id_in_view(self, token_id: int) -> bool:
+        if token_id in self._special_ids:
+            return True
+        v = self._vocab_full.get(token_id)
+        if v is None:
+            return False
+        if len(v) == 1 and self._byte_ids[v[0]] == token_id:
+            return True
+        r = self._rank_of_id.get(token_id)
+        return r is not None and r < self._n_merges
+
+    # -- encoding ------------------------------------------------------------
+
+    def _encode_piece(self, data: bytes) -> tuple[int, ...]:
+        """BPE inside one pre-token: apply the lowest-rank merge until none applies."""
+        ids = list(data) if self._identity_bytes else [self._byte_ids[x] for x in data]
+        if len(ids) < 2 or self._n_merges == 0:
+            return tuple(ids)
+        if len(ids) > _LONG_PIECE:
+            return tuple(self._encode_long(ids))
+        ranks = self._ranks
+        get = ranks.get
+        limit = self._n_merges
+        shift = self._shift
+        new_ids = self._new_ids
+        while True:
+            best = limit
+            bi = -1
+            prev = ids[0]
+            for i in range(1, len(ids)):
+                cur = ids[i]
+                r = get(prev << shift | cur)
+                if r is not None and r < best:
+                    best = r
+                    bi = i - 1
+                prev = cur
+            if bi < 0:
+                return tuple(ids)
+            a, b = ids[bi], ids[bi + 1]
+            new = new_ids[best]
+            # replace every occurrence of (a, b), left to right (all share the lowest rank)
+            out = ids[:bi]
+            i = bi
+            n = len(ids)
+            while i < n:
+                if i < n - 1 and ids[i] == a and ids[i + 1] == b:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(ids[i])
+                    i += 1
+            ids = out
+            if len(ids) < 2:
+                return tuple(ids)
+
+    def _encode_long(self, ids: list[int]) -> list[int]:
+        """Same result as the quadratic loop, in O(n log n): a heap of (rank, position)."""
+        get = self._ranks.get
+        limit = self._n_merges
+        shift = self._shift
+        new_ids = self._new_ids
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap = []
+        for i in range(n - 1):
+            r = get(ids[i] << shift | ids[i + 1])
+            if r is not None and r < limit:
+                heap.append((r, i, ids[i], ids[i + 1]))
+        heapq.heapify(heap)
+        while heap:
+            r, i, a, b = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j >= n or ids[i] != a or ids[j] != b:
+                continue
+            new = new_ids[r]
+            ids[i] = new
+            alive[j] = False
+            k = nxt[j]
+            nxt[i] = k
+            if k < n:
+                prv[k] = i
+                r2 = get(new << shift | ids[k])
+                if r2 is not None and r2 < limit:
+                    heapq.heappush(heap, (r2, i, new, ids[k]))
+            p = prv[i]
+            if p >= 0:
+                r2 = get(ids[p] << shift | new)
+                if r2 is not None and r2 < limit:
+                    heapq.heappush(heap, (r2, p, ids[p], new))
+        out = []
+        i = 0
+        while i < n:
+            out.append(ids[i])
+            i = nxt[i]
+        return out
+
+    def _encode_ordinary(self, segment: str, out: list[int]) -> None:
+        cache = self._cache
+        get = cache.get
+        encode_piece = self._encode_piece
+        extend = out.extend
+        for piece in iter_pretoken_strings(segment, self._rx):
+            ids = get(piece)
+            if ids is None:
+                try:
+                    data = piece.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise ValueError(_surrogate_message(piece, exc)) from None
+                ids = encode_piece(data)
+                if len(cache) >= 1 << 20:
+                    cache.clear()
+                cache[piece] = ids
+            extend(ids)
+
+    def encode(self, text: str) -> list[int]:
+        """Encode text to token ids.
+
+        Special tokens in ``text`` (longest match first) become their ids; the rest
+        is pre-tokenized with the pattern and each pre-token is merged on its own.
+
+        Args:
+            text: any ``str`` without unpaired surrogates.
+
+        Returns:
+            ``list[int]`` of token ids.
+
+        Raises:
+            TypeError: ``text`` is not a ``str``.
+            ValueError: ``text`` holds an unpaired surrogate (no UTF-8 form).
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        out: list[int] = []
+        specials = self._specials
+        for segment, is_special in split_special(text, tuple(specials)):
+            if is_special:
+                out.append(specials[segment])
+            else:
+                self._encode_ordinary(segment, out)
+        return out
+
+    def encode_iterable(self, chunks: Iterable[str]) -> Iterator[int]:
+        """Encode a stream of text lazily, in memory bounded by the longest pre-token.
+
+        Gives exactly ``encode("".join(chunks))``: the pre-tokens near the end of
+        the buffered text, which more text could still change, are held back
+        until the next chunk arrives.  (This relies on the split pattern looking
+        at most a few characters ahead and never behind, true of all named patterns.)
+
+        Args:
+            chunks: an iterable of ``str``, such as an open text file (its lines).
+
+        Yields:
+            Token ids, ``int``.
+
+        Raises:
+            TypeError: a chunk is not a ``str``.
+            ValueError: the text holds an unpaired surrogate.
+        """
+        specials = tuple(self._specials)
+        hold = max([16, *(len(s) for s in specials)])
+        buf = ""
+        for chunk in chunks:
+            if not isinstance(chunk, str):
+                raise TypeError(f"encode_iterable needs str chunks, got {type(chunk).__name__}")
+            buf += chunk
+            if len(buf) <= 2 * hold:
+                continue
+            safe = self._safe_cut(buf, specials, hold)
+            if safe > 0:
+                yield from self.encode(buf[:safe])
+                buf = buf[safe:]
+        if buf:
+            yield from self.encode(buf)
+
+    def _safe_cut(self, buf: str, specials: tuple[str, ...], hold: int) -> int:
+        """A pre-token boundary in ``buf`` that more text appended at the end cannot move."""
+        limit = len(buf) - hold
+        cut = 0
+        for pt in pretokenize(buf, self._pattern, specials):
+            if pt.end > limit:
+                break
+            cut = pt.end
+        return cut
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Concatenated bytes of the tokens.
+
+        Raises:
+            ValueError: an id is not in this tokenizer's vocabulary.
+        """
+        v = self._vocab_full
+        try:
+            return b"".join([v[i] for i in ids])
+        except (KeyError, TypeError):
+            bad = [i for i in ids if not isinstance(i, int) or i not in v]
+            raise ValueError(f"unknown token id {bad[0]!r} (vocab size {self.vocab_size})") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Decode ids to text; bytes that do not form valid UTF-8 become U+FFFD.
+
+        Raises:
+            ValueError: an id is not in this tokenizer's vocabulary.
+        """
+        return self.decode_bytes(list(ids)).decode("utf-8", errors="replace")
+
+    def token_spans(self, text: str) -> list[TokenSpan]:
+        """The tokens of ``text`` with character offsets, specials and partial-UTF-8 flags.
+
+        Args:
+            text: any ``str`` without unpaired surrogates.
+
+        Returns:
+            ``list[TokenSpan]``; see :class:`bpe_core.spans.TokenSpan`.
+
+        Raises:
+            TypeError, ValueError: as :meth:`encode`.
+        """
+        ids = self.encode(text)
+        v = self._vocab_full
+        return spans_from_token_bytes(
+            text, ids, [v[i] for i in ids], special_ids=self._special_ids, rank_of=self.rank_of
+        )
+
+    def describe_token(self, token_id: int) -> str:
+        """Readable form of one token's bytes (``<0xNN>`` for bytes that are not whole characters)."""
+        return display_bytes(self.token_bytes(token_id))
+
+    # -- persistence -----------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """A JSON-ready ``dict`` of this view: vocab (base64), merge id triples, specials, pattern, trace."""
+        v = self._vocab_full
+        merges = self._merges[: self._n_merges]
+        ids = sorted(self.vocab)
+        return {
+            "format": "bpe-playground/bpe",
+            "version": 1,
+            "name": self.name,
+            "pattern": self._pattern,
+            "pattern_name": self._pattern_name,
+            "special_tokens": self._specials,
+            "vocab": {str(i): base64.b64encode(v[i]).decode("ascii") for i in ids},
+            "merges": [list(m) for m in merges],
+            "trace": [_step_to_json(s) for s in self.trace] if self._trace_full is not None else None,
+            "training": asdict(self.training) if self.training is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> BPETokenizer:
+        """Rebuild a tokenizer from :meth:`to_dict` output.
+
+        Raises:
+            ValueError: the data is not this format or is inconsistent; the message
+                names the field at fault.
+        """
+        if not isinstance(data, Mapping) or data.get("format") != "bpe-playground/bpe":
+            raise ValueError('not a BPE Playground tokenizer file (missing "format": "bpe-playground/bpe")')
+        try:
+            vocab = {int(k): base64.b64decode(s, validate=True) for k, s in data["vocab"].items()}
+            merges = [tuple(int(x) for x in m) for m in data["merges"]]
+            specials = {str(k): int(i) for k, i in data["special_tokens"].items()}
+            pattern = data.get("pattern_name") or data["pattern"]
+            name = str(data.get("name") or "BPE")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"tokenizer file is malformed: {type(exc).__name__}: {exc}") from None
+        for k, m in enumerate(merges):
+            if len(m) != 3 or not all(x in vocab for x in m):
+                raise ValueError(f"tokenizer file is malformed: merge #{k} {list(m)} refers to ids not in vocab")
+            if vocab[m[2]] != vocab[m[0]] + vocab[m[1]]:
+                raise ValueError(f"tokenizer file is malformed: merge #{k} result bytes do not equal its parts")
+        trace = None
+        if data.get("trace") is not None:
+            try:
+                trace = [_step_from_json(s, vocab) for s in data["trace"]]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"tokenizer file is malformed: trace: {exc}") from None
+        training = None
+        if data.get("training") is not None:
+            try:
+                training = TrainingInfo(**data["training"])
+            except TypeError as exc:
+                raise ValueError(f"tokenizer file is malformed: training: {exc}") from None
+        return cls._from_parts(
+            vocab=vocab, merges=merges, special_tokens=specials, pattern=pattern, name=name,
+            trace=trace, training=training,
+        )  # fmt: skip
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write this view as JSON (see :meth:`to_dict`) to ``path``."""
+        Path(path).write_text(json.dumps(self.to_dict(), ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> BPETokenizer:
+        """Read a tokenizer written by :meth:`save`.
+
+        Raises:
+            OSError: the file cannot be read.
+            ValueError: the file is not valid JSON or not this format.
+        """
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: not a JSON tokenizer file: {exc}") from None
+        return cls.from_dict(data)
+
+    def __repr__(self) -> str:
+        pattern = self._pattern_name or "custom"
+        return f"BPETokenizer(name={self.name!r}, vocab_size={self.vocab_size}, pattern={pattern!r})"
+
+
+def _resolve_specials(
+    special_tokens: Sequence[str] | Mapping[str, int] | None, vocab: Mapping[int, bytes]
+) -> dict[str, int]:
+    if special_tokens is None:
+        return {}
+    if isinstance(special_tokens, Mapping):
+        out = {}
+        for s, i in special_tokens.items():
+            if not isinstance(s, str) or isinstance(i, bool) or not isinstance(i, int):
+                raise TypeError("special_tokens must map str to int ids")
+            if vocab.get(i) != s.encode("utf-8"):
+                raise ValueError(f"special token {s!r}: vocab id {i} does not hold its UTF-8 bytes")
+            out[s] = i
+        validate_special_tokens(list(out))
+        return out
+    tokens = validate_special_tokens(special_tokens)
+    by_bytes = {}
+    for i in sorted(vocab):
+        by_bytes.setdefault(vocab[i], i)
+    out = {}
+    for s in tokens:
+        i = by_bytes.get(s.encode("utf-8"))
+        if i is None:
+            raise ValueError(f"special token {s!r} is not in vocab")
+        out[s] = i
+    return out
+
+
+def _step_to_json(s: MergeStep) -> list:
+    return [s.rank, s.left_id, s.right_id, s.new_id, s.count, s.replaced, s.tokens_after]
+
+
+def _step_from_json(row: Sequence, vocab: Mapping[int, bytes]) -> MergeStep:
+    rank, left, right, new, count, replaced, tokens_after = (int(x) for x in row)
+    return MergeStep(rank, left, right, new, vocab[left], vocab[right], count, replaced, tokens_after)

@@ -1,0 +1,313 @@
+r"""Pre-tokenization: split patterns, special-token splitting and pre-token counting.
+
+Pre-tokenization cuts text into pieces ("pre-tokens") before any merge is
+learned or applied; merges never cross a pre-token boundary.  Everything here
+works on ``str`` and reports positions in characters (Python code points).
+
+Sources of the named patterns:
+
+* ``gpt2``  -- the pattern of OpenAI's GPT-2 release, in the equivalent faster
+  form that tiktoken uses for ``r50k_base``/``gpt2`` (possessive quantifiers and
+  a ``\\s++$`` alternative; it splits every text exactly like the original
+  ``'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+``).
+* ``cl100k`` -- tiktoken's ``cl100k_base`` pattern (GPT-3.5/GPT-4).
+* ``o200k`` -- tiktoken's ``o200k_base`` pattern (GPT-4o).
+* ``bert``  -- BERT-style: runs of non-space, non-punctuation characters, and
+  each punctuation character on its own (as Hugging Face ``BertPreTokenizer``;
+  punctuation is Unicode category P* plus the ASCII symbols ``!-/ :-@ [-` {-~``).
+* ``none``  -- no word splitting: each line's text is one pre-token and each run
+  of newlines another, so merges may cross spaces and punctuation but never a
+  line break (a "basic" BPE as in Karpathy's minbpe).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+"""GPT-2 split pattern, exactly as tiktoken's ``r50k_base`` writes it."""
+
+GPT2_ORIGINAL_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+"""GPT-2 split pattern as printed in the GPT-2 code and the seeds (same splits, slower)."""
+
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+"""cl100k_base split pattern, as in tiktoken's ``tiktoken_ext/openai_public.py``."""
+
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+"""o200k_base split pattern, as in tiktoken's ``tiktoken_ext/openai_public.py``."""
+
+_BERT_PUNCT = r"\p{P}!-/:-@\[-`{-~"
+BERT_PATTERN = rf"[^\s{_BERT_PUNCT}]+|[{_BERT_PUNCT}]"
+"""BERT-style split: whitespace separates words and each punctuation character stands alone."""
+
+LINES_PATTERN = r"[^\n]+|\n+"
+"""The ``none`` pattern: a line's text is one pre-token, a run of newlines another."""
+
+PATTERNS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "cl100k": CL100K_PATTERN,
+    "o200k": O200K_PATTERN,
+    "bert": BERT_PATTERN,
+    "none": LINES_PATTERN,
+}
+"""Named split patterns.  Keys are what ``pattern=`` accepts besides a raw regex."""
+
+PATTERN_LABELS: dict[str, str] = {
+    "gpt2": "GPT-2 (r50k_base)",
+    "cl100k": "GPT-4 (cl100k_base)",
+    "o200k": "GPT-4o (o200k_base)",
+    "bert": "BERT-style (whitespace + punctuation)",
+    "none": "None (one pre-token per line)",
+}
+"""Human-readable name of each pattern in :data:`PATTERNS`, for menus and tables."""
+
+
+def resolve_pattern(pattern: str) -> str:
+    """Return the regex source for a pattern name, or ``pattern`` itself if it is a regex.
+
+    Args:
+        pattern: a key of :data:`PATTERNS` (``"gpt2"``, ``"cl100k"``, ``"o200k"``,
+            ``"bert"``, ``"none"``) or the source of a ``regex``-module pattern.
+
+    Returns:
+        The regex source string.
+
+    Raises:
+        TypeError: ``pattern`` is not a ``str``.
+        ValueError: ``pattern`` is empty, does not compile (the message carries the
+            regex module's own error text), or can match the empty string.
+    """
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str (a name or a regex), got {type(pattern).__name__}")
+    source = PATTERNS.get(pattern, pattern)
+    compile_pattern(source)
+    return source
+
+
+@lru_cache(maxsize=64)
+def compile_pattern(source: str) -> regex.Pattern:
+    """Compile a split pattern with the ``regex`` module (cached).
+
+    Args:
+        source: regex source (not a pattern name).
+
+    Returns:
+        The compiled pattern.
+
+    Raises:
+        ValueError: the source is empty, invalid (message includes the regex
+            error and its position) or matches the empty string, which would make
+            pre-tokenization loop without progress.
+    """
+    if source == "":
+        raise ValueError("pattern is empty: give a regex such as \\S+ or a pattern name")
+    try:
+        compiled = regex.compile(source)
+    except regex.error as exc:
+        raise ValueError(f"invalid pattern: {exc}") from None
+    if compiled.fullmatch("") is not None:
+        raise ValueError("invalid pattern: it matches the empty string, so it cannot split text")
+    return compiled
+
+
+def validate_special_tokens(special_tokens: Iterable[str] | None) -> tuple[str, ...]:
+    """Check a list of special tokens and return it as a tuple (order kept).
+
+    Overlapping special tokens (one a substring of another, such as ``<|a|>`` and
+    ``<|a|><|b|>``) are allowed: splitting takes the longest match first.
+
+    Args:
+        special_tokens: the special-token strings, or ``None`` for none.
+
+    Returns:
+        A tuple of the tokens in the given order.
+
+    Raises:
+        TypeError: ``special_tokens`` is a single ``str`` (a common slip: pass a
+            list) or holds something that is not a ``str``.
+        ValueError: a token is empty, or a token is given twice.
+    """
+    if special_tokens is None:
+        return ()
+    if isinstance(special_tokens, str):
+        raise TypeError("special_tokens must be a list of strings, not one string")
+    tokens = tuple(special_tokens)
+    seen: set[str] = set()
+    for i, tok in enumerate(tokens):
+        if not isinstance(tok, str):
+            raise TypeError(f"special token #{i + 1} must be a str, got {type(tok).__name__}")
+        if tok == "":
+            raise ValueError(f"special token #{i + 1} is empty; a special token needs at least one character")
+        if tok in seen:
+            raise ValueError(f"special token {tok!r} is given twice; each special token must be unique")
+        seen.add(tok)
+    return tokens
+
+
+@lru_cache(maxsize=64)
+def _special_regex(special_tokens: tuple[str, ...]) -> regex.Pattern | None:
+    if not special_tokens:
+        return None
+    ordered = sorted(special_tokens, key=lambda t: (-len(t), t))
+    return regex.compile("|".join(regex.escape(t) for t in ordered))
+
+
+def split_special(text: str, special_tokens: Sequence[str]) -> list[tuple[str, bool]]:
+    """Split ``text`` around occurrences of special tokens, longest match first.
+
+    Args:
+        text: the input text.
+        special_tokens: special-token strings (already validated; order irrelevant).
+
+    Returns:
+        A list of ``(segment, is_special)`` in text order; concatenating the
+        segments gives back ``text``.  Empty ordinary segments are left out.
+    """
+    rx = _special_regex(tuple(special_tokens))
+    if rx is None:
+        return [(text, False)] if text else []
+    out: list[tuple[str, bool]] = []
+    pos = 0
+    for m in rx.finditer(text):
+        if m.start() > pos:
+            out.append((text[pos : m.start()], False))
+        out.append((m.group(), True))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], False))
+    return out
+
+
+@dataclass(frozen=True)
+class PreToken:
+    """One pre-token of a text.
+
+    Attributes:
+        text: the pre-token's characters (for a special token, the token itself).
+        start: offset of its first character in the source text (characters).
+        end: offset one past its last character (characters).
+        is_special: ``True`` when this is a special token, which is never merged.
+    """
+
+    text: str
+    start: int
+    end: int
+    is_special: bool = False
+
+
+def pretokenize(text: str, pattern: str = "gpt2", special_tokens: Sequence[str] = ()) -> list[PreToken]:
+    """Cut ``text`` into pre-tokens with character offsets.
+
+    Special tokens are split out first (longest match first); the rest is cut
+    with ``pattern``.  Characters that the pattern does not match (possible with
+    a user's custom pattern) become pre-tokens of their own run, so that the
+    pre-tokens always cover the whole text and ``"".join`` of them is ``text``.
+
+    Args:
+        text: input text.
+        pattern: pattern name or regex source (see :func:`resolve_pattern`).
+        special_tokens: special-token strings.
+
+    Returns:
+        The list of :class:`PreToken`, in order, covering ``text`` exactly.
+
+    Raises:
+        TypeError, ValueError: as :func:`resolve_pattern` and
+            :func:`validate_special_tokens`.
+    """
+    rx = compile_pattern(resolve_pattern(pattern))
+    specials = validate_special_tokens(special_tokens)
+    out: list[PreToken] = []
+    offset = 0
+    for segment, is_special in split_special(text, specials):
+        if is_special:
+            out.append(PreToken(segment, offset, offset + len(segment), True))
+        else:
+            for start, end in _cover(rx, segment):
+                out.append(PreToken(segment[start:end], offset + start, offset + end))
+        offset += len(segment)
+    return out
+
+
+def _cover(rx: regex.Pattern, segment: str) -> Iterator[tuple[int, int]]:
+    """Yield (start, end) of the pattern's matches, plus the gaps between them."""
+    pos = 0
+    for m in rx.finditer(segment):
+        s, e = m.span()
+        if s == e:
+            continue
+        if s > pos:
+            yield pos, s
+        yield s, e
+        pos = e
+    if pos < len(segment):
+        yield pos, len(segment)
+
+
+def iter_pretoken_strings(text: str, rx: regex.Pattern) -> list[str]:
+    """All pre-token strings of an ordinary (special-free) segment, gaps included.
+
+    A fast path used by training and encoding: for the named patterns, which
+    match every character, this is ``rx.findall(text)``.
+
+    Args:
+        text: a segment that contains no special token.
+        rx: a compiled split pattern.
+
+    Returns:
+        The pre-token strings, in order; they concatenate to ``text``.
+    """
+    pieces = rx.findall(text) if rx.groups == 0 else [m.group() for m in rx.finditer(text)]
+    if sum(map(len, pieces)) == len(text) and all(pieces):
+        return pieces
+    return [text[s:e] for s, e in _cover(rx, text)]
+
+
+def count_pretokens(text: str, pattern: str = "gpt2", special_tokens: Sequence[str] = ()) -> tuple[Counter, int]:
+    """Count the pre-tokens of a text, with special tokens removed.
+
+    This is the first phase of BPE training: the merge loop then works on the
+    table of distinct pre-tokens weighted by these counts.
+
+    Args:
+        text: the training text.
+        pattern: pattern name or regex source.
+        special_tokens: special-token strings; their occurrences are cut out of
+            the text and never counted as pre-tokens.
+
+    Returns:
+        ``(counts, n_special)``: a ``Counter`` mapping pre-token ``str`` to its
+        number of occurrences, and how many special-token occurrences were removed.
+
+    Raises:
+        TypeError, ValueError: as :func:`resolve_pattern` and
+            :func:`validate_special_tokens`.
+    """
+    rx = compile_pattern(resolve_pattern(pattern))
+    specials = validate_special_tokens(special_tokens)
+    counts: Counter = Counter()
+    n_special = 0
+    for segment, is_special in split_special(text, specials):
+        if is_special:
+            n_special += 1
+        else:
+            counts.update(iter_pretoken_strings(segment, rx))
+    return counts, n_special

@@ -1,0 +1,131 @@
+"""Shared fixtures: real texts, and the reference-encoding directory."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["tests.browser"]  # the real-browser fixtures: server, browser, page
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
+SHARED_ENCODINGS = ROOT.parent / "shared" / "data" / "encodings"
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+# Tests and CI point reference loading at the verified copies; an explicit setting wins.
+if "BPE_PLAYGROUND_ENCODINGS" not in os.environ and SHARED_ENCODINGS.is_dir():
+    os.environ["BPE_PLAYGROUND_ENCODINGS"] = str(SHARED_ENCODINGS)
+
+
+def sample(name: str) -> str:
+    """A built-in sample text of the app (written for this project)."""
+    return (SAMPLES / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def seed_text() -> str:
+    """The seed articles (real multi-paragraph English with code), when present."""
+    if SEEDS.is_dir():
+        return "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(SEEDS.glob("0*.txt")))
+    return sample("english")
+
+
+def stdlib_code() -> str:
+    """Real Python source: the standard library's textwrap module."""
+    return inspect.getsource(textwrap)
+
+
+@pytest.fixture(scope="session")
+def english() -> str:
+    return sample("english")
+
+
+@pytest.fixture(scope="session")
+def multilingual() -> str:
+    return sample("multilingual")
+
+
+@pytest.fixture(scope="session")
+def code() -> str:
+    return stdlib_code()
+
+
+@pytest.fixture(scope="session")
+def seeds() -> str:
+    return seed_text()
+
+
+APP = ROOT / "app.py"
+
+
+@pytest.fixture(autouse=True)
+def _clear_streamlit_caches():
+    """Streamlit caches outlive one AppTest run inside a pytest process: start each test clean."""
+    import streamlit as st
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield
+
+
+@pytest.fixture
+def app():
+    """A fresh AppTest of the whole app (navigation, sidebar, landing page), already run once."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at, label: str) -> str:
+    """The displayed value of the st.metric with this label."""
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r}; have {[m.label for m in at.metric]}")
+
+
+def html_bodies(at) -> str:
+    """All st.html bodies of the page, concatenated."""
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def token_texts(body: str) -> list[str]:
+    """The visible text of each coloured token (``span.tk``) in an HTML body, entities decoded."""
+    from html.parser import HTMLParser
+
+    class _P(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.depth = 0  # >0 while inside a token span
+            self.tokens: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            classes = dict(attrs).get("class", "") or ""
+            if tag == "span" and "tk" in classes.split():
+                self.depth = 1
+                self.tokens.append("")
+            elif tag == "span" and self.depth:
+                self.depth += 1
+
+        def handle_endtag(self, tag):
+            if tag == "span" and self.depth:
+                self.depth -= 1
+
+        def handle_data(self, data):
+            if self.depth:
+                self.tokens[-1] += data
+
+    p = _P()
+    p.feed(body)
+    return p.tokens
+
+
+def unmark_whitespace(shown: str) -> str:
+    """Undo the view's whitespace markers: ``·`` space, ``→`` tab, ``↵`` newline (followed by a real one)."""
+    return shown.replace("↵\n", "\n").replace("→\t", "\t").replace("·", " ")

@@ -1,0 +1,51 @@
+"""Real browser: the app as a user sees it, in Debian's Chromium."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+
+from bpe_core import train_bpe
+from tests.browser import screenshot
+from tests.conftest import sample, unmark_whitespace
+
+pytestmark = pytest.mark.browser
+
+
+def _shown_tokens(pg) -> list[str]:
+    return pg.eval_on_selector_all(".bpe-view .tk", "els => els.map(e => e.textContent)")
+
+
+def test_landing_page_shows_coloured_tokens(page):
+    text = sample("english")
+    expected = train_bpe(text, 1000, ["<|endoftext|>"]).encode(text)
+    shown = _shown_tokens(page)
+    assert len(shown) == len(expected)
+    assert unmark_whitespace("".join(shown)) == text
+    colours = page.eval_on_selector_all(
+        ".bpe-view .tk", "els => els.slice(0, 40).map(e => getComputedStyle(e).backgroundColor)"
+    )
+    # every token is painted, and neighbours never share a colour
+    assert all(c not in ("rgba(0, 0, 0, 0)", "transparent") for c in colours)
+    assert all(a != b for a, b in pairwise(colours))
+    # the hover tooltip carries id, kind and bytes
+    tip = page.get_attribute(".bpe-view .tk >> nth=0", "data-tip")
+    assert tip.startswith(f"id {expected[0]} · ") and "bytes " in tip
+    screenshot(page, "playground")
+
+
+def test_pasted_markup_is_shown_as_text_and_never_runs(page):
+    hostile = 'Hi <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> </span><b>bold</b>'
+    page.get_by_text("Paste", exact=True).click()
+    box = page.get_by_label("Your text")
+    box.fill(hostile)
+    box.press("Control+Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.bpe-view .tk')].map(e => e.textContent).join('').includes('onerror')",
+        timeout=30_000,
+    )
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator(".bpe-view img").count() == 0 and page.locator(".bpe-view b").count() == 0
+    assert unmark_whitespace("".join(_shown_tokens(page))) == hostile
+    screenshot(page, "playground-pasted-markup")

@@ -1,0 +1,156 @@
+"""The shared sidebar: where the text comes from and how the tokenizer is trained.
+
+Every page reads the same :class:`Settings`; the widgets keep their values for
+the whole session (``persist_state="session"``), so switching pages loses
+nothing.  Bad input is reported here, next to the widget that caused it, and
+never clears what the user typed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
+from bpe_core.pretokenize import PATTERN_LABELS
+from ui.samples import SAMPLES, load_sample
+
+ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE"}
+"""Algorithm key -> label.  Keys are what :func:`ui.training.train` accepts."""
+
+SOURCES = ("Sample", "Paste", "Upload")
+
+COMMON_SPECIALS = ["<|endoftext|>", "<|pad|>", "<|im_start|>", "<|im_end|>", "[CLS]", "[SEP]"]
+
+DEFAULT_MAX_VOCAB = 1000
+
+
+@dataclass
+class Settings:
+    """What the sidebar says, for the pages.
+
+    Attributes:
+        text: the text to train on and to show (may be empty).
+        text_label: where it came from, for captions ("Sample: English prose").
+        algorithm: a key of :data:`ALGORITHMS`.
+        pattern: a pre-tokenization pattern name.
+        max_vocab: the vocabulary size to train to (tokens).
+        special_tokens: special-token strings, in id order.
+        problem: a message about the input when there is nothing usable to show.
+    """
+
+    text: str
+    text_label: str
+    algorithm: str
+    pattern: str
+    max_vocab: int
+    special_tokens: tuple[str, ...] = field(default_factory=tuple)
+    problem: str | None = None
+
+
+def _upload_text() -> tuple[str, str | None, str | None]:
+    """(text, label, problem) for the Upload source; the last good upload survives a bad one."""
+    uploaded = st.file_uploader(
+        "Upload a .txt file",
+        type=["txt"],
+        key="upload_file",
+        max_upload_size=MAX_UPLOAD_BYTES // 2**20,
+        help=f"UTF-8 text, up to {MAX_UPLOAD_BYTES // 2**20} MiB. The file is read as bytes, never as a path.",
+    )
+    if uploaded is None:
+        last = st.session_state.get("upload_good")
+        if last:
+            return last[1], f"Upload: {last[0]}", None
+        return "", None, "Upload a UTF-8 .txt file to tokenize it."
+    try:
+        text = decode_text_upload(uploaded.getvalue(), uploaded.name)
+    except ValueError as exc:
+        st.error(str(exc), icon=":material/error:")
+        last = st.session_state.get("upload_good")
+        if last:
+            st.caption(f"Still showing the previous upload, {last[0]}.")
+            return last[1], f"Upload: {last[0]}", None
+        return "", None, str(exc)
+    st.session_state["upload_good"] = (uploaded.name, text)
+    return text, f"Upload: {uploaded.name}", None
+
+
+def sidebar() -> Settings:
+    """Draw the sidebar's input widgets and return the current :class:`Settings`."""
+    with st.sidebar:
+        st.subheader("Text", divider="gray")
+        source = st.radio(
+            "Source", SOURCES, horizontal=True, key="source", label_visibility="collapsed", persist_state="session"
+        )
+        problem = None
+        if source == "Sample":
+            key = st.selectbox(
+                "Sample text",
+                list(SAMPLES),
+                format_func=lambda k: SAMPLES[k][0],
+                key="sample",
+                persist_state="session",
+            )
+            text, label = load_sample(key), f"Sample: {SAMPLES[key][0]}"
+        elif source == "Paste":
+            text = st.text_area(
+                "Your text",
+                key="paste_text",
+                height=220,
+                placeholder="Paste or type any text here, then press Ctrl+Enter.",
+                persist_state="session",
+            )
+            text = text or ""
+            label = "Pasted text"
+            if not text:
+                problem = "Paste some text in the sidebar to tokenize it."
+        else:
+            text, label, problem = _upload_text()
+            label = label or "Upload"
+
+        st.subheader("Tokenizer", divider="gray")
+        algorithm = st.radio(
+            "Algorithm",
+            list(ALGORITHMS),
+            format_func=ALGORITHMS.get,
+            key="algorithm",
+            horizontal=True,
+            persist_state="session",
+        )
+        pattern = st.selectbox(
+            "Pre-tokenization pattern",
+            list(PATTERN_LABELS),
+            format_func=PATTERN_LABELS.get,
+            key="pattern",
+            persist_state="session",
+            help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
+        )
+        max_vocab = st.number_input(
+            "Vocabulary size to train",
+            min_value=256,
+            max_value=100_000,
+            value=DEFAULT_MAX_VOCAB,
+            step=100,
+            key="max_vocab",
+            persist_state="session",
+            help="Train once up to this size; the slider on each page then shows any smaller size instantly.",
+        )
+        specials = st.multiselect(
+            "Special tokens",
+            COMMON_SPECIALS,
+            default=["<|endoftext|>"],
+            key="special_tokens",
+            accept_new_options=True,
+            persist_state="session",
+            help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
+        )
+    return Settings(
+        text=text,
+        text_label=label,
+        algorithm=algorithm,
+        pattern=pattern,
+        max_vocab=int(max_vocab),
+        special_tokens=tuple(specials),
+        problem=problem,
+    )

@@ -1,0 +1,114 @@
+"""Token spans -> HTML.  Every piece of user text is escaped: text is data, never markup."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from bpe_core.spans import TokenSpan
+
+PALETTE = ("#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad")
+"""Token background colours, cycled by position so neighbours always differ."""
+
+CSS = """
+<style>
+.bpe-view { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 15px;
+  line-height: 1.9; padding: 14px 16px; border: 1px solid rgba(128,128,128,.3); border-radius: 8px;
+  max-height: 560px; overflow-y: auto; overflow-wrap: anywhere; background: rgba(128,128,128,.04); }
+.bpe-view .tk { position: relative; color: #1b1b1f; border-radius: 4px; padding: 2px 1px; margin-right: 1px;
+  white-space: pre-wrap; box-decoration-break: clone; -webkit-box-decoration-break: clone; }
+.bpe-view .tk:hover { outline: 2px solid #3b3b45; z-index: 5; }
+.bpe-view .tk:hover::after { content: attr(data-tip); position: absolute; left: 0; top: calc(100% + 4px);
+  z-index: 20; background: #26262c; color: #f4f4f6; padding: 5px 8px; border-radius: 6px; white-space: pre;
+  font-size: 12px; line-height: 1.45; pointer-events: none; box-shadow: 0 2px 8px rgba(0,0,0,.25); }
+.bpe-view .ws { color: rgba(27,27,31,.38); }
+.bpe-view .partial { font-size: 11px; outline: 1px dashed rgba(27,27,31,.45); outline-offset: -1px; }
+.bpe-view .special { background: #3d3d4a !important; color: #fafafa; font-weight: 600; }
+.bpe-view .cont { margin-left: -1px; border-top-left-radius: 0; border-bottom-left-radius: 0;
+  border-left: 2px dotted rgba(27,27,31,.45); }
+.bpe-legend { font-size: 13px; opacity: .75; margin-top: 4px; }
+.bpe-legend code { font-size: 12px; }
+</style>
+"""
+"""Style sheet for :func:`tokens_html`; include it once per page (``st.html(CSS)``)."""
+
+_WS = {" ": "·", "\t": "→\t", "\r": "␍", "\n": "↵"}
+
+
+def _visible(text: str, show_whitespace: bool) -> str:
+    """Escape ``text`` for HTML, with whitespace and control characters made visible."""
+    out: list[str] = []
+    for ch in text:
+        if ch == "\n":
+            out.append('<span class="ws">↵</span>\n' if show_whitespace else "\n")
+        elif ch in _WS and show_whitespace:
+            out.append(f'<span class="ws">{_WS[ch]}</span>')
+        elif ch.isspace() and show_whitespace and ch not in _WS:
+            out.append(f'<span class="ws" title="U+{ord(ch):04X}">⍽</span>')
+        elif ord(ch) < 0x20:
+            out.append(f'<span class="ws">{chr(0x2400 + ord(ch))}</span>')
+        elif ch == "\x7f":
+            out.append('<span class="ws">␡</span>')
+        else:
+            out.append(html.escape(ch, quote=True))
+    return "".join(out)
+
+
+def token_tooltip(span: TokenSpan) -> str:
+    """Plain-text hover text of a token: id, kind or merge rank, bytes in hex."""
+    kind = "special token" if span.is_special else (f"merge #{span.rank}" if span.rank is not None else "base token")
+    hexes = " ".join(f"{b:02X}" for b in span.token_bytes[:24]) + (" …" if len(span.token_bytes) > 24 else "")
+    lines = [f"id {span.id} · {kind}", f"bytes {hexes} ({len(span.token_bytes)})"]
+    if span.is_partial:
+        lines.append("part of a multi-byte character")
+    return "\n".join(lines)
+
+
+def tokens_html(
+    spans: Sequence[TokenSpan],
+    *,
+    show_whitespace: bool = True,
+    total_tokens: int | None = None,
+    palette: Sequence[str] = PALETTE,
+) -> str:
+    """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
+
+    Args:
+        spans: the tokens to draw, in order.
+        show_whitespace: draw spaces as ``·``, tabs ``→``, newlines ``↵``.
+        total_tokens: the text's full token count when ``spans`` is only a prefix;
+            a note then says how many are shown.
+        palette: background colours, cycled by position.
+
+    Returns:
+        An HTML string; every text and attribute value from ``spans`` is escaped.
+    """
+    parts = ['<div class="bpe-view">']
+    n = len(palette)
+    for i, s in enumerate(spans):
+        classes = ["tk"]
+        if s.is_partial:
+            classes.append("partial")
+        if s.is_special:
+            classes.append("special")
+        if s.is_continuation:
+            classes.append("cont")
+        content = html.escape(s.display, quote=True) if s.is_partial else _visible(s.display, show_whitespace)
+        tip = html.escape(token_tooltip(s), quote=True)
+        style = f"background:{palette[i % n]}"
+        parts.append(f'<span class="{" ".join(classes)}" style="{style}" data-tip="{tip}">{content}</span><wbr>')
+    parts.append("</div>")
+    if total_tokens is not None and total_tokens > len(spans):
+        parts.append(
+            f'<div class="bpe-legend">Showing the first {len(spans):,} of {total_tokens:,} tokens; '
+            "all counts cover the whole text.</div>"
+        )
+    return "".join(parts)
+
+
+LEGEND_HTML = (
+    '<div class="bpe-legend">Each coloured box is one token; hover it for its id, merge rank and bytes. '
+    "<code>·</code> space, <code>→</code> tab, <code>↵</code> newline, "
+    "<code>&lt;0xE2&gt;</code> a byte that is only part of a character.</div>"
+)
+"""A one-line key to the coloured view."""

@@ -1,0 +1,127 @@
+"""Page building blocks shared by the pages: training with messages, the slider, counts, coloured text."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import BPETokenizer
+from bpe_core.metrics import basic_counts
+from bpe_core.spans import safe_prefix
+from ui import render
+from ui.inputs import Settings
+from ui.training import train
+
+MAX_DRAW_CHARS = 20_000
+"""The coloured view draws at most this many characters of the text (counts cover all of it)."""
+
+MAX_DRAW_TOKENS = 6_000
+"""... and at most this many tokens."""
+
+
+def trained_or_stop(settings: Settings) -> BPETokenizer:
+    """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
+
+    Input and engine errors are shown as messages; the sidebar keeps the
+    user's text and settings untouched.
+    """
+    if settings.problem:
+        st.info(settings.problem, icon=":material/edit_note:")
+        st.stop()
+    try:
+        with st.spinner("Training…"):
+            tok = train(
+                settings.text, settings.algorithm, settings.pattern, settings.max_vocab, settings.special_tokens
+            )
+    except (ValueError, TypeError) as exc:
+        st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
+        st.stop()
+    if not settings.text.strip():
+        st.info("The text is only whitespace: every token below is spaces, tabs or newlines.", icon=":material/info:")
+    if tok.training is not None and tok.training.stop_reason:
+        st.info(tok.training.stop_reason[0].upper() + tok.training.stop_reason[1:] + ".", icon=":material/info:")
+    return tok
+
+
+def vocab_slider(tok: BPETokenizer, key: str = "vocab_size") -> int:
+    """The vocabulary-size slider over a trained tokenizer's sizes; returns the chosen size.
+
+    The value is shared by every page (session state under ``key``); it resets to
+    the full size whenever a different tokenizer is trained.
+    """
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    owner = f"{key}__owner"
+    if st.session_state.get(owner) != id(tok):
+        st.session_state[owner] = id(tok)
+        st.session_state[key] = hi
+    if lo == hi:
+        st.caption(f"Vocabulary size: {hi} (no merges were learned, so there is nothing to slide).")
+        return hi
+    value = st.session_state.get(key, hi)
+    st.session_state[key] = min(max(value, lo), hi)
+    return st.slider(
+        "Vocabulary size",
+        min_value=lo,
+        max_value=hi,
+        key=key,
+        persist_state="session",
+        help=f"{lo} = the 256 byte tokens plus {lo - 256} special tokens, no merges; {hi} = all {hi - lo} merges.",
+    )
+
+
+def token_count(full: BPETokenizer, current: BPETokenizer, text: str) -> int:
+    """Tokens of the training ``text`` under ``current``: read off the trace when possible (exact, free)."""
+    k = current.vocab_size - current.min_vocab_size
+    trace = full.trace
+    if full.training is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
+        return trace[k - 1].tokens_after if k > 0 else full.training.initial_tokens
+    return len(current.encode(text))
+
+
+def token_counts(text: str, full: BPETokenizer, current: BPETokenizer) -> dict[str, float]:
+    """Draw the row of counts (tokens, characters, bytes, ratios) and return them."""
+    counts = basic_counts(text, token_count(full, current, text))
+    cols = st.columns(5)
+    saved = 1 - counts["tokens"] / counts["bytes"] if counts["bytes"] else 0.0
+    cols[0].metric(
+        "Tokens",
+        f"{counts['tokens']:,}",
+        delta=f"-{saved:.0%} vs bytes",
+        delta_color="off",
+        delta_arrow="off",
+        border=True,
+        help="Tokens the whole text takes at this vocabulary size, and how much shorter that is than its bytes.",
+    )
+    cols[1].metric("Characters", f"{counts['characters']:,}", border=True)
+    cols[2].metric("Bytes (UTF-8)", f"{counts['bytes']:,}", border=True)
+    cols[3].metric("Bytes per token", f"{counts['bytes_per_token']:.2f}", border=True)
+    cols[4].metric("Characters per token", f"{counts['chars_per_token']:.2f}", border=True)
+    return counts
+
+
+def coloured_text(
+    text: str, tok: BPETokenizer, *, show_whitespace: bool = True, total_tokens: int | None = None
+) -> None:
+    """Draw ``text`` (a bounded prefix of it) with each token coloured, plus the legend.
+
+    ``total_tokens`` is the whole text's token count, for the "showing the first N" note.
+    """
+    prefix = safe_prefix(text, MAX_DRAW_CHARS)
+    spans = tok.token_spans(prefix)[:MAX_DRAW_TOKENS]
+    st.html(render.CSS + render.tokens_html(spans, show_whitespace=show_whitespace, total_tokens=total_tokens))
+    st.html(render.CSS + render.LEGEND_HTML)
+
+
+def training_details(tok: BPETokenizer) -> None:
+    """An expander with what training did: pre-tokens, time, why it stopped."""
+    info = tok.training
+    if info is None:
+        return
+    with st.expander("How this tokenizer was trained"):
+        st.markdown(
+            f"- **{info.pretokens:,}** pre-tokens counted, **{info.unique_pretokens:,}** distinct\n"
+            f"- **{info.special_occurrences:,}** special-token occurrences removed before counting\n"
+            f"- **{len(tok.trace):,}** merges learned (asked for {info.requested_vocab_size:,} tokens, "
+            f"got {tok.max_vocab_size:,})\n"
+            f"- counting took {info.count_seconds * 1000:.1f} ms, merging {info.merge_seconds * 1000:.1f} ms\n"
+            f"- pattern: `{tok.pattern_name or 'custom'}`"
+        )
