@@ -193,7 +193,7 @@ def train_bpe(
         word_counts,
         vocab_size,
         specials,
-        source,
+        pattern if pattern in PATTERNS else source,
         special_occurrences=n_special,
         progress=progress,
         name=name or _default_name(pattern),
