@@ -54,6 +54,7 @@ __all__ = [
     "TrainingCancelled",
     "WordPieceMerge",
     "WordPieceTokenizer",
+    "count_words",
     "lowercase_text",
     "train_wordpiece",
 ]
@@ -344,7 +345,7 @@ def train_wordpiece(
             "word of the training text is a single token, so no pair is left to merge (a longer or more varied "
             "text gives more merges)"
         )
-    return WordPieceTokenizer._from_parts(
+    tok = WordPieceTokenizer._from_parts(
         tokens=strs,
         special_tokens=specials,
         unk_token=unk_token,
@@ -356,6 +357,8 @@ def train_wordpiece(
         trace=steps,
         training=info,
     )
+    tok._train_words = (counts, n_special)
+    return tok
 
 
 def _merge_loop(
@@ -754,6 +757,8 @@ class WordPieceTokenizer:
         self._n = len(tokens)
         self._cache: dict[str, tuple[int, ...]] = {}
         self._views: dict[int, WordPieceTokenizer] = {}
+        self._train_words: tuple[dict[str, int], int] | None = None  # set by train_wordpiece
+        self._train_tokens: int | None = None
 
     # -- views and tables ------------------------------------------------------
 
@@ -800,6 +805,7 @@ class WordPieceTokenizer:
             view = copy.copy(self)
             view._n = n
             view._cache = {}
+            view._train_tokens = None
             if len(self._views) >= 16:  # views share this memo; keep the newest 16
                 self._views.pop(next(iter(self._views)))
             self._views[n] = view
@@ -939,6 +945,25 @@ class WordPieceTokenizer:
             self._cache.clear()
         self._cache[word] = ids
         return ids
+
+    def training_text_tokens(self) -> int | None:
+        """Tokens the training text takes under this view, or ``None`` when not trained in this process.
+
+        Equal to ``len(self.encode(training_text))``, but computed from the
+        training word counts (each distinct word encoded once) and remembered
+        per view, so a vocabulary-size slider over a large text stays quick.
+        Not kept by :meth:`save`.
+
+        Returns:
+            ``int`` tokens (special-token occurrences count one each), or ``None``.
+        """
+        if self._train_words is None:
+            return None
+        if self._train_tokens is None:
+            counts, n_special = self._train_words
+            encode_word = self._encode_word
+            self._train_tokens = n_special + sum(c * len(encode_word(w)) for w, c in counts.items())
+        return self._train_tokens
 
     def _check_text(self, text: str) -> None:
         if not isinstance(text, str):

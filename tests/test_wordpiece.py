@@ -243,6 +243,15 @@ def test_with_vocab_size_range_and_identity(english):
     assert small.rank_of(lo + 20) is None and tok.rank_of(lo + 20) == 20
 
 
+def test_training_text_tokens_equals_encoding_the_training_text(english, multilingual):
+    text = english + " [SEP] " + multilingual
+    full = train_wordpiece(text, 900, lowercase=True)
+    for n in (full.min_vocab_size, full.min_vocab_size + 50, 600, full.max_vocab_size):
+        view = full.with_vocab_size(n)
+        assert view.training_text_tokens() == len(view.encode(text))
+    assert WordPieceTokenizer.from_dict(full.to_dict()).training_text_tokens() is None
+
+
 # -- encoding --------------------------------------------------------------------
 
 

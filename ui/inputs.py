@@ -126,7 +126,7 @@ def sidebar() -> Settings:
             pattern = "bert"
             st.caption(
                 "WordPiece pre-tokenizes BERT-style: whitespace separates words and every punctuation "
-                "character is a word of its own. Pieces after the first in a word carry `##`."
+                "character is a word of its own. Pieces after the first in a word are marked ##."
             )
             lowercase = st.toggle(
                 "Lower-case the text",

@@ -93,7 +93,8 @@ def token_count(full: BPETokenizer | WordPieceTokenizer, current: BPETokenizer |
     trainer kept, so the trace's token counts are not the encoding's.
     """
     if isinstance(full, WordPieceTokenizer):
-        return len(current.encode(text))
+        n = current.training_text_tokens()  # from the training word counts, remembered per view
+        return n if n is not None else len(current.encode(text))
     k = current.vocab_size - current.min_vocab_size
     trace = full.trace
     if full.training is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
