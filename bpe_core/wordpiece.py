@@ -624,7 +624,9 @@ class WordPieceTokenizer:
     Args:
         vocab: the token strings in id order (id = position); continuation
             pieces carry the prefix (``"##ing"``).  Strings must be non-empty and
-            distinct.
+            distinct, except that a piece may repeat a special token's string
+            (the first entry is the special token; specials are matched in the
+            raw text, pieces inside words).
         special_tokens: strings of ``vocab`` that are special tokens: matched in
             the raw text before anything else, never split.
         unk_token: the token for unencodable words; one of ``special_tokens``.
@@ -709,11 +711,9 @@ class WordPieceTokenizer:
         for i, s in enumerate(tokens):
             if s == "":
                 raise ValueError(f"vocab entry {i} is empty; every token needs at least one character")
-            if s in special_set:
-                if s in special_ids:
-                    raise ValueError(f"special token {s!r} appears twice in vocab (ids {special_ids[s]} and {i})")
+            if s in special_set and s not in special_ids:
                 special_ids[s] = i
-            else:
+            else:  # a later entry with a special token's string is an ordinary piece
                 if s in piece_ids:
                     raise ValueError(f"token {s!r} appears twice in vocab (ids {piece_ids[s]} and {i})")
                 piece_ids[s] = i

@@ -462,6 +462,17 @@ def test_empty_text_trains_only_the_specials_and_says_why():
     assert "no pair is left" in tok.training.stop_reason
 
 
+def test_a_special_token_may_share_its_string_with_a_piece():
+    # "##a" as a special token is cut out of the raw text, yet "banana" still needs the piece
+    # "##a": the two are different ids, the special one first.
+    tok = train_wordpiece("banana ##a", 30, special_tokens=["[UNK]", "##a"])
+    assert tok.special_tokens == {"[UNK]": 0, "##a": 1}
+    # the only word is "banana" (the special is cut out): alphabet b, ##a, ##n, sorted by code point
+    assert vocab_list(tok)[2:5] == ["##a", "##n", "b"]
+    assert tok.encode("##a") == [1]
+    assert tok.with_vocab_size(5).encode("banana") == [4, 2, 3, 2, 3, 2]  # b ##a ##n ##a ##n ##a
+
+
 def test_custom_prefix_and_specials():
     tok = train_wordpiece(
         "hugging hugs", 40, special_tokens=["<unk>"], unk_token="<unk>", continuing_subword_prefix="@@"
