@@ -118,3 +118,13 @@ def test_pasted_markup_is_escaped_under_wordpiece(app):
     tok = train_wordpiece(text, 1000)
     assert metric(app, "Tokens") == f"{len(tok.encode(text)):,}"
     assert "".join(token_texts(body)) == "".join(text.split())
+
+
+def test_course_sized_vocabulary_can_be_asked_for(app):
+    # the sidebar accepts sizes below 256: WordPiece trains to them, BPE explains its minimum
+    app.radio(key="algorithm").set_value("wordpiece").run()
+    app.number_input(key="max_vocab").set_value(120).run()
+    assert not app.exception and not app.error
+    app.radio(key="algorithm").set_value("bpe").run()
+    assert any("at least 257" in e.value for e in app.error)
+    assert app.number_input(key="max_vocab").value == 120

@@ -145,13 +145,16 @@ def sidebar() -> Settings:
             )
         max_vocab = st.number_input(
             "Vocabulary size to train",
-            min_value=256,
+            min_value=1,
             max_value=100_000,
             value=DEFAULT_MAX_VOCAB,
             step=100,
             key="max_vocab",
             persist_state="session",
-            help="Train once up to this size; the slider on each page then shows any smaller size instantly.",
+            help=(
+                "Train once up to this size; the slider on each page then shows any smaller size instantly. "
+                "Byte-level BPE needs at least 256 + the special tokens; WordPiece at least its alphabet + specials."
+            ),
         )
         if algorithm == "wordpiece":
             specials = st.multiselect(
