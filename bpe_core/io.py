@@ -4,9 +4,12 @@
 * BPE exports: a tiktoken ranks file (``.tiktoken``) plus a small JSON with the
   pattern and special tokens (:func:`bpe_to_tiktoken_files`), and a Hugging Face
   ``tokenizer.json`` (:func:`bpe_to_hf_json`).
+* WordPiece exports: a BERT ``vocab.txt`` (:func:`wordpiece_to_vocab_txt`) and a
+  Hugging Face ``tokenizer.json`` (:func:`wordpiece_to_hf_json`).
 * :func:`load_tokenizer_bytes` -- read any supported file back (upload or disk).
 
-The project's own JSON format is written by ``BPETokenizer.to_dict``/``save``.
+The project's own JSON formats are written by ``BPETokenizer.to_dict`` and
+``WordPieceTokenizer.to_dict`` (and their ``save``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ import regex
 from .bpe import BPETokenizer
 from .pretokenize import PATTERNS, resolve_pattern
 from .reference import parse_tiktoken_file, ranks_to_vocab_merges
+from .wordpiece import WordPieceTokenizer
+
+Tokenizer = BPETokenizer | WordPieceTokenizer
 
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 """Largest upload the app accepts: 64 MiB (bytes)."""
@@ -205,14 +211,16 @@ def bpe_to_hf_json(tok: BPETokenizer) -> str:
     return hf.to_str(pretty=True)
 
 
-def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes | None = None) -> BPETokenizer:
+def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes | None = None) -> Tokenizer:
     """Read a tokenizer from a file's bytes, recognising the format by its content.
 
-    Supported: this project's JSON (``"format": "bpe-playground/bpe"``), a Hugging
-    Face ``tokenizer.json`` with a byte-level BPE model, and a tiktoken
-    ``.tiktoken`` ranks file (with ``meta``, the JSON written next to it by
-    :func:`bpe_to_tiktoken_files`; without it, GPT-2's pattern and no special
-    tokens are assumed).
+    Supported: this project's JSON (``"format": "bpe-playground/bpe"`` or
+    ``"bpe-playground/wordpiece"``); a Hugging Face ``tokenizer.json`` with a
+    byte-level BPE model or a WordPiece model; a tiktoken ``.tiktoken`` ranks
+    file (lines ``<base64> <rank>``; with ``meta``, the JSON written next to it
+    by :func:`bpe_to_tiktoken_files`, else GPT-2's pattern and no special tokens
+    are assumed); a BERT ``vocab.txt`` (one token per line, see
+    :func:`wordpiece_from_vocab_txt`).
 
     Args:
         data: the file's bytes.
@@ -220,7 +228,7 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
         meta: optional tiktoken metadata JSON bytes.
 
     Returns:
-        A :class:`BPETokenizer`.
+        A :class:`BPETokenizer` or a :class:`WordPieceTokenizer`.
 
     Raises:
         ValueError: empty, truncated or malformed file, or an unsupported format;
@@ -236,16 +244,29 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
             raise ValueError(f"{filename} is not valid JSON (truncated or damaged?): {exc}") from None
         if not isinstance(obj, dict):
             raise ValueError(f"{filename}: expected a JSON object")
-        if obj.get("format") == "bpe-playground/bpe":
+        fmt = obj.get("format")
+        if fmt in ("bpe-playground/bpe", "bpe-playground/wordpiece"):
+            cls = BPETokenizer if fmt == "bpe-playground/bpe" else WordPieceTokenizer
             try:
-                return BPETokenizer.from_dict(obj)
+                return cls.from_dict(obj)
             except ValueError as exc:
                 raise ValueError(f"{filename}: {exc}") from None
         if isinstance(obj.get("model"), dict):
+            if obj["model"].get("type") == "WordPiece":
+                return _wordpiece_from_hf(obj, filename)
             return _from_hf(obj, filename)
         if {"pat_str", "special_tokens"} <= set(obj):
             raise ValueError(f"{filename} is tiktoken metadata only; upload the .tiktoken ranks file with it")
         raise ValueError(f"{filename}: unknown JSON tokenizer format (not BPE Playground, not Hugging Face)")
+    first = data.lstrip().split(b"\n", 1)[0].strip()
+    if not _TIKTOKEN_LINE.fullmatch(first):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(
+                f"not a tokenizer file: {filename} is binary or not UTF-8 (expected JSON, .tiktoken or vocab.txt)"
+            ) from None
+        return wordpiece_from_vocab_txt(data, filename)
     try:
         ranks = parse_tiktoken_file(data, filename)
     except ValueError as exc:
@@ -270,6 +291,9 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
         return BPETokenizer(vocab, merges, {s: int(i) for s, i in specials.items()}, _pattern_arg(pattern), name)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{filename}: {exc}") from None
+
+
+_TIKTOKEN_LINE = regex.compile(rb"[A-Za-z0-9+/=]+ [0-9]+")
 
 
 def _pattern_arg(source: str) -> str:
@@ -359,3 +383,156 @@ def _hf_pattern(pre: dict | None) -> str:
         if step.get("type") == "Split" and "Regex" in (step.get("pattern") or {}):
             return _pattern_arg(step["pattern"]["Regex"])
     return "gpt2"
+
+
+# ---------------------------------------------------------------------------
+# WordPiece
+
+
+def wordpiece_to_vocab_txt(tok: WordPieceTokenizer) -> bytes:
+    """Export a WordPiece vocabulary as BERT's ``vocab.txt``: one token per line, line number = id.
+
+    The file holds no settings: readers must know the unknown token, the
+    continuing-subword prefix and whether to lower-case (BERT's defaults are
+    ``[UNK]``, ``##``; :func:`wordpiece_from_vocab_txt` infers lower-casing).
+
+    Args:
+        tok: the tokenizer (its current view).
+
+    Returns:
+        UTF-8 bytes, one line per token, each ending in a newline.
+
+    Raises:
+        ValueError: a token contains a line break (it could not be one line).
+    """
+    tokens = [tok.id_to_token(i) for i in range(tok.vocab_size)]
+    for i, t in enumerate(tokens):
+        if "\n" in t or "\r" in t:
+            raise ValueError(f"token {i} {t!r} contains a line break and cannot be written to vocab.txt")
+    return ("\n".join(tokens) + "\n").encode("utf-8")
+
+
+_BRACKETED = regex.compile(r"\[[^\[\]\s]+\]")
+
+
+def wordpiece_from_vocab_txt(data: bytes, filename: str = "vocab.txt") -> WordPieceTokenizer:
+    """Read a BERT ``vocab.txt`` into a :class:`WordPieceTokenizer`.
+
+    Bracketed tokens such as ``[PAD]``, ``[UNK]``, ``[unused7]`` are taken as the
+    special tokens (BERT's convention); ``[UNK]`` must be among them.  The
+    prefix is ``##``; the text is lower-cased when no token has an upper-case
+    letter (as in BERT's uncased vocabularies).
+
+    Args:
+        data: the file's bytes.
+        filename: used in messages.
+
+    Returns:
+        The tokenizer.
+
+    Raises:
+        ValueError: not UTF-8, empty lines, no ``[UNK]``, or a repeated token.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{filename} is not UTF-8 text: {exc}") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line.rstrip("\r") for line in lines]
+    for i, line in enumerate(lines):
+        if not line.strip():
+            raise ValueError(f"{filename}: line {i + 1} is empty; vocab.txt holds one token per line")
+    specials = [t for t in lines if _BRACKETED.fullmatch(t)]
+    if "[UNK]" not in specials:
+        raise ValueError(f"{filename} has no [UNK] token: not a BERT-style vocab.txt")
+    lowercase = not any(ch.isupper() for t in lines if t not in specials for ch in t)
+    try:
+        return WordPieceTokenizer(lines, specials, lowercase=lowercase, name=filename)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{filename}: {exc}") from None
+
+
+def wordpiece_to_hf_json(tok: WordPieceTokenizer) -> str:
+    """Export a WordPiece tokenizer as a Hugging Face ``tokenizer.json``.
+
+    A ``WordPiece`` model (same vocab, unknown token, prefix and maximum word
+    length), a ``Lowercase`` normalizer when the tokenizer lower-cases, the
+    ``BertPreTokenizer``, the special tokens as added special tokens, and a
+    ``WordPiece`` decoder without cleanup.  ``tokenizers`` gives the same ids.
+
+    Args:
+        tok: the tokenizer (its current view).
+
+    Returns:
+        The JSON text.
+
+    Raises:
+        ValueError: a piece has the same string as a special token (the file's
+            vocab is keyed by string and cannot hold both).
+    """
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+    vocab: dict[str, int] = {}
+    for i in range(tok.vocab_size):
+        t = tok.id_to_token(i)
+        if t in vocab:
+            raise ValueError(
+                f"token string {t!r} appears under ids {vocab[t]} and {i}; tokenizer.json cannot hold both"
+            )
+        vocab[t] = i
+    model = models.WordPiece(
+        vocab=vocab,
+        unk_token=tok.unk_token,
+        continuing_subword_prefix=tok.continuing_subword_prefix,
+        max_input_chars_per_word=tok.max_input_chars_per_word,
+    )
+    hf = Tokenizer(model)
+    if tok.lowercase:
+        hf.normalizer = normalizers.Lowercase()
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.decoder = decoders.WordPiece(prefix=tok.continuing_subword_prefix, cleanup=False)
+    hf.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in tok.special_tokens])
+    return hf.to_str(pretty=True)
+
+
+def _wordpiece_from_hf(obj: dict, filename: str) -> WordPieceTokenizer:
+    model = obj["model"]
+    try:
+        by_id = {int(i): str(s) for s, i in model["vocab"].items()}
+        unk = str(model.get("unk_token", "[UNK]"))
+        prefix = str(model.get("continuing_subword_prefix", "##"))
+        max_chars = int(model.get("max_input_chars_per_word", 100))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"{filename}: malformed WordPiece model section: {exc!r}") from None
+    if sorted(by_id) != list(range(len(by_id))):
+        raise ValueError(f"{filename}: the WordPiece vocab ids are not 0..{len(by_id) - 1} without gaps")
+    lowercase = False
+    norm = obj.get("normalizer")
+    if norm:
+        kinds = [n.get("type") for n in (norm.get("normalizers", [norm]) if norm.get("type") == "Sequence" else [norm])]
+        if kinds != ["Lowercase"]:
+            raise ValueError(
+                f"{filename}: normalizer {kinds} is not supported (only none or Lowercase); "
+                "BERT's full normalizer also strips accents and spaces out Chinese characters"
+            )
+        lowercase = True
+    pre = (obj.get("pre_tokenizer") or {}).get("type")
+    if pre not in ("BertPreTokenizer", None):
+        raise ValueError(f"{filename}: pre-tokenizer {pre} is not supported (WordPiece here is BERT-style)")
+    specials = [t["content"] for t in sorted(obj.get("added_tokens") or [], key=lambda t: t["id"]) if t.get("special")]
+    if unk not in specials and unk in by_id.values():
+        specials.append(unk)
+    try:
+        return WordPieceTokenizer(
+            [by_id[i] for i in range(len(by_id))],
+            specials,
+            unk_token=unk,
+            continuing_subword_prefix=prefix,
+            lowercase=lowercase,
+            max_input_chars_per_word=max_chars,
+            name=filename,
+        )
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{filename}: {exc}") from None

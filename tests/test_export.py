@@ -16,6 +16,8 @@ from bpe_core.io import (
     byte_to_unicode,
     load_tokenizer_bytes,
     mergeable_ranks,
+    wordpiece_to_hf_json,
+    wordpiece_to_vocab_txt,
 )
 from tests.conftest import sample, seed_text, stdlib_code
 
@@ -99,7 +101,7 @@ def test_mergeable_ranks_shape(trained):
         (b"", None, "is empty"),
         (b'{"format": "bpe-playground/bpe", "vocab": {', None, "not valid JSON"),
         (b'{"format": "bpe-playground/bpe"}', None, "malformed"),
-        (b'{"model": {"type": "WordPiece", "vocab": {}}}', None, "not a byte-level BPE"),
+        (b'{"model": {"type": "Unigram", "vocab": []}}', None, "not a byte-level BPE"),
         (b'{"hello": 1}', None, "unknown JSON tokenizer format"),
         (b"QQ== 0\nnot-base64 1\n", None, "line 2"),
         (b"QQ== 0\nQg==\n", None, "line 2"),
@@ -137,3 +139,75 @@ def test_hf_export_refuses_duplicate_bytes():
     )
     with pytest.raises(ValueError, match="appear under ids 256 and 257"):
         bpe_to_hf_json(tok)
+
+
+# ---------------------------------------------------------------------------
+# WordPiece
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["cased", "lowercase"])
+def trained_wp(request):
+    from bpe_core import train_wordpiece
+
+    text = sample("english") + sample("python") + sample("multilingual") + seed_text()[:20000]
+    return train_wordpiece(text, 2500, lowercase=request.param)
+
+
+def wp_texts() -> list[str]:
+    # real text; words the vocabulary cannot cover become [UNK] in both readers alike
+    return [seed_text()[20000:40000], stdlib_code()[:15000], sample("multilingual") + " [SEP] [CLS]"]
+
+
+def test_wordpiece_hf_export_read_by_hugging_face(trained_wp, tmp_path):
+    path = tmp_path / "tokenizer.json"
+    path.write_text(wordpiece_to_hf_json(trained_wp), encoding="utf-8")
+    hf = Tokenizer.from_file(str(path))
+    for text in wp_texts():
+        assert hf.encode(text).ids == trained_wp.encode(text)
+
+
+def test_wordpiece_vocab_txt_read_by_hugging_face(trained_wp, tmp_path):
+    from tokenizers import models, normalizers, pre_tokenizers
+
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(wordpiece_to_vocab_txt(trained_wp))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[:5] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] and len(lines) == trained_wp.vocab_size
+    hf = Tokenizer(models.WordPiece.from_file(str(path), unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    if trained_wp.lowercase:
+        hf.normalizer = normalizers.Lowercase()
+    for text in wp_texts():
+        plain = text.replace("[SEP]", "").replace("[CLS]", "")  # a bare WordPiece model has no added tokens
+        assert hf.encode(plain).ids == trained_wp.encode(plain)
+
+
+@pytest.mark.parametrize("fmt", ["own", "hf", "vocab.txt"])
+def test_wordpiece_round_trips(trained_wp, fmt):
+    if fmt == "own":
+        back = load_tokenizer_bytes(json.dumps(trained_wp.to_dict()).encode(), "wp.json")
+    elif fmt == "hf":
+        back = load_tokenizer_bytes(wordpiece_to_hf_json(trained_wp).encode(), "tokenizer.json")
+    else:
+        back = load_tokenizer_bytes(wordpiece_to_vocab_txt(trained_wp), "vocab.txt")
+    assert back.lowercase == trained_wp.lowercase
+    for text in wp_texts():
+        assert back.encode(text) == trained_wp.encode(text)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"[PAD]\n\nhello\n", "line 2 is empty"),
+        (b"[PAD]\nhello\nworld\n", "no \\[UNK\\] token"),
+        (b"[UNK]\nab\nab\n", "ab"),
+        (b'{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 2}}}', "not 0..1 without gaps"),
+        (
+            b'{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}}, "normalizer": {"type": "BertNormalizer"}}',
+            "BertNormalizer",
+        ),
+    ],
+)
+def test_malformed_wordpiece_files(data, message):
+    with pytest.raises(ValueError, match=message):
+        load_tokenizer_bytes(data, "upload")
