@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import view
+from ui import export_view, view
 
 settings = st.session_state["settings"]
 
@@ -21,3 +21,4 @@ counts = view.token_counts(settings.text, tok, current)
 show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
 view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
 view.training_details(tok)
+export_view.download_buttons(current)

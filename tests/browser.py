@@ -113,8 +113,18 @@ def page(browser, server):
     pg = context.new_page()
     pg.goto(server)
     pg.wait_for_selector(".bpe-view .tk", timeout=60_000)
+    wait_idle(pg)
     yield pg
     context.close()
+
+
+def wait_idle(pg, timeout_ms: int = 60_000) -> None:
+    """Wait until the app's script run has finished (Streamlit marks ``stApp`` with its script state)."""
+    pg.wait_for_function(
+        """() => { const app = document.querySelector('[data-testid="stApp"]');
+                   return app && app.getAttribute('data-test-script-state') === 'notRunning'; }""",
+        timeout=timeout_ms,
+    )
 
 
 def screenshot(pg, name: str) -> Path:

@@ -49,3 +49,27 @@ def test_pasted_markup_is_shown_as_text_and_never_runs(page):
     assert page.locator(".bpe-view img").count() == 0 and page.locator(".bpe-view b").count() == 0
     assert unmark_whitespace("".join(_shown_tokens(page))) == hostile
     screenshot(page, "playground-pasted-markup")
+
+
+def test_downloaded_exports_give_the_same_ids(page, tmp_path):
+    import json
+
+    from tokenizers import Tokenizer
+
+    from bpe_core.io import load_tokenizer_bytes
+
+    text = sample("english")
+    expected = train_bpe(text, 1000, ["<|endoftext|>"]).encode(text)
+    page.get_by_text("Export this tokenizer").click()
+    page.get_by_role("button", name="Project JSON").wait_for()
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Hugging Face tokenizer.json").click()
+    path = tmp_path / "tokenizer.json"
+    info.value.save_as(path)
+    assert Tokenizer.from_file(str(path)).encode(text).ids == expected
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Project JSON").click()
+    info.value.save_as(tmp_path / "own.json")
+    data = (tmp_path / "own.json").read_bytes()
+    assert json.loads(data)["format"] == "bpe-playground/bpe"
+    assert load_tokenizer_bytes(data, "own.json").encode(text) == expected
