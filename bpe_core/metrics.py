@@ -1,19 +1,31 @@
 """Compression and coverage figures of a tokenizer on a text.
 
 Every figure is a plain count or ratio, defined here once so that the pages,
-the command line and the tests agree on what each number means.
+the command line and the tests agree on what each number means.  Words are
+whitespace-separated: maximal runs of non-whitespace characters, the
+unit "fertility" is usually counted in (tokens per word, as in Rust et al.,
+2021, "How Good is Your Tokenizer?").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 import regex
 
 from .spans import TokenSpan
 
 _WORD = regex.compile(r"\S+")
+
+Piece = tuple[int, int, tuple[int, int] | None]
+"""One part of a word as a tokenizer cut it: ``(start, end, byte_range)``.
+
+``start``/``end`` are the token's character range clipped to the word.
+``byte_range`` is ``None`` for a token made of whole characters; for a token
+holding only part of a character it is the token's UTF-8 byte range clipped to
+the word's, so that two different byte-level cuts of one character differ."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,10 +40,13 @@ class TextMetrics:
         chars_per_token: ``characters / tokens`` (0.0 for no tokens).
         words: whitespace-separated words (runs of non-space characters).
         words_split: words touched by two or more tokens.
-        fertility: ``tokens / words``, tokens per word (0.0 for no words).
+        fertility: ``tokens / words``, tokens per word (0.0 for no words); every
+            token counts, including whitespace-only and special tokens.
         distinct_tokens: number of different token ids used.
         vocab_size: the tokenizer's vocabulary size.
         vocab_used: ``distinct_tokens / vocab_size``, share of the vocabulary used.
+        special_tokens: occurrences of special tokens (such as ``<|endoftext|>``)
+            among the tokens.
     """
 
     tokens: int
@@ -45,10 +60,96 @@ class TextMetrics:
     distinct_tokens: int
     vocab_size: int
     vocab_used: float
+    special_tokens: int = 0
+
+    @property
+    def words_split_share(self) -> float:
+        """``words_split / words`` (0.0 for no words)."""
+        return _ratio(self.words_split, self.words)
 
 
 def _ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
+
+
+def word_ranges(text: str) -> list[tuple[int, int]]:
+    """Character ranges ``(start, end)`` of the whitespace-separated words of ``text``, in order."""
+    return [m.span() for m in _WORD.finditer(text)]
+
+
+def word_pieces(
+    text: str, spans: Sequence[TokenSpan], words: Sequence[tuple[int, int]] | None = None
+) -> list[tuple[Piece, ...]]:
+    """How the tokens cut each word: for every word, the :data:`Piece` of each token that overlaps it.
+
+    A token overlaps a word when their character ranges intersect (a token
+    such as ``" the"`` overlaps only the word ``the``; a token running over two
+    words appears in both).  Empty tokens are left out.  Byte ranges (for
+    tokens holding part of a character) assume a byte-level tokenizer, whose
+    tokens' bytes concatenate to the text's UTF-8, the only kind that makes
+    such tokens.
+
+    Args:
+        text: the encoded text.
+        spans: its tokens, in order (``tokenizer.token_spans(text)``).
+        words: the word ranges (default :func:`word_ranges` of ``text``).
+
+    Returns:
+        One tuple of pieces per word, same order as ``words``; a word of one
+        piece is not split.
+    """
+    if words is None:
+        words = word_ranges(text)
+    byte_starts: list[int] | None = None
+    if any(s.is_partial for s in spans):
+        byte_starts = list(accumulate((len(s.token_bytes) for s in spans), initial=0))
+    out: list[tuple[Piece, ...]] = []
+    n = len(spans)
+    si = 0
+    prev_c = prev_b = 0  # a character offset and its byte offset, for the words' byte ranges
+    for ws, we in words:
+        while si < n and spans[si].end <= ws:
+            si += 1
+        pieces: list[Piece] = []
+        k = si
+        wbs = wbe = 0
+        if byte_starts is not None:
+            wbs = prev_b + len(text[prev_c:ws].encode("utf-8", errors="surrogatepass"))
+            wbe = wbs + len(text[ws:we].encode("utf-8", errors="surrogatepass"))
+            prev_c, prev_b = ws, wbs
+        while k < n and spans[k].start < we:
+            s = spans[k]
+            if s.end > s.start and s.end > ws:
+                byte_range = None
+                if s.is_partial and byte_starts is not None:
+                    byte_range = (max(byte_starts[k], wbs), min(byte_starts[k + 1], wbe))
+                pieces.append((max(s.start, ws), min(s.end, we), byte_range))
+            k += 1
+        out.append(tuple(pieces))
+    return out
+
+
+def words_split_differently(text: str, spans_per_tokenizer: Sequence[Sequence[TokenSpan]]) -> list[tuple[int, int]]:
+    """The words that the given tokenizers do not all cut the same way.
+
+    Two tokenizers cut a word the same way when the tokens overlapping it,
+    clipped to the word, give the same character ranges (and, for tokens that
+    hold part of a character, the same byte ranges); a leading space inside a token
+    does not count as a difference.
+
+    Args:
+        text: the text all tokenizers encoded.
+        spans_per_tokenizer: each tokenizer's ``token_spans(text)``.
+
+    Returns:
+        The ``(start, end)`` character ranges of those words, in text order;
+        empty for fewer than two tokenizers.
+    """
+    if len(spans_per_tokenizer) < 2:
+        return []
+    words = word_ranges(text)
+    cuts = [word_pieces(text, spans, words) for spans in spans_per_tokenizer]
+    return [w for i, w in enumerate(words) if any(c[i] != cuts[0][i] for c in cuts[1:])]
 
 
 def compute_metrics(text: str, spans: Sequence[TokenSpan], vocab_size: int) -> TextMetrics:
@@ -61,28 +162,14 @@ def compute_metrics(text: str, spans: Sequence[TokenSpan], vocab_size: int) -> T
 
     Returns:
         The metrics.  A word counts as split when more than one token overlaps
-        its character range (a token such as ``" the"`` overlaps only ``the``).
+        its character range (see :func:`word_pieces`); a character cut into
+        several byte tokens therefore splits its word.
     """
     n_tokens = len(spans)
     n_chars = len(text)
     n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
-    words = [m.span() for m in _WORD.finditer(text)]
-    split = 0
-    si = 0
-    for ws, we in words:
-        # skip tokens that end before the word starts
-        while si < n_tokens and spans[si].end <= ws:
-            si += 1
-        k = si
-        touching = 0
-        while k < n_tokens and spans[k].start < we:
-            if spans[k].end > ws and spans[k].end > spans[k].start:
-                touching += 1
-                if touching > 1:
-                    break
-            k += 1
-        if touching > 1:
-            split += 1
+    pieces = word_pieces(text, spans)
+    split = sum(1 for p in pieces if len(p) > 1)
     distinct = len({s.id for s in spans})
     return TextMetrics(
         tokens=n_tokens,
@@ -90,12 +177,13 @@ def compute_metrics(text: str, spans: Sequence[TokenSpan], vocab_size: int) -> T
         bytes=n_bytes,
         bytes_per_token=_ratio(n_bytes, n_tokens),
         chars_per_token=_ratio(n_chars, n_tokens),
-        words=len(words),
+        words=len(pieces),
         words_split=split,
-        fertility=_ratio(n_tokens, len(words)),
+        fertility=_ratio(n_tokens, len(pieces)),
         distinct_tokens=distinct,
         vocab_size=vocab_size,
         vocab_used=_ratio(distinct, vocab_size),
+        special_tokens=sum(1 for s in spans if s.is_special),
     )
 
 
