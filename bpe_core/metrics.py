@@ -9,7 +9,7 @@ unit "fertility" is usually counted in (tokens per word, as in Rust et al.,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -205,3 +205,104 @@ def basic_counts(text: str, n_tokens: int) -> dict[str, float]:
         "bytes_per_token": _ratio(n_bytes, n_tokens),
         "chars_per_token": _ratio(len(text), n_tokens),
     }
+
+
+def chunk_bounds(text: str, max_chars: int) -> list[tuple[int, int]]:
+    """Cut ``text`` into consecutive ``(start, end)`` character ranges of at most ``max_chars`` each.
+
+    Each cut is placed just after a single newline between two non-space
+    characters, where every named split pattern has a pre-token boundary and
+    no word continues (the rule of :func:`bpe_core.spans.safe_prefix`); only a
+    stretch of ``max_chars`` characters without such a newline is cut at its end.
+
+    Args:
+        text: the text.
+        max_chars: the longest range, in characters (``>= 1``).
+
+    Returns:
+        Ranges covering ``text`` in order (empty for an empty text).
+
+    Raises:
+        ValueError: ``max_chars < 1``.
+    """
+    if max_chars < 1:
+        raise ValueError(f"max_chars must be at least 1, got {max_chars}")
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    start = 0
+    while n - start > max_chars:
+        limit = start + max_chars
+        cut = limit
+        i = limit
+        while True:
+            i = text.rfind("\n", start, i)
+            if i < 0:
+                break
+            if not text[i + 1].isspace() and (i == 0 or not text[i - 1].isspace()):
+                cut = i + 1
+                break
+        out.append((start, cut))
+        start = cut
+    if start < n:
+        out.append((start, n))
+    return out
+
+
+def compute_metrics_chunked(
+    text: str,
+    token_spans: Callable[[str], Sequence[TokenSpan]],
+    vocab_size: int,
+    chunk_chars: int = 500_000,
+) -> TextMetrics:
+    """:func:`compute_metrics` of a long text in bounded memory, one chunk at a time.
+
+    The text is cut by :func:`chunk_bounds`; every count adds up over the
+    chunks (distinct tokens as a union of ids), so the result equals
+    ``compute_metrics(text, token_spans(text), vocab_size)`` whenever each cut
+    is a pre-token boundary of the tokenizer: always for the named patterns on
+    text with a single line break between non-space characters at least every
+    ``chunk_chars`` characters.
+
+    Args:
+        text: the text.
+        token_spans: the tokenizer's ``token_spans`` (or any function giving the
+            spans of a piece of text).
+        vocab_size: the tokenizer's vocabulary size.
+        chunk_chars: the longest chunk, in characters.
+
+    Returns:
+        The metrics of the whole text.
+
+    Raises:
+        Whatever ``token_spans`` raises; ValueError for ``chunk_chars < 1``.
+    """
+    bounds = chunk_bounds(text, chunk_chars)
+    if len(bounds) <= 1:
+        return compute_metrics(text, token_spans(text), vocab_size)
+    tokens = chars = n_bytes = words = split = specials = 0
+    ids: set[int] = set()
+    for start, end in bounds:
+        piece = text[start:end]
+        spans = token_spans(piece)
+        m = compute_metrics(piece, spans, vocab_size)
+        tokens += m.tokens
+        chars += m.characters
+        n_bytes += m.bytes
+        words += m.words
+        split += m.words_split
+        specials += m.special_tokens
+        ids.update(s.id for s in spans)
+    return TextMetrics(
+        tokens=tokens,
+        characters=chars,
+        bytes=n_bytes,
+        bytes_per_token=_ratio(n_bytes, tokens),
+        chars_per_token=_ratio(chars, tokens),
+        words=words,
+        words_split=split,
+        fertility=_ratio(tokens, words),
+        distinct_tokens=len(ids),
+        vocab_size=vocab_size,
+        vocab_used=_ratio(len(ids), vocab_size),
+        special_tokens=specials,
+    )

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core.metrics import compute_metrics, word_pieces, words_split_differently
+from bpe_core.metrics import (
+    chunk_bounds,
+    compute_metrics,
+    compute_metrics_chunked,
+    word_pieces,
+    words_split_differently,
+)
 from bpe_core.reference import load_reference
-from bpe_core.spans import spans_from_token_bytes
-from tests.conftest import seed_text
+from bpe_core.spans import safe_prefix, spans_from_token_bytes
+from tests.conftest import sample, seed_text
 
 
 def _spans(text: str, pieces: list[bytes], ids: list[int] | None = None, special_ids=frozenset()):
@@ -104,3 +110,36 @@ def test_different_byte_cuts_of_one_character_differ():
     c = _spans(text, [b"hi", b" \xf0\x9f", b"\x99\x82"])  # same cut inside the character as a
     assert words_split_differently(text, [a, b]) == [(3, 4)]
     assert words_split_differently(text, [a, c]) == []
+
+
+def test_chunk_bounds_cut_after_a_line_break_before_a_word():
+    text = "ab cd\nef\n gh ij\nkl.\n\nmn op qr"  # 29 characters, \n at 5, 8, 15, 19 and 20
+    # At most 10 characters. From 0: the \n at 8 is followed by a space, the one at 5 sits between "d" and
+    # "e" -> cut at 6. From 6: the \n at 15 sits between "j" and "k" -> cut at 16. From 16: the \n at 20
+    # follows another \n, the one at 19 is followed by one -> hard cut at 26; the rest is 3 characters.
+    assert chunk_bounds(text, 10) == [(0, 6), (6, 16), (16, 26), (26, 29)]
+    assert chunk_bounds("x" * 10, 4) == [(0, 4), (4, 8), (8, 10)]  # no line break: hard cuts
+    assert chunk_bounds("", 4) == []
+    with pytest.raises(ValueError, match="at least 1"):
+        chunk_bounds("abc", 0)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_chunked_metrics_equal_whole_text_metrics(name):
+    ref = load_reference(name)
+    text = seed_text() + "<|endoftext|>\n" + sample("multilingual")
+    whole = compute_metrics(text, ref.token_spans(text), ref.vocab_size)
+    chunks = chunk_bounds(text, 5_000)
+    assert len(chunks) > 10
+    assert compute_metrics_chunked(text, ref.token_spans, ref.vocab_size, chunk_chars=5_000) == whole
+
+
+def test_safe_prefix_gives_the_first_tokens_of_the_whole_text():
+    # GPT-2 encodes "there.\n\nThe" as ... "." "\n" "\n" "The" (198, 198), but a text *ending* in ".\n\n"
+    # as ... "." "\n\n" (628): a prefix must not be cut after a run of whitespace.
+    ref = load_reference("gpt2")
+    text = "Hello there.\n\nThe end is near.\nAnd far away."
+    assert ref.encode(text)[:5] == [15496, 612, 13, 198, 198]
+    prefix = safe_prefix(text, 35)
+    assert prefix == "Hello there.\n\nThe end is near.\n"
+    assert ref.encode(text)[: len(ref.encode(prefix))] == ref.encode(prefix)
