@@ -26,6 +26,8 @@ CSS = """
 .bpe-view .special { background: #3d3d4a !important; color: #fafafa; font-weight: 600; }
 .bpe-view .cont { margin-left: -1px; border-top-left-radius: 0; border-bottom-left-radius: 0;
   border-left: 2px dotted rgba(27,27,31,.45); }
+.bpe-view.marking .tk:not(.mark) { opacity: .38; }
+.bpe-view .tk.mark { box-shadow: inset 0 -3px 0 #d1495b; }
 .bpe-legend { font-size: 13px; opacity: .75; margin-top: 4px; }
 .bpe-legend code { font-size: 12px; }
 </style>
@@ -70,6 +72,7 @@ def tokens_html(
     show_whitespace: bool = True,
     total_tokens: int | None = None,
     palette: Sequence[str] = PALETTE,
+    mark: Sequence[bool] | None = None,
 ) -> str:
     """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
 
@@ -79,14 +82,18 @@ def tokens_html(
         total_tokens: the text's full token count when ``spans`` is only a prefix;
             a note then says how many are shown.
         palette: background colours, cycled by position.
+        mark: one flag per span; when given, flagged tokens are underlined and
+            the others dimmed (class ``mark`` on the token, ``marking`` on the view).
 
     Returns:
         An HTML string; every text and attribute value from ``spans`` is escaped.
     """
-    parts = ['<div class="bpe-view">']
+    parts = ['<div class="bpe-view marking">' if mark is not None else '<div class="bpe-view">']
     n = len(palette)
     for i, s in enumerate(spans):
         classes = ["tk"]
+        if mark is not None and mark[i]:
+            classes.append("mark")
         if s.is_partial:
             classes.append("partial")
         if s.is_special:
