@@ -261,3 +261,26 @@ def test_to_tiktoken_rejects_a_pattern_tiktoken_cannot_compile():
     assert tok.encode("abc abc") == [97, 256, 32, 97, 256]
     with pytest.raises(ValueError, match=r"Invalid escape: \\m"):
         tok.to_tiktoken()
+
+
+# --- against tiktoken's own registry ----------------------------------------------------
+
+OFFICIAL_NAME = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
+
+
+@pytest.mark.parametrize("kind", list(REAL_TEXTS))
+@pytest.mark.parametrize("name", NAMES)
+def test_reference_tokenizer_equals_tiktokens_own_encoding(name, kind, tiktoken_official):
+    official = tiktoken_official(OFFICIAL_NAME[name])
+    text = REAL_TEXTS[kind]()
+    ref = load_reference(name)
+    assert ref.encode(text) == official.encode(text, allowed_special="all")
+    assert ref.special_tokens == official._special_tokens
+    assert ref.pattern == official._pat_str
+
+
+def test_tiktoken_registry_is_the_second_source(fresh_loader, monkeypatch, tmp_path, tiktoken_official):
+    monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))  # empty: tiktoken's registry has it (cached)
+    ref = load_reference("o200k_base")
+    assert ref.source == "tiktoken"
+    assert ref.encoding is tiktoken_official("o200k_base")
