@@ -79,13 +79,14 @@ if not entries:
     st.stop()
 
 size = None
-try:
-    with st.spinner("Training…"):
-        trained = compare.trained_bpe(settings)
-    size = view.vocab_slider(trained)
-    st.caption("The trained BPE's vocabulary size, shared with the Playground: ids stay the same at every size.")
-except (ValueError, TypeError):
-    pass  # the BPE column below says why
+if "bpe" in (picked or []) or patterns:  # the tokenizers shown at the slider's size
+    try:
+        with st.spinner("Training…"):
+            trained = compare.trained_bpe(settings)
+        size = view.vocab_slider(trained)
+        st.caption("The trained BPE's vocabulary size, shared with the Playground: ids stay the same at every size.")
+    except (ValueError, TypeError):
+        pass  # the BPE column below says why
 
 columns = compare.build_columns(entries, settings, size)
 for c in columns:

@@ -216,10 +216,15 @@ def _load_encoding(spec: EncodingSpec) -> tuple[tiktoken.Encoding, str]:
 
     tried: list[str] = []
     directory = os.environ.get(ENCODINGS_DIR_ENV)
-    if directory:
+    if directory and not Path(directory).is_dir():
+        tried.append(f"{ENCODINGS_DIR_ENV}={directory} is not a directory")
+    elif directory:
         path = Path(directory) / spec.file
         if path.is_file():
-            ranks = read_verified_ranks(path, spec)
+            try:
+                ranks = read_verified_ranks(path, spec)
+            except OSError as exc:  # present but unreadable: an error about that file, not a fallback
+                raise EncodingUnavailable(f"{spec.label} is unavailable: {path} cannot be read ({exc}).") from None
             enc = tiktoken.Encoding(
                 spec.tiktoken_name,
                 pat_str=spec.pattern,
@@ -432,8 +437,9 @@ def load_reference(name: str) -> ReferenceTokenizer:
         ValueError: unknown ``name``.
         EncodingChecksumError: the file in the :data:`ENCODINGS_DIR_ENV`
             directory fails its sha256 check (the message names the file).
-        EncodingUnavailable: no source has it; the message lists what was tried
-            and how to make the encoding available.
+        EncodingUnavailable: no source has it (the message lists what was tried
+            and how to make the encoding available), or the file in the
+            directory exists but cannot be read (the message names it).
     """
     spec = _spec(name)
     enc, source = _load_encoding(spec)

