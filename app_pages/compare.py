@@ -79,14 +79,17 @@ if not entries:
     st.stop()
 
 size = None
-if "bpe" in (picked or []) or patterns:  # the tokenizers shown at the slider's size
+if compare.uses_slider(settings, picked or [], patterns):
     try:
         with st.spinner("Training…"):
-            trained = compare.trained_bpe(settings)
+            trained = compare.sidebar_tokenizer(settings)
         size = view.vocab_slider(trained)
-        st.caption("The trained BPE's vocabulary size, shared with the Playground: ids stay the same at every size.")
+        st.caption(
+            f"The vocabulary size of the {'BPE' if settings.algorithm == 'bpe' else 'WordPiece'} the sidebar trains, "
+            "shared with the Playground: ids stay the same at every size."
+        )
     except (ValueError, TypeError):
-        pass  # the BPE column below says why
+        pass  # its column below says why
 
 columns = compare.build_columns(entries, settings, size)
 for c in columns:

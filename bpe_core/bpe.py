@@ -193,7 +193,7 @@ def train_bpe(
         word_counts,
         vocab_size,
         specials,
-        source,
+        pattern if pattern in PATTERNS else source,
         special_occurrences=n_special,
         progress=progress,
         name=name or _default_name(pattern),
@@ -947,11 +947,12 @@ class BPETokenizer:
 
         The encoding's ``mergeable_ranks`` map each non-special token's bytes to
         its id here (single bytes and merged tokens); the special tokens are
-        passed to tiktoken separately with their ids.  The split pattern is this
-        tokenizer's, with one more alternative that takes each run of text the
-        pattern does not match as one piece: tiktoken drops such text, while
-        :meth:`encode` encodes it (the ``bert`` pattern, for one, leaves
-        whitespace unmatched).  Encode with ``enc.encode(text, allowed_special="all")``
+        passed to tiktoken separately with their ids (:func:`bpe_core.io.mergeable_ranks`).
+        The split pattern is :func:`bpe_core.io.covering_pattern` of this
+        tokenizer's: for a pattern that leaves text unmatched (``bert`` leaves
+        whitespace), one more alternative takes each such run as one piece,
+        since tiktoken drops what its pattern does not match while
+        :meth:`encode` encodes it.  Encode with ``enc.encode(text, allowed_special="all")``
         to treat special tokens as :meth:`encode` does.
 
         Two merges with the same bytes: training can, rarely, create the same
@@ -995,16 +996,13 @@ class BPETokenizer:
         """
         import tiktoken
 
-        v = self._vocab_full
-        ranks: dict[bytes, int] = {}
-        for i in sorted(self.vocab):
-            if i not in self._special_ids:
-                ranks.setdefault(v[i], i)  # a later token with the same bytes cannot be represented
-        # tiktoken encodes only what the pattern matches; this tokenizer also encodes the gaps between
-        # matches (as the bert pattern leaves whitespace), so the second branch takes each gap as one piece.
-        gaps = f"(?:{self._pattern})|(?:(?!(?:{self._pattern}))[\\s\\S])+"
+        from .io import covering_pattern, mergeable_ranks
+
         return tiktoken.Encoding(
-            name or self.name, pat_str=gaps, mergeable_ranks=ranks, special_tokens=dict(self._specials)
+            name or self.name,
+            pat_str=covering_pattern(self._pattern),
+            mergeable_ranks=mergeable_ranks(self),  # the earliest id of duplicated bytes only
+            special_tokens=dict(self._specials),
         )
 
     # -- persistence -----------------------------------------------------------

@@ -29,7 +29,8 @@ class TokenSpan:
         end: offset one past the last character the token touches (characters).
             Tokens that split one character between them share its range.
         is_special: the token is a special token such as ``<|endoftext|>``.
-        is_partial: the token starts or ends inside a multi-byte UTF-8 character.
+        is_partial: the token starts or ends inside a multi-byte UTF-8 character
+            (WordPiece: inside what lower-casing made of one character, ``İ`` -> ``i̇``).
         rank: merge rank that created the token (0 = first merge), or ``None``
             for single bytes, alphabet characters and special tokens.
         is_continuation: WordPiece only: the token continues a word (``##``).

@@ -9,6 +9,8 @@ import tiktoken
 
 from bpe_core import train_bpe
 from bpe_core.reference import ENCODINGS_DIR_ENV, load_reference
+from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
+from bpe_core.wordpiece import train_wordpiece
 from tests.conftest import html_bodies, sample, token_texts, unmark_whitespace
 
 PAGE = "app_pages/compare.py"
@@ -210,3 +212,36 @@ def test_highlight_marks_the_words_split_differently(compare, tiktoken_official)
     caption = [c.value for c in compare.caption if "split differently" in c.value]
     n = len(expected)
     assert caption == [f"{n} of the {len(words)} words shown are split differently by the selected tokenizers."]
+
+
+def test_wordpiece_column_when_the_sidebar_trains_bpe(compare):
+    text = sample("english")
+    compare.button_group(key="compare_tokenizers").set_value(["bpe", "wordpiece", "gpt2"]).run()
+    assert not compare.exception
+    rows = table(compare)
+    wp = train_wordpiece(text, 1000, BERT_SPECIALS)  # BERT's specials, the sidebar's size, full size
+    label = f"WordPiece · {wp.vocab_size:,}"
+    assert list(rows)[1] == label
+    ids = wp.encode(text)
+    assert rows[label]["Tokens"] == len(ids) and rows[label]["Distinct tokens"] == len(set(ids))
+    assert rows[label]["Vocab size"] == wp.vocab_size
+    # the view draws every WordPiece token (whitespace, which no token covers, drawn between them)
+    views = [b for b in (h.proto.body for h in compare.get("html")) if 'class="bpe-view' in b]
+    assert len(token_texts(views[1])) == len(ids)
+
+
+def test_slider_follows_the_sidebars_wordpiece(app):
+    text = sample("english")
+    app.radio(key="algorithm").set_value("wordpiece").run()
+    app.slider(key="vocab_size").set_value(150).run()
+    app.switch_page(PAGE).run()
+    assert not app.exception
+    assert not app.slider  # no WordPiece picked yet: nothing is shown at the slider's size
+    app.button_group(key="compare_tokenizers").set_value(["bpe", "wordpiece"]).run()
+    assert app.slider(key="vocab_size").value == 150  # the Playground's slider value, kept across pages
+    rows = table(app)
+    wp = train_wordpiece(text, 1000, BERT_SPECIALS).with_vocab_size(150)
+    bpe = train_bpe(text, 1000, ["<|endoftext|>"])  # the fallback BPE while the sidebar trains WordPiece
+    assert list(rows) == [f"BPE (gpt2) · {bpe.vocab_size:,}", "WordPiece · 150"]
+    assert rows["WordPiece · 150"]["Tokens"] == len(wp.encode(text))
+    assert rows[f"BPE (gpt2) · {bpe.vocab_size:,}"]["Tokens"] == len(bpe.encode(text))

@@ -5,9 +5,14 @@ The tokenizers the page offers form a small registry, :data:`REGISTRY`.  An
 and a ``build(settings, vocab_size)`` function that returns a :class:`Built`:
 the tokenizer (anything with the common interface of
 :class:`bpe_core.spans.Tokenizer`), its column label and a cache key.  Adding a
-tokenizer is one :func:`register` call, for example for WordPiece::
+tokenizer is one :func:`register` call, as for WordPiece here::
 
-    register(Entry("wordpiece", "WordPiece trained on your text", "trained", build_wordpiece))
+    register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
+
+The trained tokenizer of the sidebar's algorithm is shown at the Playground
+slider's size; the other algorithm is trained with its own defaults
+(:data:`BPE_FALLBACK`, or BERT's special tokens for WordPiece) and shown at
+its full size.
 
 ``build`` may raise ``ValueError``/``TypeError`` (bad input) or
 :class:`~bpe_core.reference.EncodingUnavailable`; the page then shows that
@@ -35,6 +40,8 @@ from bpe_core import BPETokenizer
 from bpe_core.metrics import TextMetrics, compute_metrics_chunked, words_split_differently
 from bpe_core.reference import ENCODINGS, EncodingUnavailable, load_reference
 from bpe_core.spans import TokenSpan, safe_prefix, spans_from_token_bytes
+from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
+from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
@@ -127,37 +134,78 @@ def text_key(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_size=10).hexdigest()
 
 
-def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> BPETokenizer:
-    """The BPE trained on the sidebar's text (cached; the Playground's tokenizer for the default arguments).
+BPE_FALLBACK = ("gpt2", ("<|endoftext|>",), 1000)
+"""(pattern, special tokens, vocabulary size) of the compared BPE while the sidebar trains WordPiece."""
 
-    Args:
-        settings: the sidebar settings.
-        pattern: pattern name (default: the sidebar's).
-        train_size: vocabulary size to train to (default: the sidebar's).
+
+def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+    """The tokenizer the sidebar trains -- the Playground's, the same cached object, so the slider is shared.
 
     Raises:
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
     return train(
         settings.text,
-        "bpe",
-        pattern or settings.pattern,
-        train_size or settings.max_vocab,
+        settings.algorithm,
+        settings.pattern,
+        settings.max_vocab,
         settings.special_tokens,
+        lowercase=settings.lowercase,
     )
+
+
+def bpe_parameters(settings: Settings) -> tuple[str, tuple[str, ...], int]:
+    """``(pattern, special tokens, vocabulary size)`` of the compared BPE.
+
+    The sidebar's, or :data:`BPE_FALLBACK` while the sidebar trains WordPiece
+    (its special tokens and sizes are then WordPiece's).
+    """
+    if settings.algorithm == "bpe":
+        return settings.pattern, settings.special_tokens, settings.max_vocab
+    return BPE_FALLBACK
+
+
+def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> BPETokenizer:
+    """The BPE trained on the sidebar's text (cached; the Playground's tokenizer for the default arguments).
+
+    Args:
+        settings: the sidebar settings.
+        pattern: pattern name (default: :func:`bpe_parameters`').
+        train_size: vocabulary size to train to (default: :func:`bpe_parameters`').
+
+    Raises:
+        ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
+    """
+    p, specials, n = bpe_parameters(settings)
+    return train(settings.text, "bpe", pattern or p, train_size or n, specials, lowercase=False)
 
 
 def _bpe_built(settings: Settings, pattern: str, train_size: int, view_size: int | None) -> Built:
     full = trained_bpe(settings, pattern, train_size)
     lo, hi = full.min_vocab_size, full.max_vocab_size
     n = hi if view_size is None else min(max(view_size, lo), hi)
-    specials = "\x1f".join(settings.special_tokens)
+    specials = "\x1f".join(bpe_parameters(settings)[1])
     key = f"bpe|{text_key(settings.text)}|{pattern}|{train_size}|{specials}"
     return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", f"{key}|{n}", full, "trained")
 
 
-def _build_trained(settings: Settings, size: int | None) -> Built:
-    return _bpe_built(settings, settings.pattern, settings.max_vocab, size)
+def _build_bpe(settings: Settings, size: int | None) -> Built:
+    pattern, _specials, train_size = bpe_parameters(settings)
+    return _bpe_built(settings, pattern, train_size, size if settings.algorithm == "bpe" else None)
+
+
+def _build_wordpiece(settings: Settings, size: int | None) -> Built:
+    if settings.algorithm == "wordpiece":
+        full, view_size = sidebar_tokenizer(settings), size
+        specials, lowercase = settings.special_tokens, settings.lowercase
+    else:  # the sidebar trains BPE: WordPiece with BERT's special tokens, at its full size
+        specials, lowercase, view_size = BERT_SPECIALS, False, None
+        full = train(settings.text, "wordpiece", "bert", settings.max_vocab, specials, lowercase=lowercase)
+    lo, hi = full.min_vocab_size, full.max_vocab_size
+    n = hi if view_size is None else min(max(view_size, lo), hi)
+    joined = "\x1f".join(specials)
+    key = f"wp|{text_key(settings.text)}|{settings.max_vocab}|{joined}|{lowercase}|{n}"
+    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, None, "trained")
 
 
 def _reference_entry(name: str) -> Entry:
@@ -170,9 +218,15 @@ def _reference_entry(name: str) -> Entry:
     return Entry(name, label, "reference", build)
 
 
-register(Entry("bpe", "BPE trained on your text", "trained", _build_trained))
+register(Entry("bpe", "BPE trained on your text", "trained", _build_bpe))
+register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
 for _name in ENCODINGS:
     register(_reference_entry(_name))
+
+
+def uses_slider(settings: Settings, picked: Sequence[str], patterns: Sequence[str]) -> bool:
+    """Whether a picked tokenizer is shown at the slider's size (the sidebar's algorithm, or BPE variants of it)."""
+    return settings.algorithm in picked or (settings.algorithm == "bpe" and bool(patterns))
 
 
 def bpe_variant(pattern: str, size: int | None) -> Entry:
@@ -180,16 +234,18 @@ def bpe_variant(pattern: str, size: int | None) -> Entry:
 
     Args:
         pattern: a pattern name of :data:`bpe_core.pretokenize.PATTERNS`.
-        size: the vocabulary size to show; ``None`` = the slider's size.  A
-            size above the sidebar's training size trains further (cached).
+        size: the vocabulary size to show; ``None`` = the slider's size (the
+            full trained size while the sidebar trains WordPiece).  A size above
+            the training size trains further (cached).
 
     Returns:
         An :class:`Entry` (not registered).
     """
 
     def build(settings: Settings, slider_size: int | None) -> Built:
-        train_size = max(settings.max_vocab, size or 0)
-        return _bpe_built(settings, pattern, train_size, size if size is not None else slider_size)
+        train_size = max(bpe_parameters(settings)[2], size or 0)
+        shown = size if size is not None else (slider_size if settings.algorithm == "bpe" else None)
+        return _bpe_built(settings, pattern, train_size, shown)
 
     shown = f"{size:,}" if size is not None else "slider size"
     return Entry(f"bpe:{pattern}:{size}", f"BPE ({pattern}) · {shown}", "trained", build)
@@ -545,6 +601,8 @@ def draw_views(
                 st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
                 st.html(
                     render.CSS
-                    + render.tokens_html(shown, show_whitespace=show_whitespace, total_tokens=m.tokens, mark=mark)
+                    + render.tokens_html(
+                        shown, show_whitespace=show_whitespace, total_tokens=m.tokens, text=prefix, mark=mark
+                    )
                 )
     return len(differing), n_words

@@ -14,9 +14,10 @@ import streamlit as st
 
 from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
 from bpe_core.pretokenize import PATTERN_LABELS
+from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from ui.samples import SAMPLES, load_sample
 
-ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE"}
+ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE", "wordpiece": "WordPiece"}
 """Algorithm key -> label.  Keys are what :func:`ui.training.train` accepts."""
 
 SOURCES = ("Sample", "Paste", "Upload")
@@ -38,6 +39,7 @@ class Settings:
         max_vocab: the vocabulary size to train to (tokens).
         special_tokens: special-token strings, in id order.
         problem: a message about the input when there is nothing usable to show.
+        lowercase: WordPiece only: lower-case the text before pre-tokenization.
     """
 
     text: str
@@ -47,6 +49,7 @@ class Settings:
     max_vocab: int
     special_tokens: tuple[str, ...] = field(default_factory=tuple)
     problem: str | None = None
+    lowercase: bool = False
 
 
 def _upload_text() -> tuple[str, str | None, str | None]:
@@ -118,33 +121,61 @@ def sidebar() -> Settings:
             horizontal=True,
             persist_state="session",
         )
-        pattern = st.selectbox(
-            "Pre-tokenization pattern",
-            list(PATTERN_LABELS),
-            format_func=PATTERN_LABELS.get,
-            key="pattern",
-            persist_state="session",
-            help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
-        )
+        lowercase = False
+        if algorithm == "wordpiece":
+            pattern = "bert"
+            st.caption(
+                "WordPiece pre-tokenizes BERT-style: whitespace separates words and every punctuation "
+                "character is a word of its own. Pieces after the first in a word are marked ##."
+            )
+            lowercase = st.toggle(
+                "Lower-case the text",
+                key="wp_lowercase",
+                persist_state="session",
+                help="As BERT's uncased models: train and encode on the lower-cased text (accents are kept).",
+            )
+        else:
+            pattern = st.selectbox(
+                "Pre-tokenization pattern",
+                list(PATTERN_LABELS),
+                format_func=PATTERN_LABELS.get,
+                key="pattern",
+                persist_state="session",
+                help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
+            )
         max_vocab = st.number_input(
             "Vocabulary size to train",
-            min_value=256,
+            min_value=1,
             max_value=100_000,
             value=DEFAULT_MAX_VOCAB,
             step=100,
             key="max_vocab",
             persist_state="session",
-            help="Train once up to this size; the slider on each page then shows any smaller size instantly.",
+            help=(
+                "Train once up to this size; the slider on each page then shows any smaller size instantly. "
+                "Byte-level BPE needs at least 256 + the special tokens; WordPiece at least its alphabet + specials."
+            ),
         )
-        specials = st.multiselect(
-            "Special tokens",
-            COMMON_SPECIALS,
-            default=["<|endoftext|>"],
-            key="special_tokens",
-            accept_new_options=True,
-            persist_state="session",
-            help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
-        )
+        if algorithm == "wordpiece":
+            specials = st.multiselect(
+                "Special tokens",
+                list(BERT_SPECIALS) + [t for t in COMMON_SPECIALS if t not in BERT_SPECIALS],
+                default=list(BERT_SPECIALS),
+                key="wp_special_tokens",
+                accept_new_options=True,
+                persist_state="session",
+                help="BERT's by default. [UNK] stands for any word the vocabulary cannot spell, so keep it.",
+            )
+        else:
+            specials = st.multiselect(
+                "Special tokens",
+                COMMON_SPECIALS,
+                default=["<|endoftext|>"],
+                key="special_tokens",
+                accept_new_options=True,
+                persist_state="session",
+                help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
+            )
     return Settings(
         text=text,
         text_label=label,
@@ -153,4 +184,5 @@ def sidebar() -> Settings:
         max_vocab=int(max_vocab),
         special_tokens=tuple(specials),
         problem=problem,
+        lowercase=bool(lowercase),
     )

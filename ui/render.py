@@ -25,9 +25,12 @@ CSS = """
 .bpe-view .partial { font-size: 11px; outline: 1px dashed rgba(27,27,31,.45); outline-offset: -1px; }
 .bpe-view .special { background: #3d3d4a !important; color: #fafafa; font-weight: 600; }
 .bpe-view .cont { margin-left: -1px; border-top-left-radius: 0; border-bottom-left-radius: 0;
-  border-left: 2px dotted rgba(27,27,31,.45); }
+  box-shadow: inset 1px 0 0 rgba(27,27,31,.55); }
+.bpe-view .tk:has(+ .cont) { border-top-right-radius: 0; border-bottom-right-radius: 0; }
+.bpe-view .gap { color: rgba(27,27,31,.38); white-space: pre-wrap; }
 .bpe-view.marking .tk:not(.mark) { opacity: .38; }
 .bpe-view .tk.mark { box-shadow: inset 0 -3px 0 #d1495b; }
+.bpe-view .tk.cont.mark { box-shadow: inset 1px 0 0 rgba(27,27,31,.55), inset 0 -3px 0 #d1495b; }
 .bpe-legend { font-size: 13px; opacity: .75; margin-top: 4px; }
 .bpe-legend code { font-size: 12px; }
 </style>
@@ -57,10 +60,20 @@ def _visible(text: str, show_whitespace: bool) -> str:
 
 
 def token_tooltip(span: TokenSpan) -> str:
-    """Plain-text hover text of a token: id, kind or merge rank, bytes in hex."""
+    """Plain-text hover text of a token: id, kind or merge rank, vocabulary string, bytes in hex.
+
+    The vocabulary string is shown only when it differs from the text drawn (WordPiece:
+    ``##ing`` drawn as ``ing``, ``hugg`` drawn as ``Hugg`` when lower-casing, ``[UNK]``).
+    """
     kind = "special token" if span.is_special else (f"merge #{span.rank}" if span.rank is not None else "base token")
     hexes = " ".join(f"{b:02X}" for b in span.token_bytes[:24]) + (" …" if len(span.token_bytes) > 24 else "")
-    lines = [f"id {span.id} · {kind}", f"bytes {hexes} ({len(span.token_bytes)})"]
+    lines = [f"id {span.id} · {kind}"]
+    if not span.is_partial:
+        # WordPiece: "##ing" for the shown "ing", "hugg" for "Hugg" (lower-cased), "[UNK]" for an unknown word
+        token = span.token_bytes.decode("utf-8", errors="replace")
+        if token != span.display:
+            lines.append(f"token {token}")
+    lines.append(f"bytes {hexes} ({len(span.token_bytes)})")
     if span.is_partial:
         lines.append("part of a multi-byte character")
     return "\n".join(lines)
@@ -72,6 +85,7 @@ def tokens_html(
     show_whitespace: bool = True,
     total_tokens: int | None = None,
     palette: Sequence[str] = PALETTE,
+    text: str | None = None,
     mark: Sequence[bool] | None = None,
 ) -> str:
     """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
@@ -82,6 +96,10 @@ def tokens_html(
         total_tokens: the text's full token count when ``spans`` is only a prefix;
             a note then says how many are shown.
         palette: background colours, cycled by position.
+        text: the text the spans index into.  When given, text that no token
+            covers (WordPiece drops whitespace) is drawn uncoloured between the
+            tokens (``span.gap``).  Continuation pieces (``##``) are drawn joined
+            to the token before them, with no line break between.
         mark: one flag per span; when given, flagged tokens are underlined and
             the others dimmed (class ``mark`` on the token, ``marking`` on the view).
 
@@ -90,7 +108,13 @@ def tokens_html(
     """
     parts = ['<div class="bpe-view marking">' if mark is not None else '<div class="bpe-view">']
     n = len(palette)
+    pos = 0
     for i, s in enumerate(spans):
+        if text is not None and s.start > pos:
+            parts.append(f'<wbr><span class="gap">{_visible(text[pos : s.start], show_whitespace)}</span>')
+        pos = max(pos, s.end)
+        if i and not s.is_continuation:
+            parts.append("<wbr>")  # a line may break before a token, never inside a word
         classes = ["tk"]
         if mark is not None and mark[i]:
             classes.append("mark")
@@ -103,7 +127,9 @@ def tokens_html(
         content = html.escape(s.display, quote=True) if s.is_partial else _visible(s.display, show_whitespace)
         tip = html.escape(token_tooltip(s), quote=True)
         style = f"background:{palette[i % n]}"
-        parts.append(f'<span class="{" ".join(classes)}" style="{style}" data-tip="{tip}">{content}</span><wbr>')
+        parts.append(f'<span class="{" ".join(classes)}" style="{style}" data-tip="{tip}">{content}</span>')
+    if text is not None and pos < len(text) and text[pos:].isspace():  # trailing whitespace no token covers
+        parts.append(f'<wbr><span class="gap">{_visible(text[pos:], show_whitespace)}</span>')
     parts.append("</div>")
     if total_tokens is not None and total_tokens > len(spans):
         parts.append(
@@ -119,3 +145,11 @@ LEGEND_HTML = (
     "<code>&lt;0xE2&gt;</code> a byte that is only part of a character.</div>"
 )
 """A one-line key to the coloured view."""
+
+WORDPIECE_LEGEND_HTML = (
+    '<div class="bpe-legend">Each coloured box is one token; boxes that touch are the pieces of one word, '
+    "the later ones being <code>##</code> continuations. Hover a token for its id, merge rank and vocabulary "
+    "string. A dark box is a special token, or a word the vocabulary cannot spell (<code>[UNK]</code>). "
+    "Whitespace belongs to no token: <code>·</code> space, <code>→</code> tab, <code>↵</code> newline.</div>"
+)
+"""The key to the coloured view of a WordPiece tokenizer."""

@@ -5,18 +5,27 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import BPETokenizer, train_bpe
+from bpe_core.wordpiece import WordPieceTokenizer, train_wordpiece
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def train(text: str, algorithm: str, pattern: str, max_vocab: int, special_tokens: tuple[str, ...]) -> BPETokenizer:
+def train(
+    text: str,
+    algorithm: str,
+    pattern: str,
+    max_vocab: int,
+    special_tokens: tuple[str, ...],
+    lowercase: bool = False,
+) -> BPETokenizer | WordPieceTokenizer:
     """Train (once) and return the tokenizer for these settings.
 
     Args:
         text: training text.
-        algorithm: ``"bpe"``.
-        pattern: pattern name.
+        algorithm: ``"bpe"`` or ``"wordpiece"``.
+        pattern: pattern name (BPE only; WordPiece always splits BERT-style).
         max_vocab: vocabulary size to train to.
         special_tokens: special-token strings.
+        lowercase: WordPiece only: lower-case the text first.
 
     Returns:
         The trained tokenizer at its full size; pages take views of it with
@@ -25,6 +34,8 @@ def train(text: str, algorithm: str, pattern: str, max_vocab: int, special_token
     Raises:
         ValueError, TypeError: from the engine, with its message; not cached.
     """
+    if algorithm == "wordpiece":
+        return train_wordpiece(text, max_vocab, special_tokens, lowercase=lowercase)
     if algorithm != "bpe":
         raise ValueError(f"unknown algorithm {algorithm!r}")
     return train_bpe(text, max_vocab, special_tokens, pattern)

@@ -7,6 +7,7 @@ import streamlit as st
 from bpe_core import BPETokenizer
 from bpe_core.metrics import basic_counts
 from bpe_core.spans import safe_prefix
+from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
 from ui.inputs import Settings
 from ui.training import train
@@ -18,7 +19,7 @@ MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens."""
 
 
-def trained_or_stop(settings: Settings) -> BPETokenizer:
+def trained_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
 
     Input and engine errors are shown as messages; the sidebar keeps the
@@ -30,7 +31,12 @@ def trained_or_stop(settings: Settings) -> BPETokenizer:
     try:
         with st.spinner("Training…"):
             tok = train(
-                settings.text, settings.algorithm, settings.pattern, settings.max_vocab, settings.special_tokens
+                settings.text,
+                settings.algorithm,
+                settings.pattern,
+                settings.max_vocab,
+                settings.special_tokens,
+                lowercase=settings.lowercase,
             )
     except (ValueError, TypeError) as exc:
         st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
@@ -42,7 +48,7 @@ def trained_or_stop(settings: Settings) -> BPETokenizer:
     return tok
 
 
-def vocab_slider(tok: BPETokenizer, key: str = "vocab_size") -> int:
+def vocab_slider(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size") -> int:
     """The vocabulary-size slider over a trained tokenizer's sizes; returns the chosen size.
 
     The value is shared by every page (session state under ``key``); it resets to
@@ -64,12 +70,31 @@ def vocab_slider(tok: BPETokenizer, key: str = "vocab_size") -> int:
         max_value=hi,
         key=key,
         persist_state="session",
-        help=f"{lo} = the 256 byte tokens plus {lo - 256} special tokens, no merges; {hi} = all {hi - lo} merges.",
+        help=_sizes_help(tok),
     )
 
 
-def token_count(full: BPETokenizer, current: BPETokenizer, text: str) -> int:
-    """Tokens of the training ``text`` under ``current``: read off the trace when possible (exact, free)."""
+def _sizes_help(tok: BPETokenizer | WordPieceTokenizer) -> str:
+    """What the slider's two ends mean for this tokenizer."""
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    if isinstance(tok, WordPieceTokenizer):
+        return (
+            f"{lo} = {len(tok.special_tokens)} special tokens plus the {tok.alphabet_size} characters of the "
+            f"alphabet (word-initial, and ##-prefixed inside words), no merges; {hi} = all {hi - lo} merged tokens."
+        )
+    return f"{lo} = the 256 byte tokens plus {lo - 256} special tokens, no merges; {hi} = all {hi - lo} merges."
+
+
+def token_count(full: BPETokenizer | WordPieceTokenizer, current: BPETokenizer | WordPieceTokenizer, text: str) -> int:
+    """Tokens of the training ``text`` under ``current``.
+
+    For BPE this is read off the trace when possible (exact, free).  WordPiece
+    encodes: its greedy longest-match encoding is not the segmentation its
+    trainer kept, so the trace's token counts are not the encoding's.
+    """
+    if isinstance(full, WordPieceTokenizer):
+        n = current.training_text_tokens()  # from the training word counts, remembered per view
+        return n if n is not None else len(current.encode(text))
     k = current.vocab_size - current.min_vocab_size
     trace = full.trace
     if full.training is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
@@ -77,7 +102,9 @@ def token_count(full: BPETokenizer, current: BPETokenizer, text: str) -> int:
     return len(current.encode(text))
 
 
-def token_counts(text: str, full: BPETokenizer, current: BPETokenizer) -> dict[str, float]:
+def token_counts(
+    text: str, full: BPETokenizer | WordPieceTokenizer, current: BPETokenizer | WordPieceTokenizer
+) -> dict[str, float]:
     """Draw the row of counts (tokens, characters, bytes, ratios) and return them."""
     counts = basic_counts(text, token_count(full, current, text))
     cols = st.columns(5)
@@ -99,7 +126,11 @@ def token_counts(text: str, full: BPETokenizer, current: BPETokenizer) -> dict[s
 
 
 def coloured_text(
-    text: str, tok: BPETokenizer, *, show_whitespace: bool = True, total_tokens: int | None = None
+    text: str,
+    tok: BPETokenizer | WordPieceTokenizer,
+    *,
+    show_whitespace: bool = True,
+    total_tokens: int | None = None,
 ) -> None:
     """Draw ``text`` (a bounded prefix of it) with each token coloured, plus the legend.
 
@@ -107,15 +138,22 @@ def coloured_text(
     """
     prefix = safe_prefix(text, MAX_DRAW_CHARS)
     spans = tok.token_spans(prefix)[:MAX_DRAW_TOKENS]
-    st.html(render.CSS + render.tokens_html(spans, show_whitespace=show_whitespace, total_tokens=total_tokens))
-    st.html(render.CSS + render.LEGEND_HTML)
+    body = render.tokens_html(spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=prefix)
+    st.html(render.CSS + body)
+    legend = render.WORDPIECE_LEGEND_HTML if isinstance(tok, WordPieceTokenizer) else render.LEGEND_HTML
+    st.html(render.CSS + legend)
 
 
-def training_details(tok: BPETokenizer) -> None:
+def training_details(tok: BPETokenizer | WordPieceTokenizer) -> None:
     """An expander with what training did: pre-tokens, time, why it stopped."""
     info = tok.training
     if info is None:
         return
+    if isinstance(tok, WordPieceTokenizer):
+        lowered = "yes" if tok.lowercase else "no"
+        split = f"pre-tokenization: BERT-style (whitespace and punctuation); lower-cased: {lowered}"
+    else:
+        split = f"pattern: `{tok.pattern_name or 'custom'}`"
     with st.expander("How this tokenizer was trained"):
         st.markdown(
             f"- **{info.pretokens:,}** pre-tokens counted, **{info.unique_pretokens:,}** distinct\n"
@@ -123,5 +161,5 @@ def training_details(tok: BPETokenizer) -> None:
             f"- **{len(tok.trace):,}** merges learned (asked for {info.requested_vocab_size:,} tokens, "
             f"got {tok.max_vocab_size:,})\n"
             f"- counting took {info.count_seconds * 1000:.1f} ms, merging {info.merge_seconds * 1000:.1f} ms\n"
-            f"- pattern: `{tok.pattern_name or 'custom'}`"
+            f"- {split}"
         )

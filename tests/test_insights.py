@@ -1,0 +1,147 @@
+"""Insight numbers: genealogy, vocabulary overlap, held-out split, scripts, unused tokens."""
+
+from __future__ import annotations
+
+import pytest
+import tiktoken
+
+from bpe_core import train_bpe
+from bpe_core.insights import (
+    char_group,
+    heldout_split,
+    merge_tree,
+    reference_ranks_of,
+    script_breakdown,
+    split_documents,
+    unused_tokens,
+    vocab_diff,
+)
+from bpe_core.reference import ENCODINGS, load_mergeable_ranks
+
+# The CS336 handout corpus; with whitespace splitting its merges are (see test_bpe_train):
+# 0 s+t=st(256)  1 e+st=est(257)  2 o+w=ow(258)  3 l+ow=low(259)  4 w+est=west(260)  5 n+e=ne(261)
+CS336 = "low low low low low lower lower widest widest widest newest newest newest newest newest newest"
+
+
+@pytest.fixture(scope="module")
+def cs336():
+    return train_bpe(CS336, 262, pattern=r"\S+")
+
+
+def test_merge_tree_down_to_bytes(cs336):
+    tree = merge_tree(cs336, 260)  # "west" = w + est, est = e + st, st = s + t
+    assert (tree.token_bytes, tree.rank) == (b"west", 4)
+    left, right = tree.children
+    assert (left.token_bytes, left.rank, left.children) == (b"w", None, ())
+    assert (right.token_bytes, right.rank) == (b"est", 1)
+    assert [c.token_bytes for c in right.children] == [b"e", b"st"]
+    assert right.children[1].rank == 0
+    assert [leaf.token_bytes for leaf in tree.leaves()] == [b"w", b"e", b"s", b"t"]
+    assert tree.depth() == 3
+    assert merge_tree(cs336, ord("w")).children == ()
+
+
+def test_merge_tree_rejects_specials_and_unknown_ids():
+    tok = train_bpe("aa aa", 258, special_tokens=["<s>"])
+    with pytest.raises(ValueError, match="special token"):
+        merge_tree(tok, 256)
+    with pytest.raises(ValueError, match="not in this tokenizer's vocabulary"):
+        merge_tree(tok, 999)
+
+
+def test_reference_ranks_agree_with_tiktoken():
+    refs = {"gpt2": load_mergeable_ranks("gpt2"), "cl100k_base": load_mergeable_ranks("cl100k_base")}
+    got = reference_ranks_of(b" the", refs)
+    for name, ranks in refs.items():
+        spec = ENCODINGS[name]
+        enc = tiktoken.Encoding(name, pat_str=spec.pattern, mergeable_ranks=ranks, special_tokens={})
+        assert enc.encode(" the") == [got[name]]  # a single token in both, at that rank
+    assert reference_ranks_of(b" zyzzyvaqq", refs) == {"gpt2": None, "cl100k_base": None}
+
+
+def test_vocab_diff_by_hand(cs336):
+    # a made-up reference that has "st" and "low" but none of the other learned tokens
+    diff = vocab_diff(cs336, "toy", {b"st": 0, b"low": 5, b"s": 1})
+    assert diff.shared == [(0, b"st", 0), (3, b"low", 5)]
+    assert diff.only_ours == [(1, b"est"), (2, b"ow"), (4, b"west"), (5, b"ne")]
+    assert diff.overlap_curve == [1, 1, 1, 2, 2, 2]
+    assert diff.shared_fraction == pytest.approx(2 / 6)
+
+
+def test_heldout_split_by_document_is_seeded_and_complete():
+    text = "\n\n".join(f"document {i} text" for i in range(10))
+    train, held = heldout_split(text, 0.3, seed=7)
+    assert len(split_documents(held)) == 3 and len(split_documents(train)) == 7
+    assert sorted(split_documents(train) + split_documents(held)) == sorted(split_documents(text))
+    assert heldout_split(text, 0.3, seed=7) == (train, held)
+    splits = {heldout_split(text, 0.3, seed=s)[1] for s in range(6)}
+    assert len(splits) > 1  # the seed matters
+
+
+def test_heldout_split_on_special_separator_and_single_document():
+    text = "a b c<|endoftext|>d e f<|endoftext|>g h i"
+    train, held = heldout_split(text, 0.34, seed=1, separator="<|endoftext|>")
+    assert len(held.split("<|endoftext|>")) == 1 and len(train.split("<|endoftext|>")) == 2
+    one = "line one\nline two\nline three\nline four\n"  # 39 chars; 75% -> char 29; the newline before it is at 28
+    assert heldout_split(one, 0.25) == ("line one\nline two\nline three\n", "line four\n")
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        heldout_split(one, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("ch", "group"),
+    [
+        ("a", "Latin"),
+        ("ж", "Cyrillic"),
+        ("α", "Greek"),
+        ("語", "Han"),
+        ("ひ", "Kana"),
+        ("カ", "Kana"),
+        ("한", "Hangul"),
+        ("ع", "Arabic"),
+        ("ע", "Hebrew"),
+        ("ह", "Devanagari"),
+        ("7", "Digits"),
+        ("٣", "Digits"),  # Arabic-Indic digit three is a decimal digit too
+        (" ", "Whitespace"),
+        ("\u3000", "Whitespace"),
+        ("😀", "Emoji"),
+        ("\u200d", "Emoji"),
+        ("🇫", "Emoji"),
+        (".", "Punctuation & symbols"),
+        ("©", "Punctuation & symbols"),  # pictographic, but long predates emoji
+        ("€", "Punctuation & symbols"),
+    ],
+)
+def test_char_group(ch, group):
+    assert char_group(ch) == group
+
+
+def test_combining_mark_joins_its_base():
+    assert char_group("\u0301", previous="Latin") == "Latin"
+
+
+def test_script_breakdown_by_hand():
+    # No merges: one token per byte.  "ab 語": a, b -> Latin 2 chars 2 tokens; " " 1/1;
+    # 語 is 3 UTF-8 bytes -> 3 tokens for 1 Han character.
+    tok = train_bpe("", 256)
+    text = "ab 語"
+    rows = {r.group: r for r in script_breakdown(text, tok.token_spans(text))}
+    assert (rows["Latin"].characters, rows["Latin"].tokens) == (2, pytest.approx(2.0))
+    assert (rows["Whitespace"].characters, rows["Whitespace"].tokens) == (1, pytest.approx(1.0))
+    assert (rows["Han"].characters, rows["Han"].tokens_per_char) == (1, pytest.approx(3.0))
+
+
+def test_script_breakdown_sums_to_token_count(multilingual):
+    tok = train_bpe(multilingual, 600)
+    spans = tok.token_spans(multilingual)
+    rows = script_breakdown(multilingual, spans)
+    assert sum(r.tokens for r in rows) == pytest.approx(len(spans))
+    assert sum(r.characters for r in rows) == len(multilingual)
+    assert {"Latin", "Han", "Emoji", "Cyrillic", "Arabic"} <= {r.group for r in rows}
+
+
+def test_unused_tokens_by_hand(cs336):
+    # Encoding the training text: low -> [low]; lower -> [low, e, r]; widest -> [w, i, d, est];
+    # newest -> [ne, west].  "st" (rank 0) and "ow" (rank 2) only ever live inside bigger tokens.
+    assert unused_tokens(cs336, CS336) == [(0, 256, b"st"), (2, 258, b"ow")]
