@@ -11,7 +11,7 @@ settings = st.session_state["settings"]
 
 st.title("Compare tokenizers")
 st.caption(
-    "The same text under your trained BPE and the production encodings of GPT-2, GPT-4 and GPT-4o: "
+    "The same text under your trained BPE or WordPiece and the production encodings of GPT-2, GPT-4 and GPT-4o: "
     "how each cuts it, how many tokens it costs, and how compression grows with vocabulary size."
 )
 

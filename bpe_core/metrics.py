@@ -46,7 +46,9 @@ class TextMetrics:
         vocab_size: the tokenizer's vocabulary size.
         vocab_used: ``distinct_tokens / vocab_size``, share of the vocabulary used.
         special_tokens: occurrences of special tokens (such as ``<|endoftext|>``)
-            among the tokens.
+            among the tokens, unknown-word tokens not included.
+        unknown_tokens: tokens that stand for text the tokenizer cannot spell
+            (WordPiece's ``[UNK]`` in place of a word); always 0 for byte-level BPE.
     """
 
     tokens: int
@@ -61,6 +63,7 @@ class TextMetrics:
     vocab_size: int
     vocab_used: float
     special_tokens: int = 0
+    unknown_tokens: int = 0
 
     @property
     def words_split_share(self) -> float:
@@ -152,13 +155,24 @@ def words_split_differently(text: str, spans_per_tokenizer: Sequence[Sequence[To
     return [w for i, w in enumerate(words) if any(c[i] != cuts[0][i] for c in cuts[1:])]
 
 
-def compute_metrics(text: str, spans: Sequence[TokenSpan], vocab_size: int) -> TextMetrics:
+def _is_unknown(s: TokenSpan, unknown_id: int | None) -> bool:
+    """An unknown-word token: the unknown id standing for text other than its own string."""
+    return unknown_id is not None and s.id == unknown_id and s.display.encode("utf-8", "surrogatepass") != s.token_bytes
+
+
+def compute_metrics(
+    text: str, spans: Sequence[TokenSpan], vocab_size: int, unknown_id: int | None = None
+) -> TextMetrics:
     """Compute :class:`TextMetrics` from a text and its token spans.
 
     Args:
         text: the encoded text.
         spans: ``tokenizer.token_spans(text)``.
         vocab_size: ``tokenizer.vocab_size``.
+        unknown_id: the id of the unknown token (WordPiece's ``unk_id``), or
+            ``None``.  A span with this id counts as unknown when it stands for
+            other text (an unspellable word), as a special token when the text
+            itself says ``[UNK]``.
 
     Returns:
         The metrics.  A word counts as split when more than one token overlaps
@@ -183,7 +197,8 @@ def compute_metrics(text: str, spans: Sequence[TokenSpan], vocab_size: int) -> T
         distinct_tokens=distinct,
         vocab_size=vocab_size,
         vocab_used=_ratio(distinct, vocab_size),
-        special_tokens=sum(1 for s in spans if s.is_special),
+        special_tokens=sum(1 for s in spans if s.is_special and not _is_unknown(s, unknown_id)),
+        unknown_tokens=sum(1 for s in spans if _is_unknown(s, unknown_id)),
     )
 
 
@@ -253,6 +268,7 @@ def compute_metrics_chunked(
     token_spans: Callable[[str], Sequence[TokenSpan]],
     vocab_size: int,
     chunk_chars: int = 500_000,
+    unknown_id: int | None = None,
 ) -> TextMetrics:
     """:func:`compute_metrics` of a long text in bounded memory, one chunk at a time.
 
@@ -269,6 +285,7 @@ def compute_metrics_chunked(
             spans of a piece of text).
         vocab_size: the tokenizer's vocabulary size.
         chunk_chars: the longest chunk, in characters.
+        unknown_id: as for :func:`compute_metrics`.
 
     Returns:
         The metrics of the whole text.
@@ -278,19 +295,20 @@ def compute_metrics_chunked(
     """
     bounds = chunk_bounds(text, chunk_chars)
     if len(bounds) <= 1:
-        return compute_metrics(text, token_spans(text), vocab_size)
-    tokens = chars = n_bytes = words = split = specials = 0
+        return compute_metrics(text, token_spans(text), vocab_size, unknown_id)
+    tokens = chars = n_bytes = words = split = specials = unknown = 0
     ids: set[int] = set()
     for start, end in bounds:
         piece = text[start:end]
         spans = token_spans(piece)
-        m = compute_metrics(piece, spans, vocab_size)
+        m = compute_metrics(piece, spans, vocab_size, unknown_id)
         tokens += m.tokens
         chars += m.characters
         n_bytes += m.bytes
         words += m.words
         split += m.words_split
         specials += m.special_tokens
+        unknown += m.unknown_tokens
         ids.update(s.id for s in spans)
     return TextMetrics(
         tokens=tokens,
@@ -305,4 +323,5 @@ def compute_metrics_chunked(
         vocab_size=vocab_size,
         vocab_used=_ratio(len(ids), vocab_size),
         special_tokens=specials,
+        unknown_tokens=unknown,
     )

@@ -12,7 +12,7 @@ from bpe_core.metrics import (
     words_split_differently,
 )
 from bpe_core.reference import load_reference
-from bpe_core.spans import safe_prefix, spans_from_token_bytes
+from bpe_core.spans import TokenSpan, safe_prefix, spans_from_token_bytes
 from tests.conftest import sample, seed_text
 
 
@@ -143,3 +143,19 @@ def test_safe_prefix_gives_the_first_tokens_of_the_whole_text():
     prefix = safe_prefix(text, 35)
     assert prefix == "Hello there.\n\nThe end is near.\n"
     assert ref.encode(text)[: len(ref.encode(prefix))] == ref.encode(prefix)
+
+
+def test_unknown_tokens_are_counted_apart_from_specials():
+    # WordPiece-style spans: "Café" could not be spelled and became [UNK] (id 1); the literal text "[UNK]"
+    # and "[CLS]" are special tokens; "ok" is an ordinary token. Whitespace is covered by no token.
+    text = "[CLS] Café ok [UNK]"
+    spans = [
+        TokenSpan(2, b"[CLS]", "[CLS]", 0, 5, is_special=True),
+        TokenSpan(1, b"[UNK]", "Café", 6, 10, is_special=True),
+        TokenSpan(40, b"ok", "ok", 11, 13),
+        TokenSpan(1, b"[UNK]", "[UNK]", 14, 19, is_special=True),
+    ]
+    m = compute_metrics(text, spans, 100, unknown_id=1)
+    assert (m.tokens, m.special_tokens, m.unknown_tokens, m.words, m.words_split) == (4, 2, 1, 4, 0)
+    assert compute_metrics(text, spans, 100).special_tokens == 3  # without an unknown id, all three are special
+    assert compute_metrics_chunked(text, lambda t: spans, 100, unknown_id=1) == m

@@ -351,7 +351,9 @@ def spans_fast(built: Built, text: str) -> list[TokenSpan]:
 @st.cache_data(max_entries=64, show_spinner=False)
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
     """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text)."""
-    return compute_metrics_chunked(text, lambda t: spans_fast(_built, t), _built.tokenizer.vocab_size)
+    tok = _built.tokenizer
+    unknown_id = getattr(tok, "unk_id", None)
+    return compute_metrics_chunked(text, lambda t: spans_fast(_built, t), tok.vocab_size, unknown_id=unknown_id)
 
 
 def _sample_sizes(lo: int, hi: int, shown: Sequence[int], n: int = CURVE_POINTS) -> list[int]:
@@ -477,6 +479,7 @@ def metrics_frame(columns: Sequence[Column], metrics: dict[str, TextMetrics]) ->
                 "Distinct tokens": m.distinct_tokens,
                 "Vocab used %": 100 * m.vocab_used,
                 "Special tokens": m.special_tokens,
+                "Unknown": m.unknown_tokens,
             }
         )
     return pd.DataFrame(rows)
@@ -508,6 +511,11 @@ METRIC_COLUMNS = {
     ),
     "Special tokens": st.column_config.NumberColumn(
         "Specials", format="localized", help="Special tokens (such as <|endoftext|>) in the encoded text"
+    ),
+    "Unknown": st.column_config.NumberColumn(
+        "Unknown",
+        format="localized",
+        help="Words replaced by an unknown token ([UNK]): WordPiece cannot spell them. Byte-level BPE never needs one.",
     ),
 }
 """``st.dataframe`` column settings for :func:`metrics_frame`."""
