@@ -10,6 +10,7 @@ st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", la
 
 pages = [
     st.Page("app_pages/playground.py", title="Playground", icon=":material/palette:", default=True),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
 ]
 nav = st.navigation(pages)
 st.session_state["settings"] = sidebar()

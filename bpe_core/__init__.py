@@ -7,10 +7,12 @@ Public entry points:
 * :func:`train_wordpiece` / :class:`WordPieceTokenizer` -- WordPiece (``wordpiece.py``)
 * :func:`pretokenize` and the named split patterns (``pretokenize.py``)
 * :class:`TokenSpan` -- how a tokenizer cut a text (``spans.py``)
+* :func:`load_reference` / :class:`ReferenceTokenizer` -- GPT-2, cl100k, o200k (``reference.py``)
 """
 
 from .bpe import BPETokenizer, MergeStep, TrainingCancelled, TrainingInfo, train_bpe, train_bpe_from_counts
 from .pretokenize import PATTERN_LABELS, PATTERNS, PreToken, count_pretokens, pretokenize, split_special
+from .reference import EncodingUnavailable, ReferenceTokenizer, load_reference
 from .spans import Tokenizer, TokenSpan, display_bytes
 from .wordpiece import WordPieceMerge, WordPieceTokenizer, train_wordpiece
 
@@ -18,8 +20,10 @@ __all__ = [
     "PATTERNS",
     "PATTERN_LABELS",
     "BPETokenizer",
+    "EncodingUnavailable",
     "MergeStep",
     "PreToken",
+    "ReferenceTokenizer",
     "TokenSpan",
     "Tokenizer",
     "TrainingCancelled",
@@ -28,6 +32,7 @@ __all__ = [
     "WordPieceTokenizer",
     "count_pretokens",
     "display_bytes",
+    "load_reference",
     "pretokenize",
     "split_special",
     "train_bpe",

@@ -942,6 +942,69 @@ class BPETokenizer:
         """Readable form of one token's bytes (``<0xNN>`` for bytes that are not whole characters)."""
         return display_bytes(self.token_bytes(token_id))
 
+    def to_tiktoken(self, name: str | None = None):
+        """A ``tiktoken.Encoding`` of this view, for fast encoding of long texts.
+
+        The encoding's ``mergeable_ranks`` map each non-special token's bytes to
+        its id here (single bytes and merged tokens); the special tokens are
+        passed to tiktoken separately with their ids (:func:`bpe_core.io.mergeable_ranks`).
+        The split pattern is :func:`bpe_core.io.covering_pattern` of this
+        tokenizer's: for a pattern that leaves text unmatched (``bert`` leaves
+        whitespace), one more alternative takes each such run as one piece,
+        since tiktoken drops what its pattern does not match while
+        :meth:`encode` encodes it.  Encode with ``enc.encode(text, allowed_special="all")``
+        to treat special tokens as :meth:`encode` does.
+
+        Two merges with the same bytes: training can, rarely, create the same
+        byte string by two different merges (ids i < j).  tiktoken's ranks are
+        keyed by bytes, so only the earlier id i is kept; j is left out of the
+        encoding (its ids have a gap there), tiktoken never emits j, and where
+        this tokenizer would produce j tiktoken produces i or a different split.
+        Check ``len(set(tok.vocab.values())) == tok.vocab_size`` before relying
+        on equal ids.
+
+        When the ids are equal: tiktoken merges, inside each pre-token, the
+        adjacent pair whose *concatenated bytes* have the lowest rank (and
+        returns a pre-token that is itself a token directly), while
+        :meth:`encode` applies the lowest-ranked *merge rule* (a pair of ids).
+        The two give the same ids when
+
+        1. no two tokens share their bytes (see above);
+        2. every token is rebuilt by its own merge: tiktoken's procedure on the
+           token's bytes, using only lower-ranked tokens, ends in exactly the two
+           parts of the merge that created it -- then no other pair of tokens
+           with the same concatenation can get merged first.  This is what
+           :func:`bpe_core.reference.ranks_to_vocab_merges` relies on
+           (``ranks_to_vocab_merges(enc._mergeable_ranks)[1] == tok.merges``
+           checks it); GPT-2's, cl100k's and o200k's ranks and the tokenizers
+           :func:`train_bpe` produces on the tests' real texts satisfy it;
+        3. the split pattern cuts text the same way in tiktoken's Rust regex
+           engine (``fancy-regex``) as in Python's ``regex`` and never matches
+           the empty string (true of the named patterns); and
+        4. no special token is a prefix of another: tiktoken matches special
+           tokens with an alternation in hash-map order, this tokenizer takes
+           the longest match.
+
+        Args:
+            name: the encoding's name (default: this tokenizer's ``name``).
+
+        Returns:
+            ``tiktoken.Encoding``.
+
+        Raises:
+            ValueError: tiktoken's regex engine rejects the split pattern.
+        """
+        import tiktoken
+
+        from .io import covering_pattern, mergeable_ranks
+
+        return tiktoken.Encoding(
+            name or self.name,
+            pat_str=covering_pattern(self._pattern),
+            mergeable_ranks=mergeable_ranks(self),  # the earliest id of duplicated bytes only
+            special_tokens=dict(self._specials),
+        )
+
     # -- persistence -----------------------------------------------------------
 
     def to_dict(self) -> dict:

@@ -1,19 +1,31 @@
 """Compression and coverage figures of a tokenizer on a text.
 
 Every figure is a plain count or ratio, defined here once so that the pages,
-the command line and the tests agree on what each number means.
+the command line and the tests agree on what each number means.  Words are
+whitespace-separated: maximal runs of non-whitespace characters, the
+unit "fertility" is usually counted in (tokens per word, as in Rust et al.,
+2021, "How Good is Your Tokenizer?").
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 import regex
 
 from .spans import TokenSpan
 
 _WORD = regex.compile(r"\S+")
+
+Piece = tuple[int, int, tuple[int, int] | None]
+"""One part of a word as a tokenizer cut it: ``(start, end, byte_range)``.
+
+``start``/``end`` are the token's character range clipped to the word.
+``byte_range`` is ``None`` for a token made of whole characters; for a token
+holding only part of a character it is the token's UTF-8 byte range clipped to
+the word's, so that two different byte-level cuts of one character differ."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,10 +40,15 @@ class TextMetrics:
         chars_per_token: ``characters / tokens`` (0.0 for no tokens).
         words: whitespace-separated words (runs of non-space characters).
         words_split: words touched by two or more tokens.
-        fertility: ``tokens / words``, tokens per word (0.0 for no words).
+        fertility: ``tokens / words``, tokens per word (0.0 for no words); every
+            token counts, including whitespace-only and special tokens.
         distinct_tokens: number of different token ids used.
         vocab_size: the tokenizer's vocabulary size.
         vocab_used: ``distinct_tokens / vocab_size``, share of the vocabulary used.
+        special_tokens: occurrences of special tokens (such as ``<|endoftext|>``)
+            among the tokens, unknown-word tokens not included.
+        unknown_tokens: tokens that stand for text the tokenizer cannot spell
+            (WordPiece's ``[UNK]`` in place of a word); always 0 for byte-level BPE.
     """
 
     tokens: int
@@ -45,44 +62,128 @@ class TextMetrics:
     distinct_tokens: int
     vocab_size: int
     vocab_used: float
+    special_tokens: int = 0
+    unknown_tokens: int = 0
+
+    @property
+    def words_split_share(self) -> float:
+        """``words_split / words`` (0.0 for no words)."""
+        return _ratio(self.words_split, self.words)
 
 
 def _ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
-def compute_metrics(text: str, spans: Sequence[TokenSpan], vocab_size: int) -> TextMetrics:
+def word_ranges(text: str) -> list[tuple[int, int]]:
+    """Character ranges ``(start, end)`` of the whitespace-separated words of ``text``, in order."""
+    return [m.span() for m in _WORD.finditer(text)]
+
+
+def word_pieces(
+    text: str, spans: Sequence[TokenSpan], words: Sequence[tuple[int, int]] | None = None
+) -> list[tuple[Piece, ...]]:
+    """How the tokens cut each word: for every word, the :data:`Piece` of each token that overlaps it.
+
+    A token overlaps a word when their character ranges intersect (a token
+    such as ``" the"`` overlaps only the word ``the``; a token running over two
+    words appears in both).  Empty tokens are left out.  Byte ranges (for
+    tokens holding part of a character) assume a byte-level tokenizer, whose
+    tokens' bytes concatenate to the text's UTF-8, the only kind that makes
+    such tokens.
+
+    Args:
+        text: the encoded text.
+        spans: its tokens, in order (``tokenizer.token_spans(text)``).
+        words: the word ranges (default :func:`word_ranges` of ``text``).
+
+    Returns:
+        One tuple of pieces per word, same order as ``words``; a word of one
+        piece is not split.
+    """
+    if words is None:
+        words = word_ranges(text)
+    byte_starts: list[int] | None = None
+    if any(s.is_partial for s in spans):
+        byte_starts = list(accumulate((len(s.token_bytes) for s in spans), initial=0))
+    out: list[tuple[Piece, ...]] = []
+    n = len(spans)
+    si = 0
+    prev_c = prev_b = 0  # a character offset and its byte offset, for the words' byte ranges
+    for ws, we in words:
+        while si < n and spans[si].end <= ws:
+            si += 1
+        pieces: list[Piece] = []
+        k = si
+        wbs = wbe = 0
+        if byte_starts is not None:
+            wbs = prev_b + len(text[prev_c:ws].encode("utf-8", errors="surrogatepass"))
+            wbe = wbs + len(text[ws:we].encode("utf-8", errors="surrogatepass"))
+            prev_c, prev_b = ws, wbs
+        while k < n and spans[k].start < we:
+            s = spans[k]
+            if s.end > s.start and s.end > ws:
+                byte_range = None
+                if s.is_partial and byte_starts is not None:
+                    byte_range = (max(byte_starts[k], wbs), min(byte_starts[k + 1], wbe))
+                pieces.append((max(s.start, ws), min(s.end, we), byte_range))
+            k += 1
+        out.append(tuple(pieces))
+    return out
+
+
+def words_split_differently(text: str, spans_per_tokenizer: Sequence[Sequence[TokenSpan]]) -> list[tuple[int, int]]:
+    """The words that the given tokenizers do not all cut the same way.
+
+    Two tokenizers cut a word the same way when the tokens overlapping it,
+    clipped to the word, give the same character ranges (and, for tokens that
+    hold part of a character, the same byte ranges); a leading space inside a token
+    does not count as a difference.
+
+    Args:
+        text: the text all tokenizers encoded.
+        spans_per_tokenizer: each tokenizer's ``token_spans(text)``.
+
+    Returns:
+        The ``(start, end)`` character ranges of those words, in text order;
+        empty for fewer than two tokenizers.
+    """
+    if len(spans_per_tokenizer) < 2:
+        return []
+    words = word_ranges(text)
+    cuts = [word_pieces(text, spans, words) for spans in spans_per_tokenizer]
+    return [w for i, w in enumerate(words) if any(c[i] != cuts[0][i] for c in cuts[1:])]
+
+
+def _is_unknown(s: TokenSpan, unknown_id: int | None) -> bool:
+    """An unknown-word token: the unknown id standing for text other than its own string."""
+    return unknown_id is not None and s.id == unknown_id and s.display.encode("utf-8", "surrogatepass") != s.token_bytes
+
+
+def compute_metrics(
+    text: str, spans: Sequence[TokenSpan], vocab_size: int, unknown_id: int | None = None
+) -> TextMetrics:
     """Compute :class:`TextMetrics` from a text and its token spans.
 
     Args:
         text: the encoded text.
         spans: ``tokenizer.token_spans(text)``.
         vocab_size: ``tokenizer.vocab_size``.
+        unknown_id: the id of the unknown token (WordPiece's ``unk_id``), or
+            ``None``.  A span with this id counts as unknown when it stands for
+            other text (an unspellable word), as a special token when the text
+            itself says ``[UNK]``.
 
     Returns:
         The metrics.  A word counts as split when more than one token overlaps
-        its character range (a token such as ``" the"`` overlaps only ``the``).
+        its character range (see :func:`word_pieces`); a character cut into
+        several byte tokens therefore splits its word.
     """
     n_tokens = len(spans)
     n_chars = len(text)
     n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
-    words = [m.span() for m in _WORD.finditer(text)]
-    split = 0
-    si = 0
-    for ws, we in words:
-        # skip tokens that end before the word starts
-        while si < n_tokens and spans[si].end <= ws:
-            si += 1
-        k = si
-        touching = 0
-        while k < n_tokens and spans[k].start < we:
-            if spans[k].end > ws and spans[k].end > spans[k].start:
-                touching += 1
-                if touching > 1:
-                    break
-            k += 1
-        if touching > 1:
-            split += 1
+    pieces = word_pieces(text, spans)
+    split = sum(1 for p in pieces if len(p) > 1)
     distinct = len({s.id for s in spans})
     return TextMetrics(
         tokens=n_tokens,
@@ -90,12 +191,14 @@ def compute_metrics(text: str, spans: Sequence[TokenSpan], vocab_size: int) -> T
         bytes=n_bytes,
         bytes_per_token=_ratio(n_bytes, n_tokens),
         chars_per_token=_ratio(n_chars, n_tokens),
-        words=len(words),
+        words=len(pieces),
         words_split=split,
-        fertility=_ratio(n_tokens, len(words)),
+        fertility=_ratio(n_tokens, len(pieces)),
         distinct_tokens=distinct,
         vocab_size=vocab_size,
         vocab_used=_ratio(distinct, vocab_size),
+        special_tokens=sum(1 for s in spans if s.is_special and not _is_unknown(s, unknown_id)),
+        unknown_tokens=sum(1 for s in spans if _is_unknown(s, unknown_id)),
     )
 
 
@@ -117,3 +220,108 @@ def basic_counts(text: str, n_tokens: int) -> dict[str, float]:
         "bytes_per_token": _ratio(n_bytes, n_tokens),
         "chars_per_token": _ratio(len(text), n_tokens),
     }
+
+
+def chunk_bounds(text: str, max_chars: int) -> list[tuple[int, int]]:
+    """Cut ``text`` into consecutive ``(start, end)`` character ranges of at most ``max_chars`` each.
+
+    Each cut is placed just after a single newline between two non-space
+    characters, where every named split pattern has a pre-token boundary and
+    no word continues (the rule of :func:`bpe_core.spans.safe_prefix`); only a
+    stretch of ``max_chars`` characters without such a newline is cut at its end.
+
+    Args:
+        text: the text.
+        max_chars: the longest range, in characters (``>= 1``).
+
+    Returns:
+        Ranges covering ``text`` in order (empty for an empty text).
+
+    Raises:
+        ValueError: ``max_chars < 1``.
+    """
+    if max_chars < 1:
+        raise ValueError(f"max_chars must be at least 1, got {max_chars}")
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    start = 0
+    while n - start > max_chars:
+        limit = start + max_chars
+        cut = limit
+        i = limit
+        while True:
+            i = text.rfind("\n", start, i)
+            if i < 0:
+                break
+            if not text[i + 1].isspace() and (i == 0 or not text[i - 1].isspace()):
+                cut = i + 1
+                break
+        out.append((start, cut))
+        start = cut
+    if start < n:
+        out.append((start, n))
+    return out
+
+
+def compute_metrics_chunked(
+    text: str,
+    token_spans: Callable[[str], Sequence[TokenSpan]],
+    vocab_size: int,
+    chunk_chars: int = 500_000,
+    unknown_id: int | None = None,
+) -> TextMetrics:
+    """:func:`compute_metrics` of a long text in bounded memory, one chunk at a time.
+
+    The text is cut by :func:`chunk_bounds`; every count adds up over the
+    chunks (distinct tokens as a union of ids), so the result equals
+    ``compute_metrics(text, token_spans(text), vocab_size)`` whenever each cut
+    is a pre-token boundary of the tokenizer: always for the named patterns on
+    text with a single line break between non-space characters at least every
+    ``chunk_chars`` characters.
+
+    Args:
+        text: the text.
+        token_spans: the tokenizer's ``token_spans`` (or any function giving the
+            spans of a piece of text).
+        vocab_size: the tokenizer's vocabulary size.
+        chunk_chars: the longest chunk, in characters.
+        unknown_id: as for :func:`compute_metrics`.
+
+    Returns:
+        The metrics of the whole text.
+
+    Raises:
+        Whatever ``token_spans`` raises; ValueError for ``chunk_chars < 1``.
+    """
+    bounds = chunk_bounds(text, chunk_chars)
+    if len(bounds) <= 1:
+        return compute_metrics(text, token_spans(text), vocab_size, unknown_id)
+    tokens = chars = n_bytes = words = split = specials = unknown = 0
+    ids: set[int] = set()
+    for start, end in bounds:
+        piece = text[start:end]
+        spans = token_spans(piece)
+        m = compute_metrics(piece, spans, vocab_size, unknown_id)
+        tokens += m.tokens
+        chars += m.characters
+        n_bytes += m.bytes
+        words += m.words
+        split += m.words_split
+        specials += m.special_tokens
+        unknown += m.unknown_tokens
+        ids.update(s.id for s in spans)
+    return TextMetrics(
+        tokens=tokens,
+        characters=chars,
+        bytes=n_bytes,
+        bytes_per_token=_ratio(n_bytes, tokens),
+        chars_per_token=_ratio(chars, tokens),
+        words=words,
+        words_split=split,
+        fertility=_ratio(tokens, words),
+        distinct_tokens=len(ids),
+        vocab_size=vocab_size,
+        vocab_used=_ratio(len(ids), vocab_size),
+        special_tokens=specials,
+        unknown_tokens=unknown,
+    )

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.browser"]  # the real-browser fixtures: server, browser, page
+pytest_plugins = [
+    "tests.browser",  # the real-browser fixtures: server, browser, page
+    "tests.tiktoken_cache",  # tiktoken_official: tiktoken's own registry, offline
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

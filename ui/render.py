@@ -28,6 +28,9 @@ CSS = """
   box-shadow: inset 1px 0 0 rgba(27,27,31,.55); }
 .bpe-view .tk:has(+ .cont) { border-top-right-radius: 0; border-bottom-right-radius: 0; }
 .bpe-view .gap { color: rgba(27,27,31,.38); white-space: pre-wrap; }
+.bpe-view.marking .tk:not(.mark) { opacity: .38; }
+.bpe-view .tk.mark { box-shadow: inset 0 -3px 0 #d1495b; }
+.bpe-view .tk.cont.mark { box-shadow: inset 1px 0 0 rgba(27,27,31,.55), inset 0 -3px 0 #d1495b; }
 .bpe-legend { font-size: 13px; opacity: .75; margin-top: 4px; }
 .bpe-legend code { font-size: 12px; }
 </style>
@@ -83,6 +86,7 @@ def tokens_html(
     total_tokens: int | None = None,
     palette: Sequence[str] = PALETTE,
     text: str | None = None,
+    mark: Sequence[bool] | None = None,
 ) -> str:
     """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
 
@@ -96,11 +100,13 @@ def tokens_html(
             covers (WordPiece drops whitespace) is drawn uncoloured between the
             tokens (``span.gap``).  Continuation pieces (``##``) are drawn joined
             to the token before them, with no line break between.
+        mark: one flag per span; when given, flagged tokens are underlined and
+            the others dimmed (class ``mark`` on the token, ``marking`` on the view).
 
     Returns:
         An HTML string; every text and attribute value from ``spans`` is escaped.
     """
-    parts = ['<div class="bpe-view">']
+    parts = ['<div class="bpe-view marking">' if mark is not None else '<div class="bpe-view">']
     n = len(palette)
     pos = 0
     for i, s in enumerate(spans):
@@ -110,6 +116,8 @@ def tokens_html(
         if i and not s.is_continuation:
             parts.append("<wbr>")  # a line may break before a token, never inside a word
         classes = ["tk"]
+        if mark is not None and mark[i]:
+            classes.append("mark")
         if s.is_partial:
             classes.append("partial")
         if s.is_special:

@@ -1,0 +1,137 @@
+"""Compare: the same text under several tokenizers, side by side, with figures."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core.pretokenize import PATTERN_LABELS
+from ui import charts, compare, view
+
+settings = st.session_state["settings"]
+
+st.title("Compare tokenizers")
+st.caption(
+    "The same text under your trained BPE or WordPiece and the production encodings of GPT-2, GPT-4 and GPT-4o: "
+    "how each cuts it, how many tokens it costs, and how compression grows with vocabulary size."
+)
+
+if settings.problem:
+    st.info(settings.problem, icon=":material/edit_note:")
+    st.stop()
+
+picked = st.pills(
+    "Tokenizers",
+    list(compare.REGISTRY),
+    selection_mode="multi",
+    default=[k for k in compare.DEFAULT_PICK if k in compare.REGISTRY],
+    format_func=lambda k: compare.REGISTRY[k].label,
+    key="compare_tokenizers",
+    persist_state="session",
+)
+with st.expander("More BPE variants: other patterns or vocabulary sizes"):
+    left, right = st.columns(2)
+    patterns = left.multiselect(
+        "BPE with other patterns (at the slider's size)",
+        list(PATTERN_LABELS),
+        format_func=PATTERN_LABELS.get,
+        key="compare_patterns",
+        persist_state="session",
+    )
+    typed = right.multiselect(
+        "BPE at other vocabulary sizes (the sidebar's pattern)",
+        ["500", "2000", "5000", "10000"],
+        key="compare_sizes",
+        accept_new_options=True,
+        persist_state="session",
+        help="Pick or type sizes (e.g. 3000 or 3k). Sizes above the sidebar's training size train further.",
+    )
+    sizes, problems = compare.parse_sizes(typed)
+    for p in problems:
+        st.warning(f"Ignored vocabulary size: {p}.", icon=":material/warning:")
+
+source = st.radio(
+    "Text to compare on",
+    ["Training text", "Other text"],
+    horizontal=True,
+    key="compare_source",
+    persist_state="session",
+    help="The sidebar's text, on which the BPE was trained, or any other text (held-out text is the fairer test).",
+)
+if source == "Other text":
+    text = st.text_area(
+        "Text to compare on",
+        key="compare_text",
+        height=150,
+        placeholder="Paste text to encode with every tokenizer, then press Ctrl+Enter.",
+        persist_state="session",
+    )
+    if not text:
+        st.info("Paste a text above to compare the tokenizers on it.", icon=":material/edit_note:")
+        st.stop()
+else:
+    text = settings.text
+
+entries = [compare.REGISTRY[k] for k in compare.REGISTRY if k in (picked or [])]
+entries += [compare.bpe_variant(p, None) for p in patterns]
+entries += [compare.bpe_variant(settings.pattern, n) for n in sizes]
+if not entries:
+    st.info("Pick at least one tokenizer above.", icon=":material/touch_app:")
+    st.stop()
+
+size = None
+if compare.uses_slider(settings, picked or [], patterns):
+    try:
+        with st.spinner("Training…"):
+            trained = compare.sidebar_tokenizer(settings)
+        size = view.vocab_slider(trained)
+        st.caption(
+            f"The vocabulary size of the {'BPE' if settings.algorithm == 'bpe' else 'WordPiece'} the sidebar trains, "
+            "shared with the Playground: ids stay the same at every size."
+        )
+    except (ValueError, TypeError):
+        pass  # its column below says why
+
+columns = compare.build_columns(entries, settings, size)
+for c in columns:
+    if c.error:
+        st.warning(f"**{c.entry.label}** is not shown: {c.error}", icon=":material/warning:")
+ok = [c for c in columns if c.built is not None]
+if not ok:
+    st.stop()
+builts = [c.built for c in ok]
+
+with st.spinner("Encoding…"):
+    metrics = {b.cache_key: compare.measure(b.cache_key, text, b) for b in builts}
+
+st.html(compare.special_tokens_note(text, ok))
+
+st.subheader("The text under each tokenizer", divider="gray")
+t1, t2 = st.columns(2)
+highlight = t1.toggle(
+    "Highlight words split differently",
+    key="compare_highlight",
+    persist_state="session",
+    disabled=len(builts) < 2,
+    help="Underline the words that the selected tokenizers do not all cut the same way; dim the rest.",
+)
+show_ws = t2.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+n_diff, n_words = compare.draw_views(builts, text, metrics, show_whitespace=show_ws, highlight=highlight)
+if highlight:
+    st.caption(f"{n_diff:,} of the {n_words:,} words shown are split differently by the selected tokenizers.")
+
+st.subheader("Figures for the whole text", divider="gray")
+m0 = metrics[builts[0].cache_key]
+st.caption(f"{m0.characters:,} characters · {m0.bytes:,} UTF-8 bytes · {m0.words:,} whitespace-separated words")
+if source == "Training text" and any(b.full is not None for b in builts):
+    st.caption("The trained BPE has seen this text, which flatters it; choose *Other text* above for a held-out test.")
+st.dataframe(compare.metrics_frame(ok, metrics), hide_index=True, column_config=compare.METRIC_COLUMNS, width="stretch")
+
+left, right = st.columns(2)
+left.plotly_chart(
+    charts.token_count_bars([b.label for b in builts], [metrics[b.cache_key].tokens for b in builts],
+                            [b.kind for b in builts]),
+    config={"displayModeBar": False},
+)  # fmt: skip
+curves, points = compare.compression_data(ok, text, source == "Training text", metrics)
+right.plotly_chart(charts.compression_curve(curves, points), config={"displayModeBar": False})
+right.caption(compare.curve_caption(curves, text, source == "Training text"))

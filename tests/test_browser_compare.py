@@ -1,0 +1,41 @@
+"""Real browser: the Compare page as a user sees it, in Debian's Chromium."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_core import train_bpe
+from tests.browser import screenshot
+from tests.conftest import sample, unmark_whitespace
+
+pytestmark = pytest.mark.browser
+
+
+def test_compare_page_shows_three_views_side_by_side(browser, server, tiktoken_official):
+    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    pg = context.new_page()
+    try:
+        pg.goto(server + "/compare")
+        pg.wait_for_function("() => document.querySelectorAll('.bpe-view').length === 3", timeout=90_000)
+        text = sample("english")
+        expected = [
+            train_bpe(text, 1000, ["<|endoftext|>"]).encode(text),
+            tiktoken_official("r50k_base").encode(text, allowed_special="all"),
+            tiktoken_official("cl100k_base").encode(text, allowed_special="all"),
+        ]
+        views = pg.locator(".bpe-view")
+        boxes = [views.nth(i).bounding_box() for i in range(3)]
+        assert boxes[0]["y"] == boxes[1]["y"] == boxes[2]["y"]  # side by side on a wide screen
+        assert boxes[0]["x"] < boxes[1]["x"] < boxes[2]["x"]
+        for i, ids in enumerate(expected):
+            shown = views.nth(i).locator(".tk").evaluate_all("els => els.map(e => e.textContent)")
+            assert len(shown) == len(ids)
+            assert unmark_whitespace("".join(shown)) == text
+        screenshot(pg, "compare")
+        pg.set_viewport_size({"width": 420, "height": 1600})
+        pg.wait_for_timeout(500)
+        boxes = [views.nth(i).bounding_box() for i in range(3)]
+        assert boxes[0]["y"] < boxes[1]["y"] < boxes[2]["y"]  # stacked on a narrow screen
+        screenshot(pg, "compare-narrow")
+    finally:
+        context.close()

@@ -1,0 +1,145 @@
+"""Figure builders (their data, read straight from the figures) and the Compare page's helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_core import train_bpe
+from bpe_core.spans import spans_from_token_bytes
+from tests.conftest import sample, seed_text
+from ui import charts, compare
+from ui.inputs import Settings
+
+
+def settings_for(text: str, max_vocab: int = 600, pattern: str = "gpt2", specials=("<|endoftext|>",)) -> Settings:
+    return Settings(text, "test", "bpe", pattern, max_vocab, tuple(specials))
+
+
+# --- figure builders ------------------------------------------------------------------------
+
+
+def test_token_count_bars_data():
+    fig = charts.token_count_bars(["BPE", "GPT-2"], [621, 648], ["trained", "reference"])
+    (bar,) = fig.data
+    assert list(bar.y) == ["BPE", "GPT-2"] and list(bar.x) == [621, 648]
+    assert list(bar.text) == ["621", "648"]
+    assert list(bar.marker.color) == [charts.TRAINED_COLOUR, charts.REFERENCE_COLOUR]
+    with pytest.raises(ValueError, match="same length"):
+        charts.token_count_bars(["a"], [1, 2])
+
+
+def test_compression_curve_data():
+    curve = charts.CompressionCurve("BPE", [256, 300, 400], [1000, 800, 500], 1000, shown=[300])
+    point = charts.CompressionPoint("GPT-2 (r50k_base)", 50257, 250, 1000, tag="gpt2")
+    other = charts.CompressionPoint("GPT-4 (cl100k_base)", 100261, 200, 1000)
+    fig = charts.compression_curve([curve], [point, other])
+    line, dot, p1, p2 = fig.data
+    # bytes per token = 1000 bytes / tokens
+    assert list(line.x) == [256, 300, 400] and list(line.y) == [1.0, 1.25, 2.0]
+    assert line.mode == "lines" and list(line.customdata) == [1000, 800, 500]
+    assert (list(dot.x), list(dot.y), dot.name) == ([300], [1.25], "BPE (shown)")
+    assert (list(p1.x), list(p1.y), list(p1.text), p1.textposition) == ([50257], [4.0], ["gpt2"], "top center")
+    assert (list(p2.text), p2.textposition) == (["GPT-4 (cl100k_base)"], "bottom center")
+    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.yaxis.range == (0, 5.0 * 1.18)
+
+
+def test_compression_curve_sampled_and_empty():
+    sampled = charts.CompressionCurve("BPE", [256, 512], [10, 5], 20, exact=False)
+    assert charts.compression_curve([sampled]).data[0].mode == "lines+markers"
+    assert len(charts.compression_curve([], []).data) == 0
+
+
+def test_labels_in_hover_text_are_escaped():
+    fig = charts.compression_curve([], [charts.CompressionPoint("<b>x</b>", 300, 10, 20)])
+    assert "&lt;b&gt;x&lt;/b&gt;" in fig.data[0].hovertemplate
+
+
+# --- page helpers ----------------------------------------------------------------------------
+
+
+def test_compression_data_on_the_training_text_comes_from_the_trace(tiktoken_official):
+    text = seed_text()
+    s = settings_for(text)
+    entries = [compare.REGISTRY["bpe"], compare.REGISTRY["gpt2"]]
+    columns = compare.build_columns(entries, s, 400)
+    metrics = {c.built.cache_key: compare.measure(c.built.cache_key, text, c.built) for c in columns}
+    curves, points = compare.compression_data(columns, text, True, metrics)
+    (curve,) = curves
+    full = train_bpe(text, 600, ["<|endoftext|>"])
+    assert curve.exact and list(curve.vocab_sizes) == list(range(257, 601)) and list(curve.shown) == [400]
+    # exact at every size: check a few against encoding the text at that size
+    for n in (257, 300, 400, 599, 600):
+        assert curve.tokens[n - 257] == len(full.with_vocab_size(n).encode(text))
+    (point,) = points
+    assert (point.vocab_size, point.tag) == (50257, "gpt2")
+    assert point.tokens == len(tiktoken_official("r50k_base").encode(text, allowed_special="all"))
+    assert curve.text_bytes == point.text_bytes == len(text.encode())
+
+
+def test_compression_data_on_another_text_is_sampled():
+    s = settings_for(sample("english"))
+    other = sample("python")
+    columns = compare.build_columns([compare.REGISTRY["bpe"]], s, None)
+    metrics = {c.built.cache_key: compare.measure(c.built.cache_key, other, c.built) for c in columns}
+    (curve,), points = compare.compression_data(columns, other, False, metrics)
+    assert points == [] and not curve.exact
+    full = train_bpe(sample("english"), 600, ["<|endoftext|>"])
+    assert curve.vocab_sizes[0] == 257 and curve.vocab_sizes[-1] == full.vocab_size
+    assert len(curve.vocab_sizes) <= compare.CURVE_POINTS + 1
+    for n, t in zip(curve.vocab_sizes, curve.tokens):
+        assert t == len(full.with_vocab_size(n).encode(other))
+    assert "measured at" in compare.curve_caption([curve], other, False)
+
+
+def test_long_text_fast_path_gives_our_spans():
+    text = seed_text() * 2 + sample("multilingual") + "<|endoftext|>" + sample("python")
+    assert len(text) > compare.FAST_ENCODE_CHARS
+    s = settings_for(seed_text(), 800)
+    (col,) = compare.build_columns([compare.REGISTRY["bpe"]], s, None)
+    tok = col.built.tokenizer
+    assert compare.encode_fast(col.built, text) == tok.encode(text)
+    assert compare.spans_fast(col.built, text) == tok.token_spans(text)
+
+
+def test_metrics_frame_and_special_note_escape_user_text():
+    hostile = '<img src=x onerror="alert(1)">'
+    text = f"hello {hostile} world <|endoftext|>"
+    s = settings_for(sample("english"), 400, specials=(hostile,))
+    columns = compare.build_columns([compare.REGISTRY["bpe"], compare.REGISTRY["gpt2"]], s, None)
+    metrics = {c.built.cache_key: compare.measure(c.built.cache_key, text, c.built) for c in columns}
+    note = compare.special_tokens_note(text, columns)
+    assert "<img" not in note and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in note
+    assert "occurs 1×: one special token for BPE (gpt2) · 400; ordinary text for GPT-2 (r50k_base)." in note
+    assert "<code>&lt;|endoftext|&gt;</code> occurs 1×: one special token for GPT-2 (r50k_base)" in note
+    df = compare.metrics_frame(columns, metrics)
+    assert list(df["Tokenizer"]) == ["BPE (gpt2) · 400", "GPT-2 (r50k_base)"]
+    assert list(df["Special tokens"]) == [1, 1]
+    assert df["Tokens vs first"][0] == 1.0
+
+
+def test_marked_tokens_and_layout_helpers():
+    text = "ab cd ef"
+    spans = spans_from_token_bytes(text, [1, 2, 3, 4, 5], [b"ab", b" c", b"d", b" ", b"ef"])
+    # the word "cd" (3..5) is marked: tokens " c" and "d"; the lone space and the other words are not
+    assert compare.marked_tokens(spans, [(3, 5)]) == [False, True, True, False, False]
+    assert compare.marked_tokens(spans, [(0, 2), (6, 8)]) == [True, False, False, False, True]
+    assert compare.marked_tokens(spans, []) == [False] * 5
+    assert [compare.per_row(n) for n in range(1, 8)] == [1, 2, 3, 2, 3, 3, 3]
+
+
+def test_parse_sizes():
+    sizes, problems = compare.parse_sizes(["2000", "1,500", "3k", "2000", "abc", "100", "10_000", 700])
+    assert sizes == [2000, 1500, 3000, 10000, 700]
+    assert problems == ["'abc' is not a number", "100 is outside 256..100,000"]
+
+
+def test_registry_accepts_one_more_entry():
+    built = compare.Built(train_bpe("abc", 257), "Extra", "extra|1")
+    entry = compare.register(compare.Entry("extra", "Extra tokenizer", "trained", lambda s, n: built))
+    try:
+        assert list(compare.REGISTRY)[-1] == "extra"
+        (col,) = compare.build_columns([entry], settings_for("abc"), None)
+        assert col.built is built and col.error is None
+    finally:
+        del compare.REGISTRY["extra"]

@@ -1,0 +1,616 @@
+"""The Compare page's helpers: which tokenizers can be compared, building them, measuring, drawing.
+
+The tokenizers the page offers form a small registry, :data:`REGISTRY`.  An
+:class:`Entry` has a key, a label, a kind (``"trained"`` or ``"reference"``)
+and a ``build(settings, vocab_size)`` function that returns a :class:`Built`:
+the tokenizer (anything with the common interface of
+:class:`bpe_core.spans.Tokenizer`), its column label and a cache key.  Adding a
+tokenizer is one :func:`register` call, as for WordPiece here::
+
+    register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
+
+The trained tokenizer of the sidebar's algorithm is shown at the Playground
+slider's size; the other algorithm is trained with its own defaults
+(:data:`BPE_FALLBACK`, or BERT's special tokens for WordPiece) and shown at
+its full size.
+
+``build`` may raise ``ValueError``/``TypeError`` (bad input) or
+:class:`~bpe_core.reference.EncodingUnavailable`; the page then shows that
+message in place of the tokenizer and everything else as usual.
+
+Special tokens are treated the same way by every column: each tokenizer
+encodes the special-token strings of its own vocabulary as one special token
+wherever they occur (tiktoken's ``allowed_special="all"``; the trained BPE's
+special tokens are the sidebar's), and any other text as ordinary text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from bpe_core import BPETokenizer
+from bpe_core.metrics import TextMetrics, compute_metrics_chunked, words_split_differently
+from bpe_core.reference import ENCODINGS, EncodingUnavailable, load_reference
+from bpe_core.spans import TokenSpan, safe_prefix, spans_from_token_bytes
+from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
+from bpe_core.wordpiece import WordPieceTokenizer
+from ui import render
+from ui.charts import CompressionCurve, CompressionPoint
+from ui.inputs import Settings
+from ui.training import train
+
+DRAW_CHARS = 4_000
+"""Each coloured view draws at most this many characters of the text (the figures cover all of it)."""
+
+DRAW_TOKENS = 5_000
+"""... and at most this many tokens."""
+
+FAST_ENCODE_CHARS = 100_000
+"""Texts longer than this (characters) are encoded by a trained BPE's ``to_tiktoken()`` when that is exact."""
+
+CURVE_POINTS = 24
+"""Vocabulary sizes measured for a compression curve on a text other than the training text."""
+
+CURVE_MAX_CHARS = 1_000_000
+"""A compression curve on another text is measured on at most this many of its characters."""
+
+CURVE_MAX_POINTS = 1_500
+"""A curve read from the training trace is thinned to about this many points for drawing."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A tokenizer ready to compare.
+
+    Attributes:
+        tokenizer: any object with the common interface (``encode``, ``decode``,
+            ``token_spans``, ``vocab_size``, ``name``).
+        label: the column's title, such as ``"BPE (gpt2) · 1,000"``.
+        cache_key: identifies the tokenizer's exact state (text trained on,
+            parameters, size), for the figures' caches.
+        full: for a trained BPE, the tokenizer at its full trained size (its
+            trace gives the compression curve); ``None`` otherwise.
+        kind: ``"trained"`` or ``"reference"``.
+    """
+
+    tokenizer: Any
+    label: str
+    cache_key: str
+    full: BPETokenizer | None = None
+    kind: str = "trained"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One tokenizer the page can offer.
+
+    Attributes:
+        key: stable identifier (widget values use it).
+        label: the name in the picker.
+        kind: ``"trained"`` or ``"reference"``.
+        build: ``build(settings, vocab_size) -> Built``; ``vocab_size`` is the
+            Playground slider's value (``None`` when there is no trained BPE).
+            May raise ``ValueError``, ``TypeError`` or ``EncodingUnavailable``.
+    """
+
+    key: str
+    label: str
+    kind: str
+    build: Callable[[Settings, int | None], Built]
+
+
+@dataclass(frozen=True)
+class Column:
+    """An entry after building: the tokenizer, or why there is none."""
+
+    entry: Entry
+    built: Built | None
+    error: str | None = None
+
+
+REGISTRY: dict[str, Entry] = {}
+"""The tokenizers the picker offers, in display order."""
+
+DEFAULT_PICK = ("bpe", "gpt2", "cl100k_base")
+"""Keys selected when the page opens."""
+
+
+def register(entry: Entry) -> Entry:
+    """Add (or replace) a tokenizer in :data:`REGISTRY`; returns it."""
+    REGISTRY[entry.key] = entry
+    return entry
+
+
+def text_key(text: str) -> str:
+    """A short digest of a text, for cache keys."""
+    return hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_size=10).hexdigest()
+
+
+BPE_FALLBACK = ("gpt2", ("<|endoftext|>",), 1000)
+"""(pattern, special tokens, vocabulary size) of the compared BPE while the sidebar trains WordPiece."""
+
+
+def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+    """The tokenizer the sidebar trains -- the Playground's, the same cached object, so the slider is shared.
+
+    Raises:
+        ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
+    """
+    return train(
+        settings.text,
+        settings.algorithm,
+        settings.pattern,
+        settings.max_vocab,
+        settings.special_tokens,
+        lowercase=settings.lowercase,
+    )
+
+
+def bpe_parameters(settings: Settings) -> tuple[str, tuple[str, ...], int]:
+    """``(pattern, special tokens, vocabulary size)`` of the compared BPE.
+
+    The sidebar's, or :data:`BPE_FALLBACK` while the sidebar trains WordPiece
+    (its special tokens and sizes are then WordPiece's).
+    """
+    if settings.algorithm == "bpe":
+        return settings.pattern, settings.special_tokens, settings.max_vocab
+    return BPE_FALLBACK
+
+
+def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> BPETokenizer:
+    """The BPE trained on the sidebar's text (cached; the Playground's tokenizer for the default arguments).
+
+    Args:
+        settings: the sidebar settings.
+        pattern: pattern name (default: :func:`bpe_parameters`').
+        train_size: vocabulary size to train to (default: :func:`bpe_parameters`').
+
+    Raises:
+        ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
+    """
+    p, specials, n = bpe_parameters(settings)
+    return train(settings.text, "bpe", pattern or p, train_size or n, specials, lowercase=False)
+
+
+def _bpe_built(settings: Settings, pattern: str, train_size: int, view_size: int | None) -> Built:
+    full = trained_bpe(settings, pattern, train_size)
+    lo, hi = full.min_vocab_size, full.max_vocab_size
+    n = hi if view_size is None else min(max(view_size, lo), hi)
+    specials = "\x1f".join(bpe_parameters(settings)[1])
+    key = f"bpe|{text_key(settings.text)}|{pattern}|{train_size}|{specials}"
+    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", f"{key}|{n}", full, "trained")
+
+
+def _build_bpe(settings: Settings, size: int | None) -> Built:
+    pattern, _specials, train_size = bpe_parameters(settings)
+    return _bpe_built(settings, pattern, train_size, size if settings.algorithm == "bpe" else None)
+
+
+def _build_wordpiece(settings: Settings, size: int | None) -> Built:
+    if settings.algorithm == "wordpiece":
+        full, view_size = sidebar_tokenizer(settings), size
+        specials, lowercase = settings.special_tokens, settings.lowercase
+    else:  # the sidebar trains BPE: WordPiece with BERT's special tokens, at its full size
+        specials, lowercase, view_size = BERT_SPECIALS, False, None
+        full = train(settings.text, "wordpiece", "bert", settings.max_vocab, specials, lowercase=lowercase)
+    lo, hi = full.min_vocab_size, full.max_vocab_size
+    n = hi if view_size is None else min(max(view_size, lo), hi)
+    joined = "\x1f".join(specials)
+    key = f"wp|{text_key(settings.text)}|{settings.max_vocab}|{joined}|{lowercase}|{n}"
+    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, None, "trained")
+
+
+def _reference_entry(name: str) -> Entry:
+    label = ENCODINGS[name].label
+
+    def build(_settings: Settings, _size: int | None) -> Built:
+        ref = load_reference(name)
+        return Built(ref, ref.name, f"ref|{name}|{ref.source}", None, "reference")
+
+    return Entry(name, label, "reference", build)
+
+
+register(Entry("bpe", "BPE trained on your text", "trained", _build_bpe))
+register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
+for _name in ENCODINGS:
+    register(_reference_entry(_name))
+
+
+def uses_slider(settings: Settings, picked: Sequence[str], patterns: Sequence[str]) -> bool:
+    """Whether a picked tokenizer is shown at the slider's size (the sidebar's algorithm, or BPE variants of it)."""
+    return settings.algorithm in picked or (settings.algorithm == "bpe" and bool(patterns))
+
+
+def bpe_variant(pattern: str, size: int | None) -> Entry:
+    """An extra BPE trained on the sidebar's text with another pattern and/or vocabulary size.
+
+    Args:
+        pattern: a pattern name of :data:`bpe_core.pretokenize.PATTERNS`.
+        size: the vocabulary size to show; ``None`` = the slider's size (the
+            full trained size while the sidebar trains WordPiece).  A size above
+            the training size trains further (cached).
+
+    Returns:
+        An :class:`Entry` (not registered).
+    """
+
+    def build(settings: Settings, slider_size: int | None) -> Built:
+        train_size = max(bpe_parameters(settings)[2], size or 0)
+        shown = size if size is not None else (slider_size if settings.algorithm == "bpe" else None)
+        return _bpe_built(settings, pattern, train_size, shown)
+
+    shown = f"{size:,}" if size is not None else "slider size"
+    return Entry(f"bpe:{pattern}:{size}", f"BPE ({pattern}) · {shown}", "trained", build)
+
+
+def parse_sizes(values: Sequence[str | int], lo: int = 256, hi: int = 100_000) -> tuple[list[int], list[str]]:
+    """Vocabulary sizes typed by the user: ``(valid sizes, problems)``.
+
+    Accepts ``1000``, ``"1,000"``, ``"1_000"``, ``"2k"``; each size must be in ``lo..hi``.
+    """
+    sizes: list[int] = []
+    problems: list[str] = []
+    for v in values:
+        raw = str(v).strip().lower().replace(",", "").replace("_", "").replace(" ", "")
+        mult = 1000 if raw.endswith("k") else 1
+        try:
+            n = int(float(raw.removesuffix("k")) * mult)
+        except ValueError:
+            problems.append(f"{v!r} is not a number")
+            continue
+        if not lo <= n <= hi:
+            problems.append(f"{n:,} is outside {lo:,}..{hi:,}")
+            continue
+        if n not in sizes:
+            sizes.append(n)
+    return sizes, problems
+
+
+def build_columns(entries: Sequence[Entry], settings: Settings, size: int | None) -> list[Column]:
+    """Build each entry; an entry that fails keeps its message.  Duplicates (same label) are dropped."""
+    out: list[Column] = []
+    seen: set[str] = set()
+    for entry in entries:
+        try:
+            built = entry.build(settings, size)
+        except EncodingUnavailable as exc:
+            out.append(Column(entry, None, str(exc)))
+            continue
+        except (ValueError, TypeError) as exc:
+            out.append(Column(entry, None, f"{type(exc).__name__}: {exc}" if entry.kind == "reference" else str(exc)))
+            continue
+        # the same label means the same tokenizer (BPE training is deterministic and sizes are prefixes)
+        if built.label in seen:
+            continue
+        seen.add(built.label)
+        out.append(Column(entry, built))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# measuring
+
+
+def _tiktoken_safe(tok: BPETokenizer) -> bool:
+    """Whether ``tok.to_tiktoken()`` can be exact: conditions 1 and 4 of its docstring."""
+    specials = list(tok.special_tokens)
+    if any(a != b and b.startswith(a) for a in specials for b in specials):
+        return False
+    ordinary = [b for i, b in tok.vocab.items() if i not in set(tok.special_tokens.values())]
+    return len(set(ordinary)) == len(ordinary)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _fast_encoder(cache_key: str, _tok: BPETokenizer, sample: str):
+    """``tok.to_tiktoken()`` when it is safe and gives our ids on ``sample``; else ``None``."""
+    if not _tiktoken_safe(_tok):
+        return None
+    try:
+        enc = _tok.to_tiktoken()
+    except ValueError:
+        return None
+    if enc.encode(sample, allowed_special="all") != _tok.encode(sample):
+        return None
+    return enc
+
+
+def encode_fast(built: Built, text: str) -> list[int]:
+    """Token ids of ``text``; a long text under a trained BPE goes through its tiktoken copy when exact."""
+    tok = built.tokenizer
+    if isinstance(tok, BPETokenizer) and len(text) > FAST_ENCODE_CHARS:
+        enc = _fast_encoder(built.cache_key, tok, safe_prefix(text, 20_000))
+        if enc is not None:
+            return enc.encode(text, allowed_special="all")
+    return tok.encode(text)
+
+
+def spans_fast(built: Built, text: str) -> list[TokenSpan]:
+    """``token_spans(text)``, through :func:`encode_fast` for a long text under a trained BPE."""
+    tok = built.tokenizer
+    if isinstance(tok, BPETokenizer) and len(text) > FAST_ENCODE_CHARS:
+        ids = encode_fast(built, text)
+        vocab = tok.vocab
+        return spans_from_token_bytes(
+            text,
+            ids,
+            [vocab[i] for i in ids],
+            special_ids=frozenset(tok.special_tokens.values()),
+            rank_of=tok.rank_of,
+        )
+    return tok.token_spans(text)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
+    """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text)."""
+    tok = _built.tokenizer
+    unknown_id = getattr(tok, "unk_id", None)
+    return compute_metrics_chunked(text, lambda t: spans_fast(_built, t), tok.vocab_size, unknown_id=unknown_id)
+
+
+def _sample_sizes(lo: int, hi: int, shown: Sequence[int], n: int = CURVE_POINTS) -> list[int]:
+    if hi <= lo:
+        return [lo]
+    sizes = {round(lo * (hi / lo) ** (i / (n - 1))) for i in range(n)}
+    sizes.update(c for c in shown if lo <= c <= hi)
+    return sorted(sizes | {lo, hi})
+
+
+def _thin(sizes: list[int], tokens: list[int], keep: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Keep about :data:`CURVE_MAX_POINTS` points, spaced evenly on a log axis, plus ``keep`` and both ends."""
+    if len(sizes) <= CURVE_MAX_POINTS:
+        return sizes, tokens
+    lo, hi = sizes[0], sizes[-1]
+    want = {round(lo * (hi / lo) ** (i / (CURVE_MAX_POINTS - 1))) for i in range(CURVE_MAX_POINTS)}
+    want.update(keep)
+    idx = [i for i, s in enumerate(sizes) if s in want or i in (0, len(sizes) - 1)]
+    return [sizes[i] for i in idx], [tokens[i] for i in idx]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _curve_data(
+    full_key: str, text: str, on_training_text: bool, shown: tuple[int, ...], _full: BPETokenizer
+) -> tuple[list[int], list[int], bool]:
+    """``(vocab sizes, token counts, exact at every size)`` of a trained BPE on ``text``."""
+    lo, hi = _full.min_vocab_size, _full.max_vocab_size
+    trace = _full.trace
+    info = _full.training
+    if on_training_text and info is not None and len(trace) == hi - lo:
+        sizes = list(range(lo, hi + 1))
+        tokens = [info.initial_tokens] + [s.tokens_after for s in trace]
+        sizes, tokens = _thin(sizes, tokens, shown)
+        return sizes, tokens, True
+    sizes = _sample_sizes(lo, hi, shown)
+    counts = []
+    for n in sizes:
+        view = _full.with_vocab_size(n)
+        counts.append(len(encode_fast(Built(view, "", f"{full_key}|{n}", _full), text)))
+    return sizes, counts, False
+
+
+def curve_text(text: str, on_training_text: bool) -> str:
+    """The text the compression chart measures: all of it, or a bounded prefix of another long text."""
+    if on_training_text:
+        return text
+    return safe_prefix(text, CURVE_MAX_CHARS)
+
+
+def compression_data(
+    columns: Sequence[Column], text: str, on_training_text: bool, metrics: dict[str, TextMetrics]
+) -> tuple[list[CompressionCurve], list[CompressionPoint]]:
+    """Curves (one per trained BPE) and points (every other tokenizer) for :func:`ui.charts.compression_curve`.
+
+    Args:
+        columns: the built columns.
+        text: the compared text.
+        on_training_text: ``text`` is the text the BPEs were trained on (curves
+            then come exactly from the training traces).
+        metrics: ``{cache_key: metrics of the whole text}``.
+    """
+    measured = curve_text(text, on_training_text)
+    n_bytes = len(measured.encode("utf-8", errors="surrogatepass"))
+    groups: dict[str, list[Built]] = {}
+    points: list[CompressionPoint] = []
+    for c in columns:
+        b = c.built
+        if b is None:
+            continue
+        if b.full is not None:
+            groups.setdefault(b.cache_key.rsplit("|", 1)[0], []).append(b)
+        else:
+            tokens = metrics[b.cache_key].tokens if measured is text else len(b.tokenizer.encode(measured))
+            tag = getattr(b.tokenizer, "encoding_name", None) or b.label
+            points.append(CompressionPoint(b.label, b.tokenizer.vocab_size, tokens, n_bytes, tag))
+    curves: list[CompressionCurve] = []
+    for full_key, builts in groups.items():
+        full = builts[0].full
+        shown = tuple(sorted({b.tokenizer.vocab_size for b in builts}))
+        sizes, tokens, exact = _curve_data(full_key, measured, on_training_text, shown, full)
+        curves.append(CompressionCurve(f"{full.name} on this text", sizes, tokens, n_bytes, shown, exact))
+    return curves, points
+
+
+def curve_caption(curves: Sequence[CompressionCurve], text: str, on_training_text: bool) -> str:
+    """One sentence saying how the compression curves were obtained (empty without curves)."""
+    if not curves:
+        return ""
+    if all(c.exact for c in curves):
+        how = "read from the training trace at every size (exact, no re-encoding)"
+    else:
+        how = f"measured at {CURVE_POINTS} sizes"
+        measured = curve_text(text, on_training_text)
+        if len(measured) < len(text):
+            how += f" on the first {len(measured):,} of the text's {len(text):,} characters (so are the diamonds)"
+    return f"Trained BPE lines: {how}. A dot marks the size shown above; diamonds are single tokenizers."
+
+
+def metrics_frame(columns: Sequence[Column], metrics: dict[str, TextMetrics]) -> pd.DataFrame:
+    """One row per tokenizer: the figures of :class:`~bpe_core.metrics.TextMetrics`, ready for ``st.dataframe``.
+
+    ``Tokens vs first`` is each row's token count divided by the first row's.
+    """
+    rows = []
+    first: int | None = None
+    for c in columns:
+        if c.built is None:
+            continue
+        m = metrics[c.built.cache_key]
+        if first is None:
+            first = m.tokens
+        rows.append(
+            {
+                "Tokenizer": c.built.label,
+                "Vocab size": m.vocab_size,
+                "Tokens": m.tokens,
+                "Tokens vs first": m.tokens / first if first else 0.0,
+                "Bytes/token": m.bytes_per_token,
+                "Chars/token": m.chars_per_token,
+                "Tokens/word": m.fertility,
+                "Words split": m.words_split,
+                "Words split %": 100 * m.words_split_share,
+                "Distinct tokens": m.distinct_tokens,
+                "Vocab used %": 100 * m.vocab_used,
+                "Special tokens": m.special_tokens,
+                "Unknown": m.unknown_tokens,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+METRIC_COLUMNS = {
+    "Tokenizer": st.column_config.TextColumn("Tokenizer", pinned=True),
+    "Vocab size": st.column_config.NumberColumn("Vocab size", format="localized", help="Token ids it can emit"),
+    "Tokens": st.column_config.NumberColumn("Tokens", format="localized", help="Tokens for the whole text"),
+    "Tokens vs first": st.column_config.NumberColumn(
+        "× first", format="%.2f", help="Tokens divided by the first row's tokens"
+    ),
+    "Bytes/token": st.column_config.NumberColumn(
+        "Bytes/token", format="%.2f", help="UTF-8 bytes per token: higher = more compression"
+    ),
+    "Chars/token": st.column_config.NumberColumn("Chars/token", format="%.2f", help="Characters per token"),
+    "Tokens/word": st.column_config.NumberColumn(
+        "Tokens/word", format="%.2f", help="Fertility: tokens per whitespace-separated word"
+    ),
+    "Words split": st.column_config.NumberColumn(
+        "Words split", format="localized", help="Whitespace-separated words cut into two or more tokens"
+    ),
+    "Words split %": st.column_config.NumberColumn("Split %", format="%.1f%%", help="Share of words split"),
+    "Distinct tokens": st.column_config.NumberColumn(
+        "Distinct", format="localized", help="Different token ids used in this text"
+    ),
+    "Vocab used %": st.column_config.NumberColumn(
+        "Vocab used", format="%.2f%%", help="Distinct tokens as a share of the vocabulary"
+    ),
+    "Special tokens": st.column_config.NumberColumn(
+        "Specials", format="localized", help="Special tokens (such as <|endoftext|>) in the encoded text"
+    ),
+    "Unknown": st.column_config.NumberColumn(
+        "Unknown",
+        format="localized",
+        help="Words replaced by an unknown token ([UNK]): WordPiece cannot spell them. Byte-level BPE never needs one.",
+    ),
+}
+"""``st.dataframe`` column settings for :func:`metrics_frame`."""
+
+
+# ---------------------------------------------------------------------------
+# special tokens
+
+
+def _special_strings(tok: Any) -> list[str]:
+    specials = getattr(tok, "special_tokens", None) or ()
+    return [str(s) for s in specials]
+
+
+def special_tokens_note(text: str, columns: Sequence[Column]) -> str:
+    """HTML (escaped) saying how the columns treat special-token text, and which special strings the text holds."""
+    builts = [c.built for c in columns if c.built is not None]
+    lines = [
+        "<b>Special tokens:</b> every tokenizer encodes the special-token strings of its own vocabulary "
+        "(such as <code>&lt;|endoftext|&gt;</code>) as one special token wherever they occur in the text, "
+        'as tiktoken does with <code>allowed_special="all"</code>; the trained BPE\'s special tokens are the '
+        "ones set in the sidebar. A string that is not special to a tokenizer is ordinary text to it."
+    ]
+    found: dict[str, int] = {}
+    for b in builts:
+        for s in _special_strings(b.tokenizer):
+            if s and s not in found:
+                n = text.count(s)
+                if n:
+                    found[s] = n
+    for s, n in found.items():
+        special_in = [b.label for b in builts if s in _special_strings(b.tokenizer)]
+        plain_in = [b.label for b in builts if s not in _special_strings(b.tokenizer)]
+        line = (
+            f"<code>{html.escape(s)}</code> occurs {n:,}×: one special token for {html.escape(', '.join(special_in))}"
+        )
+        if plain_in:
+            line += f"; ordinary text for {html.escape(', '.join(plain_in))}"
+        lines.append(line + ".")
+    return '<div class="bpe-legend">' + "<br>".join(lines) + "</div>"
+
+
+# ---------------------------------------------------------------------------
+# the coloured views
+
+
+def marked_tokens(spans: Sequence[TokenSpan], ranges: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each span, whether it overlaps one of the character ``ranges`` (sorted, disjoint)."""
+    starts = [r[0] for r in ranges]
+    out = []
+    for s in spans:
+        k = bisect_right(starts, max(s.end - 1, s.start)) - 1
+        out.append(k >= 0 and ranges[k][1] > s.start and s.end > s.start)
+    return out
+
+
+def per_row(n: int) -> int:
+    """Views per row: all of them up to 3, two rows of 2 for 4, else 3 (Streamlit stacks them on narrow screens)."""
+    if n <= 3:
+        return max(n, 1)
+    return 2 if n == 4 else 3
+
+
+def draw_views(
+    builts: Sequence[Built],
+    text: str,
+    metrics: dict[str, TextMetrics],
+    *,
+    show_whitespace: bool,
+    highlight: bool,
+) -> tuple[int, int]:
+    """Draw the text under each tokenizer, side by side; returns ``(words split differently, words shown)``.
+
+    With ``highlight``, the tokens of words that the tokenizers do not all cut
+    the same way are underlined and the rest dimmed.  Only a prefix of the
+    text is drawn (:data:`DRAW_CHARS`); the counts in the headers cover it all.
+    """
+    prefix = safe_prefix(text, DRAW_CHARS)
+    spans = [b.tokenizer.token_spans(prefix) for b in builts]
+    differing = words_split_differently(prefix, spans) if highlight else []
+    n_words = len(prefix.split())
+    k = per_row(len(builts))
+    for row in range(0, len(builts), k):
+        cols = st.columns(k, gap="small")
+        for col, b, sp in zip(cols, builts[row : row + k], spans[row : row + k]):
+            m = metrics[b.cache_key]
+            shown = sp[:DRAW_TOKENS]
+            mark = marked_tokens(shown, differing) if highlight else None
+            with col:
+                st.markdown(f"**{b.label}**")
+                st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
+                st.html(
+                    render.CSS
+                    + render.tokens_html(
+                        shown, show_whitespace=show_whitespace, total_tokens=m.tokens, text=prefix, mark=mark
+                    )
+                )
+    return len(differing), n_words
