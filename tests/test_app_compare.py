@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 import pytest
 import tiktoken
 
+import bpe_core.reference
 from bpe_core import train_bpe
 from bpe_core.reference import ENCODINGS_DIR_ENV, load_reference
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
@@ -103,7 +104,11 @@ def test_unavailable_reference_is_reported_and_the_rest_shown(app, monkeypatch, 
             raise ConnectionError("no network")
         return real_get(name)
 
+    def not_installed(data_gym):
+        raise ModuleNotFoundError(f"No module named {data_gym[0]!r}")
+
     monkeypatch.setattr(tiktoken, "get_encoding", offline_only)
+    monkeypatch.setattr(bpe_core.reference, "_data_gym_ranks", not_installed)  # no bundled GPT-2 either
     load_reference.cache_clear()
     try:
         app.switch_page(PAGE).run()
