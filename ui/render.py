@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from bpe_core.spans import TokenSpan
+from bpe_core.spans import TokenSpan, display_bytes
 
 PALETTE = ("#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad")
 """Token background colours, cycled by position so neighbours always differ."""
@@ -28,6 +28,10 @@ CSS = """
   border-left: 2px dotted rgba(27,27,31,.45); }
 .bpe-legend { font-size: 13px; opacity: .75; margin-top: 4px; }
 .bpe-legend code { font-size: 12px; }
+.bpe-view.focus .tk:not(.hl) { opacity: .5; }
+.bpe-view .tk.hl { background: #ffd166 !important; outline: 2px solid #d1495b; outline-offset: 0; font-weight: 600; }
+.bpe-view .seam { display: inline-block; width: 0; height: 1.05em; vertical-align: -.18em; margin: 0 1px;
+  border-left: 2px solid #d1495b; }
 </style>
 """
 """Style sheet for :func:`tokens_html`; include it once per page (``st.html(CSS)``)."""
@@ -56,7 +60,9 @@ def _visible(text: str, show_whitespace: bool) -> str:
 
 def token_tooltip(span: TokenSpan) -> str:
     """Plain-text hover text of a token: id, kind or merge rank, bytes in hex."""
-    kind = "special token" if span.is_special else (f"merge #{span.rank}" if span.rank is not None else "base token")
+    kind = (
+        "special token" if span.is_special else (f"merge #{span.rank + 1}" if span.rank is not None else "base token")
+    )
     hexes = " ".join(f"{b:02X}" for b in span.token_bytes[:24]) + (" …" if len(span.token_bytes) > 24 else "")
     lines = [f"id {span.id} · {kind}", f"bytes {hexes} ({len(span.token_bytes)})"]
     if span.is_partial:
@@ -70,6 +76,7 @@ def tokens_html(
     show_whitespace: bool = True,
     total_tokens: int | None = None,
     palette: Sequence[str] = PALETTE,
+    highlight: Mapping[int, int | None] | None = None,
 ) -> str:
     """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
 
@@ -79,11 +86,17 @@ def tokens_html(
         total_tokens: the text's full token count when ``spans`` is only a prefix;
             a note then says how many are shown.
         palette: background colours, cycled by position.
+        highlight: token ids to highlight (class ``hl``; the other tokens are
+            dimmed), each mapped to where to draw a seam inside the token: the
+            byte length of its left part (the Merges page marks the two halves
+            of a just-merged pair), or ``None`` for no seam.  The seam is drawn
+            only where both halves display as they do in the whole token.
 
     Returns:
         An HTML string; every text and attribute value from ``spans`` is escaped.
     """
-    parts = ['<div class="bpe-view">']
+    highlight = highlight or {}
+    parts = ['<div class="bpe-view focus">' if highlight else '<div class="bpe-view">']
     n = len(palette)
     for i, s in enumerate(spans):
         classes = ["tk"]
@@ -94,6 +107,9 @@ def tokens_html(
         if s.is_continuation:
             classes.append("cont")
         content = html.escape(s.display, quote=True) if s.is_partial else _visible(s.display, show_whitespace)
+        if s.id in highlight:
+            classes.append("hl")
+            content = _with_seam(s, highlight[s.id], show_whitespace) or content
         tip = html.escape(token_tooltip(s), quote=True)
         style = f"background:{palette[i % n]}"
         parts.append(f'<span class="{" ".join(classes)}" style="{style}" data-tip="{tip}">{content}</span><wbr>')
@@ -106,9 +122,27 @@ def tokens_html(
     return "".join(parts)
 
 
+def _with_seam(span: TokenSpan, seam: int | None, show_whitespace: bool) -> str | None:
+    """The token's content with a seam after ``seam`` bytes, or ``None`` when it cannot be drawn faithfully."""
+    tb = span.token_bytes
+    if seam is None or not 0 < seam < len(tb) or span.is_special:
+        return None
+    left, right = display_bytes(tb[:seam]), display_bytes(tb[seam:])
+    if left + right != span.display:
+        return None  # the seam falls inside a character that the whole token shows decoded
+    if span.is_partial:
+        return html.escape(left, quote=True) + '<span class="seam"></span>' + html.escape(right, quote=True)
+    return _visible(left, show_whitespace) + '<span class="seam"></span>' + _visible(right, show_whitespace)
+
+
 LEGEND_HTML = (
     '<div class="bpe-legend">Each coloured box is one token; hover it for its id, merge rank and bytes. '
     "<code>·</code> space, <code>→</code> tab, <code>↵</code> newline, "
     "<code>&lt;0xE2&gt;</code> a byte that is only part of a character.</div>"
 )
 """A one-line key to the coloured view."""
+
+
+def visible_text(text: str, show_whitespace: bool = True) -> str:
+    """``text`` escaped for HTML, with whitespace drawn as in the coloured view (``·`` ``→`` ``↵``)."""
+    return _visible(text, show_whitespace)
