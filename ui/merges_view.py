@@ -523,7 +523,8 @@ def _toggle_play(n: int) -> None:
 
 def _speed_changed() -> None:
     if st.session_state.get(PLAYING_KEY):
-        st.session_state[_FULL_RERUN] = True
+        st.session_state[_FULL_RERUN] = True  # the timer's interval may change
+    _touch()
 
 
 def _table_clicked(key: str, numbers: list[int], shown_step: int) -> None:

@@ -49,6 +49,9 @@ STEPS_CSS = """
 .enc-piece { border: 1px solid rgba(128,128,128,.28); border-radius: 8px; padding: 8px 10px; margin-bottom: 10px;
   background: rgba(128,128,128,.03); }
 .enc-piece .head { font-size: 12px; opacity: .7; margin-bottom: 4px; }
+.enc-piece.flat { display: flex; align-items: center; flex-wrap: wrap; gap: 8px; padding: 5px 10px; }
+.enc-piece.flat .head { margin: 0; }
+.enc-piece.flat .what { font-size: 12px; opacity: .65; }
 .enc-line { padding: 4px 0 5px 0; border-top: 1px dashed rgba(128,128,128,.22); }
 .enc-line .what { display: block; font-size: 12px; opacity: .75; margin-bottom: 3px; overflow-wrap: anywhere; }
 .enc-line .toks { display: flex; flex-wrap: wrap; gap: 3px; }
@@ -85,6 +88,17 @@ def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400) -> str:
             out.append(f'<div class="enc-final">… {len(pieces) - n + 1:,} more pre-tokens not drawn.</div>')
             break
         kind = "special token" if piece.is_special else f"pre-token {n}"
+        if len(piece.steps) == 1:  # nothing happens to it: one compact line
+            step = piece.steps[0]
+            extra = " special" if piece.is_special else ""
+            chips = "".join(_chip(label, extra) for label in step.labels)
+            out.append(
+                f'<div class="enc-piece flat"><span class="head">{kind}</span><span class="toks">{chips}</span>'
+                f'<span class="what">{html.escape(step.note)}{"" if piece.is_special else ", no merge applies"}'
+                "</span></div>"
+            )
+            lines += 1
+            continue
         out.append(f'<div class="enc-piece"><div class="head">{kind}: {visible_text(piece.text)}</div>')
         for step in piece.steps:
             marked = set(step.marked)
