@@ -188,3 +188,13 @@ def test_text_without_pairs_explains_itself(merges):
     merges.text_area(key="paste_text").input("a\nb\nc").run()
     assert not merges.exception
     assert any("No merge was learned" in i.value for i in merges.info)
+
+
+def test_step_and_speed_survive_a_visit_to_another_page(merges):
+    merges.slider(key="merge_step").set_value(42).run()
+    merges.select_slider(key="merge_speed").set_value("4 / s").run()
+    merges.switch_page("app_pages/playground.py").run()
+    merges.switch_page("app_pages/merges.py").run()
+    assert not merges.exception
+    assert step_of(merges) == 42 and card_number(merges) == "Merge #42"
+    assert merges.select_slider(key="merge_speed").value == "4 / s"

@@ -367,3 +367,13 @@ def test_encode_steps_dispatch_and_errors():
         bpe_encode_steps(tok, "a\udc00")
     with pytest.raises(TypeError, match="needs a BPETokenizer"):
         bpe_encode_steps(object(), "x")
+
+
+def test_stepping_on_from_a_memoised_step_equals_replaying_from_scratch(multilingual):
+    # the replay applies one merge to the previous step's state when it has it, and re-encodes otherwise
+    tok = train_bpe(multilingual, 700, (), "gpt2")
+    stepping = TrainingReplay.from_text(tok, multilingual)
+    for k in range(0, 120):
+        incremental = stepping.segmentation(k)
+        scratch = TrainingReplay.from_text(tok, multilingual).segmentation(k)
+        assert incremental == scratch, k

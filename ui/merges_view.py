@@ -607,12 +607,14 @@ def controls(n: int) -> int:
     )  # fmt: skip
     cols[5].select_slider(
         "Play speed (merges per second)", options=list(SPEEDS), key=SPEED_KEY, on_change=_speed_changed,
+        persist_state="session",
     )  # fmt: skip
     return st.slider(
         "Merge step",
         min_value=0,
         max_value=n,
         key=STEP_KEY,
+        persist_state="session",
         help="Step k shows the text after the first k merges, with merge #k highlighted.",
     )
 
