@@ -27,8 +27,15 @@ def step_of(at) -> int:
 
 
 def shown_tokens(at) -> list[list]:
-    """(classes, text, seam) of every token of the step's coloured text."""
-    return parse_tokens(html_bodies(at))
+    """(classes, text, seam) of every token of the step's coloured text (not of the examples under the card)."""
+    bodies = [h.proto.body for h in at.get("html") if "merge-examples" not in h.proto.body]
+    return parse_tokens("\n".join(bodies))
+
+
+def example_windows(at) -> list[list[list]]:
+    """The tokens of each example under the card."""
+    bodies = [h.proto.body for h in at.get("html") if "merge-examples" in h.proto.body]
+    return [parse_tokens(part) for body in bodies for part in body.split('<div class="bpe-view')[1:]]
 
 
 def card_number(at) -> str:
@@ -68,6 +75,11 @@ def test_moving_the_step_changes_the_merge_and_the_text(merges):
         assert set(hl) == {readable(step.merged)}
         assert len(hl) == sum(1 for s in spans if s.id == step.new_id)
         assert f"{step.count:,}" in html_bodies(merges)
+        # the examples under the card: distinct places, each around a highlighted token
+        windows = example_windows(merges)
+        assert 1 <= len(windows) <= 6
+        assert all(any("hl" in c for c, _t, _s in w) for w in windows)
+        assert len({tuple(t for _c, t, _s in w) for w in windows}) == len(windows)
         now = [t for _c, t, _s in toks]
         assert now != before
         before = now
@@ -167,7 +179,8 @@ def test_a_new_text_resets_the_step(merges):
     # python's first merge is two spaces, whose count (264) overlaps: 132 replaced
     first = tok.trace[0]
     assert (first.left, first.right) == (b" ", b" ") and first.count == 2 * first.replaced
-    assert f"{first.replaced:,} ({first.count - first.replaced:,} overlap)" in html_bodies(merges)
+    body = html_bodies(merges)
+    assert f'<div class="v">{first.replaced:,}</div><div class="d">{first.count - first.replaced:,} overlapped' in body
 
 
 def test_pasted_markup_is_escaped_everywhere(merges):

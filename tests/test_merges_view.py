@@ -163,6 +163,11 @@ def test_seam_is_skipped_inside_a_character():
     part = TokenSpan(301, b"\xe6\x9d", "<0xE6><0x9D>", 0, 1, is_partial=True, rank=1)
     ((classes, shown, seam),) = parse_tokens(render.tokens_html([part], highlight={301: 1}))
     assert shown == "<0xE6><0x9D>" and seam
+    # a partial token's space is drawn visibly, highlighted or not
+    spaced = TokenSpan(302, b" \xd7", " <0xD7>", 0, 2, is_partial=True, rank=2)
+    assert parse_tokens(render.tokens_html([spaced]))[0][1] == "·<0xD7>"
+    ((_c, shown, seam),) = parse_tokens(render.tokens_html([spaced], highlight={302: 1}))
+    assert shown == "·<0xD7>" and seam
 
 
 def test_highlight_escapes_user_text():

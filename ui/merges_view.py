@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core import BPETokenizer
-from bpe_core.spans import display_bytes, safe_prefix
+from bpe_core.spans import TokenSpan, display_bytes, safe_prefix
 from bpe_core.trace import CandidateRanking, TrainingReplay
 from ui import charts, render
 from ui.inputs import Settings
@@ -32,7 +32,7 @@ from ui.training import train
 MAX_STEP_CHARS = 4_000
 """The text drawn at each step is at most this many characters (a prefix on a pre-token boundary)."""
 
-MAX_STEP_TOKENS = 3_000
+MAX_STEP_TOKENS = 4_000
 """... and at most this many tokens."""
 
 LARGE_TABLE = 50_000
@@ -75,7 +75,8 @@ class StepCard:
         parts: readable forms of the left part, the right part and the new token.
         ids: token ids of the left part, the right part and the new token.
         seam: byte length of the left part (where the new token's halves meet).
-        facts: ``(label, value, help)`` rows shown in the card (all ``str``).
+        facts: ``(label, value, detail, help)`` shown in the card (all ``str``):
+            ``detail`` is a short line under the value.
         tokens_before: training-text tokens before this merge.
         tokens_after: training-text tokens after it.
     """
@@ -84,7 +85,7 @@ class StepCard:
     parts: tuple[str, str, str]
     ids: tuple[int, int, int]
     seam: int
-    facts: list[tuple[str, str, str | None]]
+    facts: list[tuple[str, str, str, str]]
     tokens_before: int
     tokens_after: int
 
@@ -222,17 +223,20 @@ class BPEMergeHistory:
                 (
                     "Pair count",
                     f"{s.count:,}",
+                    "when chosen",
                     "Adjacent occurrences of the pair in the training text when it was chosen "
                     "(overlapping ones, as the two pairs in 'aaa', both count).",
                 ),
                 (
                     "Replaced",
-                    f"{s.replaced:,}" + (f" ({overlap:,} overlap)" if overlap else ""),
+                    f"{s.replaced:,}",
+                    f"{overlap:,} overlapped" if overlap else "no overlap",
                     "Occurrences the merge actually replaced, left to right; a token is never used twice.",
                 ),
                 (
                     "Tokens of the text",
                     f"{before:,} → {s.tokens_after:,}",
+                    f"−{before - s.tokens_after:,} ({(before - s.tokens_after) / before:.1%})" if before else "",
                     "Tokens of the whole training text before and after this merge.",
                 ),
             ],
@@ -414,11 +418,11 @@ CARD_CSS = """
 .merge-card .chip.new { background: #ffd166; outline: 2px solid #d1495b; font-weight: 600; }
 .merge-card .chip small { display: block; font-size: 11px; opacity: .65; text-align: center; }
 .merge-card .op { font-size: 22px; opacity: .6; }
-.merge-card .facts { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8px; width: 100%;
-  margin-top: 6px; }
-.merge-card .fact { border: 1px solid rgba(128,128,128,.25); border-radius: 8px; padding: 6px 10px; }
-.merge-card .fact .l { font-size: 12px; opacity: .7; }
+.merge-card .facts { display: flex; flex-wrap: wrap; gap: 8px; width: 100%; margin-top: 6px; }
+.merge-card .fact { flex: 1 1 auto; border: 1px solid rgba(128,128,128,.25); border-radius: 8px; padding: 6px 10px; }
+.merge-card .fact .l { font-size: 12px; opacity: .7; white-space: nowrap; }
 .merge-card .fact .v { font-size: 19px; font-weight: 600; white-space: nowrap; }
+.merge-card .fact .d { font-size: 12px; opacity: .65; white-space: nowrap; }
 .merge-card .seam { display: inline-block; width: 0; height: 1em; vertical-align: -.12em; margin: 0 2px;
   border-left: 2px solid #d1495b; }
 </style>
@@ -458,20 +462,35 @@ def card_html(card: StepCard | None, tokens_at_zero: int | None = None) -> str:
                                              nid, " new")
         + '<div class="facts">' + "".join(
             f'<div class="fact" title="{html.escape(h or "", quote=True)}"><div class="l">{html.escape(label)}</div>'
-            f'<div class="v">{html.escape(value)}</div></div>' for label, value, h in card.facts)
+            f'<div class="v">{html.escape(value)}</div><div class="d">{html.escape(detail)}</div></div>'
+            for label, value, detail, h in card.facts)
         + "</div></div>"
     )  # fmt: skip
 
 
-def step_text_html(history: MergeHistory, k: int, text: str, show_whitespace: bool = True) -> tuple[str, int]:
+def step_spans(history: MergeHistory, k: int, text: str) -> list[TokenSpan]:
+    """The tokens at step ``k`` of the drawn part of ``text`` (its first :data:`MAX_STEP_CHARS` characters)."""
+    return history.view(k).token_spans(safe_prefix(text, MAX_STEP_CHARS))
+
+
+def step_text_html(
+    history: MergeHistory, k: int, text: str, show_whitespace: bool = True, spans: list[TokenSpan] | None = None
+) -> tuple[str, int]:
     """The text segmented at step ``k`` with merge ``k``'s tokens highlighted.
+
+    Args:
+        history: the merge history.
+        k: the step.
+        text: the training text (a prefix of it is drawn).
+        show_whitespace: draw spaces and newlines visibly.
+        spans: :func:`step_spans` output, when the caller already has it.
 
     Returns:
         ``(html, occurrences)``: the HTML (style sheet included) and how many
         tokens of the drawn text merge ``k`` produced.
     """
     prefix = safe_prefix(text, MAX_STEP_CHARS)
-    spans = history.view(k).token_spans(prefix)
+    spans = step_spans(history, k, text) if spans is None else spans
     highlight = history.highlight(k)
     occurrences = sum(1 for s in spans if s.id in highlight)
     shown = spans[:MAX_STEP_TOKENS]
@@ -483,6 +502,50 @@ def step_text_html(history: MergeHistory, k: int, text: str, show_whitespace: bo
             "text; every count covers all of it.</div>"
         )
     return render.CSS + body, occurrences
+
+
+EXAMPLES_CSS = """
+<style>
+.merge-examples { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.merge-examples .bpe-view { display: inline-block; padding: 2px 8px; max-height: none; line-height: 1.7; }
+.merge-examples .lead { font-size: 13px; opacity: .7; }
+</style>
+"""
+
+
+def examples_html(spans: list[TokenSpan], highlight: dict[int, int | None], limit: int = 6, context: int = 2) -> str:
+    """Up to ``limit`` distinct places where the highlighted tokens occur, each with ``context`` tokens around.
+
+    Args:
+        spans: the drawn tokens (:func:`step_spans`).
+        highlight: as :meth:`MergeHistory.highlight`.
+        limit: most examples to show.
+        context: tokens shown on each side.
+
+    Returns:
+        HTML (escaped, style sheets included), or ``""`` when nothing is highlighted.
+    """
+    if not highlight:
+        return ""
+    seen: set[tuple[str, ...]] = set()
+    parts = []
+    for i, s in enumerate(spans):
+        if s.id not in highlight:
+            continue
+        window = spans[max(0, i - context) : i + context + 1]
+        key = tuple(w.display for w in window)
+        if key in seen:
+            continue
+        seen.add(key)
+        parts.append(render.tokens_html(window, highlight=highlight))
+        if len(parts) >= limit:
+            break
+    if not parts:
+        return ""
+    return (
+        render.CSS + EXAMPLES_CSS + '<div class="merge-examples"><span class="lead">In the text:</span>'
+        + "".join(parts) + "</div>"
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------
@@ -703,14 +766,18 @@ def step_view(history: MergeHistory, text: str) -> None:
     st.session_state[_SHOWN] = k
     playing = st.session_state.get(PLAYING_KEY, False)
 
+    spans = step_spans(history, k, text)
     left, right = st.columns([2, 3], gap="large")
     with left:
         card = history.card(k)
         st.html(card_html(card, history.tokens_at(0)))
+        examples = examples_html(spans, history.highlight(k))
+        if examples:
+            st.html(examples)
         figs = history.figures(k)
         st.plotly_chart(figs[0], key="merge_fig_counts", config={"displayModeBar": False})
     with right:
-        body, occurrences = step_text_html(history, k, text)
+        body, occurrences = step_text_html(history, k, text, spans=spans)
         if k:
             st.caption(
                 f"The text after {k:,} merge{'s' * (k != 1)}. Highlighted: the {occurrences:,} "

@@ -106,7 +106,8 @@ def tokens_html(
             classes.append("special")
         if s.is_continuation:
             classes.append("cont")
-        content = html.escape(s.display, quote=True) if s.is_partial else _visible(s.display, show_whitespace)
+        # (partial tokens too: " <0xD7>" must show its space)
+        content = _visible(s.display, show_whitespace)
         if s.id in highlight:
             classes.append("hl")
             content = _with_seam(s, highlight[s.id], show_whitespace) or content
@@ -130,8 +131,6 @@ def _with_seam(span: TokenSpan, seam: int | None, show_whitespace: bool) -> str 
     left, right = display_bytes(tb[:seam]), display_bytes(tb[seam:])
     if left + right != span.display:
         return None  # the seam falls inside a character that the whole token shows decoded
-    if span.is_partial:
-        return html.escape(left, quote=True) + '<span class="seam"></span>' + html.escape(right, quote=True)
     return _visible(left, show_whitespace) + '<span class="seam"></span>' + _visible(right, show_whitespace)
 
 
