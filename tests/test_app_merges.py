@@ -110,7 +110,7 @@ def test_play_advances_the_step_and_pause_stops_it(merges):
     assert card_number(merges) == f"Merge #{start + 1}"
     merges.run()
     assert step_of(merges) == start + 2
-    merges.select_slider(key="merge_speed").set_value("10 / s").run()  # 5 merges per tick
+    merges.select_slider(key="merge_speed").set_value("5 / s").run()  # 5 merges per tick, once a second
     merges.run()
     assert step_of(merges) == start + 2 + 5
     merges.button(key="merge_play").click().run()
@@ -205,9 +205,9 @@ def test_text_without_pairs_explains_itself(merges):
 
 def test_step_and_speed_survive_a_visit_to_another_page(merges):
     merges.slider(key="merge_step").set_value(42).run()
-    merges.select_slider(key="merge_speed").set_value("4 / s").run()
+    merges.select_slider(key="merge_speed").set_value("10 / s").run()
     merges.switch_page("app_pages/playground.py").run()
     merges.switch_page("app_pages/merges.py").run()
     assert not merges.exception
     assert step_of(merges) == 42 and card_number(merges) == "Merge #42"
-    assert merges.select_slider(key="merge_speed").value == "4 / s"
+    assert merges.select_slider(key="merge_speed").value == "10 / s"
