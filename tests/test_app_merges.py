@@ -211,3 +211,12 @@ def test_step_and_speed_survive_a_visit_to_another_page(merges):
     assert not merges.exception
     assert step_of(merges) == 42 and card_number(merges) == "Merge #42"
     assert merges.select_slider(key="merge_speed").value == "10 / s"
+
+
+def test_all_merges_lists_the_whole_table(merges):
+    n = len(expected().trace)
+    merges.slider(key="merge_step").set_value(200).run()
+    window = merges.dataframe[1].value
+    assert len(window) == 13 and 200 in list(window["merge #"])
+    merges.toggle(key="merge_table_all").set_value(True).run()
+    assert list(merges.dataframe[1].value["merge #"]) == list(range(1, n + 1))

@@ -321,7 +321,11 @@ class BPEMergeHistory:
         if ranking.tied > 1:
             shown = sum(1 for c in ranking.candidates if c.count == s.count)
             more = ranking.tied - shown
-            lines = "".join(f"<li>{e(line)}</li>" for line in ranking.tie_break_lines())
+            explained = ranking.tie_break_lines()
+            lines = "".join(f"<li>{e(line)}</li>" for line in explained[:3])
+            if len(explained) > 3:
+                rest = "".join(f"<li>{e(line)}</li>" for line in explained[3:])
+                lines += f"<details><summary>{len(explained) - 3} more</summary>{rest}</details>"
             notes.append(
                 f"<b>Tie:</b> {ranking.tied:,} pairs have count {s.count:,}. The rule: ties go to the "
                 "lexicographically greatest pair, comparing the left parts' bytes first, then the right parts'."
@@ -438,6 +442,7 @@ NOTES_CSS = """
 .why-title { font-weight: 600; font-size: 16px; }
 .why-notes p { margin: 0 0 10px 0; line-height: 1.55; }
 .why-notes ul { margin: 6px 0 0 0; padding-left: 20px; }
+.why-notes summary { cursor: pointer; opacity: .75; font-size: 14px; }
 .why-notes code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 14px;
   background: #a0c4ff; color: #1b1b1f; padding: 1px 5px; border-radius: 4px; white-space: pre; }
 </style>
@@ -689,15 +694,22 @@ def controls(n: int) -> int:
 def merge_table(history: MergeHistory, k: int) -> None:
     """The searchable merge table, with merge ``k``'s row selected; clicking a row jumps to it."""
     table = history.table()
-    query = st.text_input(
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    query = c1.text_input(
         "Find a merge",
         key="merge_query",
         placeholder="a token such as ·the, or a merge number / id",
         help="Searches the left, right and new-token columns (case-insensitive); a number also matches merge # and id.",
     )
+    everything = c2.toggle(
+        "All merges", key="merge_table_all", persist_state="session", help="List every merge instead of a window"
+    )
     if query.strip():
         rows = filter_merges(table, query)
         st.caption(f"{len(rows):,} of {len(table):,} merges match. Click a row to jump to that step.")
+    elif everything:
+        rows = table
+        st.caption(f"All {len(table):,} merges; merge #{k:,} is selected. Click a row to jump to that step.")
     else:
         lo = max(0, k - 6)
         rows = table.iloc[lo : lo + 13]
