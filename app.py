@@ -10,7 +10,9 @@ st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", la
 
 pages = [
     st.Page("app_pages/playground.py", title="Playground", icon=":material/palette:", default=True),
-    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("app_pages/merges.py", title="Merges", icon=":material/animation:", url_path="merges"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("app_pages/encode.py", title="Encode step by step", icon=":material/stairs:", url_path="encode"),
 ]
 nav = st.navigation(pages)
 st.session_state["settings"] = sidebar()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from bpe_core.spans import TokenSpan
+from bpe_core.spans import TokenSpan, display_bytes
 
 PALETTE = ("#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad")
 """Token background colours, cycled by position so neighbours always differ."""
@@ -31,6 +31,10 @@ CSS = """
 .bpe-view.marking .tk:not(.mark) { opacity: .38; }
 .bpe-view .tk.mark { box-shadow: inset 0 -3px 0 #d1495b; }
 .bpe-view .tk.cont.mark { box-shadow: inset 1px 0 0 rgba(27,27,31,.55), inset 0 -3px 0 #d1495b; }
+.bpe-view.focus .tk:not(.hl) { opacity: .5; }
+.bpe-view .tk.hl { background: #ffd166 !important; outline: 2px solid #d1495b; outline-offset: 0; font-weight: 600; }
+.bpe-view .seam { display: inline-block; width: 0; height: 1.05em; vertical-align: -.18em; margin: 0 1px;
+  border-left: 2px solid #d1495b; }
 .bpe-legend { font-size: 13px; opacity: .75; margin-top: 4px; }
 .bpe-legend code { font-size: 12px; }
 </style>
@@ -65,7 +69,9 @@ def token_tooltip(span: TokenSpan) -> str:
     The vocabulary string is shown only when it differs from the text drawn (WordPiece:
     ``##ing`` drawn as ``ing``, ``hugg`` drawn as ``Hugg`` when lower-casing, ``[UNK]``).
     """
-    kind = "special token" if span.is_special else (f"merge #{span.rank}" if span.rank is not None else "base token")
+    kind = (
+        "special token" if span.is_special else (f"merge #{span.rank + 1}" if span.rank is not None else "base token")
+    )
     hexes = " ".join(f"{b:02X}" for b in span.token_bytes[:24]) + (" …" if len(span.token_bytes) > 24 else "")
     lines = [f"id {span.id} · {kind}"]
     if not span.is_partial:
@@ -87,6 +93,7 @@ def tokens_html(
     palette: Sequence[str] = PALETTE,
     text: str | None = None,
     mark: Sequence[bool] | None = None,
+    highlight: Mapping[int, int | None] | None = None,
 ) -> str:
     """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
 
@@ -102,11 +109,18 @@ def tokens_html(
             to the token before them, with no line break between.
         mark: one flag per span; when given, flagged tokens are underlined and
             the others dimmed (class ``mark`` on the token, ``marking`` on the view).
+        highlight: token ids to highlight (class ``hl``; the other tokens are
+            dimmed), each mapped to where to draw a seam inside the token: the
+            byte length of its left part (the Merges page marks the two halves
+            of a just-merged pair), or ``None`` for no seam.  The seam is drawn
+            only where both halves display as they do in the whole token.
 
     Returns:
         An HTML string; every text and attribute value from ``spans`` is escaped.
     """
-    parts = ['<div class="bpe-view marking">' if mark is not None else '<div class="bpe-view">']
+    highlight = highlight or {}
+    view_classes = ["bpe-view"] + (["marking"] if mark is not None else []) + (["focus"] if highlight else [])
+    parts = [f'<div class="{" ".join(view_classes)}">']
     n = len(palette)
     pos = 0
     for i, s in enumerate(spans):
@@ -124,7 +138,11 @@ def tokens_html(
             classes.append("special")
         if s.is_continuation:
             classes.append("cont")
-        content = html.escape(s.display, quote=True) if s.is_partial else _visible(s.display, show_whitespace)
+        # (partial tokens too: " <0xD7>" must show its space)
+        content = _visible(s.display, show_whitespace)
+        if s.id in highlight:
+            classes.append("hl")
+            content = _with_seam(s, highlight[s.id], show_whitespace) or content
         tip = html.escape(token_tooltip(s), quote=True)
         style = f"background:{palette[i % n]}"
         parts.append(f'<span class="{" ".join(classes)}" style="{style}" data-tip="{tip}">{content}</span>')
@@ -137,6 +155,22 @@ def tokens_html(
             "all counts cover the whole text.</div>"
         )
     return "".join(parts)
+
+
+def _with_seam(span: TokenSpan, seam: int | None, show_whitespace: bool) -> str | None:
+    """The token's content with a seam after ``seam`` bytes, or ``None`` when it cannot be drawn faithfully."""
+    tb = span.token_bytes
+    if seam is None or not 0 < seam < len(tb) or span.is_special:
+        return None
+    left, right = display_bytes(tb[:seam]), display_bytes(tb[seam:])
+    if left + right != span.display:
+        return None  # the seam falls inside a character that the whole token shows decoded
+    return _visible(left, show_whitespace) + '<span class="seam"></span>' + _visible(right, show_whitespace)
+
+
+def visible_text(text: str, show_whitespace: bool = True) -> str:
+    """``text`` escaped for HTML, with whitespace drawn as in the coloured view (``·`` ``→`` ``↵``)."""
+    return _visible(text, show_whitespace)
 
 
 LEGEND_HTML = (

@@ -1,0 +1,65 @@
+"""Encode step by step: how one word becomes tokens, merge by merge, under several tokenizers."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import steps_view, view
+from ui.training import train
+
+settings = st.session_state["settings"]
+
+st.title("Encode step by step")
+st.caption(
+    "Type a word or a phrase. Each tokenizer cuts it into pre-tokens, then inside each pre-token applies the "
+    "lowest-ranked merge it knows, again and again, until none applies. One line per merge; the tokens a line "
+    "made are highlighted."
+)
+
+word = st.text_input(
+    "Word or phrase",
+    value="tokenization",
+    max_chars=steps_view.MAX_WORD_CHARS,
+    key="encode_word",
+    persist_state="session",
+    help="Try a rare word, a number such as 2024, an accented word (naïve) or an emoji.",
+)
+options = ["trained", *steps_view.REFERENCES]
+chosen = st.multiselect(
+    "Tokenizers",
+    options,
+    default=["trained", "gpt2", "cl100k_base"],
+    format_func=lambda k: "Trained on your text" if k == "trained" else steps_view.reference_label(k),
+    key="encode_tokenizers",
+    persist_state="session",
+)
+
+trained = None
+trained_problem = settings.problem
+if "trained" in chosen and not trained_problem:
+    try:
+        full = train(settings.text, settings.algorithm, settings.pattern, settings.max_vocab, settings.special_tokens)
+        trained = full.with_vocab_size(view.vocab_slider(full))
+    except (ValueError, TypeError) as exc:
+        trained_problem = f"Cannot train on this input: {exc}"
+
+if not word:
+    st.info("Type a word or phrase above.", icon=":material/edit_note:")
+    st.stop()
+if not chosen:
+    st.info("Choose at least one tokenizer.", icon=":material/info:")
+    st.stop()
+
+for col, key in zip(st.columns(len(chosen), gap="medium"), chosen):
+    with col:
+        if key == "trained":
+            if trained is None:
+                st.markdown("**Trained on your text**")
+                st.info(trained_problem or "No trained tokenizer.", icon=":material/info:")
+                continue
+            title = f"Trained on your text · {trained.vocab_size:,} tokens"
+            steps_view.encoder_column(title, trained, word)
+        else:
+            tok = steps_view.reference_or_message(key)
+            if tok is not None:
+                steps_view.encoder_column(f"{steps_view.reference_label(key)} · {tok.vocab_size:,} tokens", tok, word)

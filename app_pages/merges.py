@@ -1,0 +1,19 @@
+"""Merges: step or play through training, one merge at a time."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import merges_view, view
+
+settings = st.session_state["settings"]
+
+st.title("Merges")
+st.caption(
+    "Training repeats one move: find the most frequent pair of neighbouring tokens and merge it into a new token. "
+    "Step through the merges, or press Play, and watch the text shrink into fewer, longer tokens."
+)
+
+view.trained_or_stop(settings)
+history = merges_view.history_or_stop(settings)
+merges_view.stepper(history, settings.text)

@@ -1,0 +1,116 @@
+"""The "Encode step by step" page through AppTest: its final tokens are the encoders' own."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+
+import pytest
+import tiktoken
+
+from bpe_core import train_bpe
+from bpe_core.reference import ENCODINGS, EncodingUnavailable, load_mergeable_ranks
+from tests.conftest import html_bodies, sample
+
+IDS = re.compile(r"ids <code>\[([0-9, …]*)\]</code>")
+
+
+def tiktoken_encoding(name: str) -> tiktoken.Encoding:
+    """tiktoken itself, on the verified ranks: an encoder independent of ours."""
+    spec = ENCODINGS[name]
+    return tiktoken.Encoding(
+        f"test-{name}", pat_str=spec.pattern, mergeable_ranks=load_mergeable_ranks(name), special_tokens={}
+    )
+
+
+def shown_ids(at) -> list[list[int]]:
+    """The final ids each column shows, in column order."""
+    return [[int(x) for x in m.group(1).split(", ")] for m in IDS.finditer(html_bodies(at))]
+
+
+@pytest.fixture
+def encode_page(app):
+    app.switch_page("app_pages/encode.py").run()
+    assert not app.exception, app.exception
+    return app
+
+
+@pytest.mark.parametrize("word", ["tokenization", "naïve café", "東京タワー 🙂", "don't 2024!"])
+def test_final_tokens_equal_the_encoders(encode_page, word):
+    encode_page.text_input(key="encode_word").input(word).run()
+    assert not encode_page.exception
+    trained, gpt2, cl100k = shown_ids(encode_page)
+    assert trained == train_bpe(sample("english"), 1000, ["<|endoftext|>"]).encode(word)
+    assert gpt2 == tiktoken_encoding("gpt2").encode(word)
+    assert cl100k == tiktoken_encoding("cl100k_base").encode(word)
+
+
+def chips_per_line(body: str) -> list[list[list[str]]]:
+    """For each pre-token box (in page order), the chip texts of each of its lines."""
+    boxes = []
+    for box in body.split('<div class="enc-piece">')[1:]:
+        lines = box.split('<div class="enc-line">')[1:]
+        boxes.append([[html.unescape(t) for t in re.findall(r'<span class="enc-tok[^"]*">([^<]*)</span>', ln)]
+                      for ln in lines])  # fmt: skip
+    return boxes
+
+
+def test_steps_start_from_bytes_and_end_in_the_tokens(encode_page):
+    # three columns, one pre-token each ("tokenization"): box 0 trained, 1 GPT-2, 2 cl100k
+    word = "tokenization"
+    tok = train_bpe(sample("english"), 1000, ["<|endoftext|>"])
+    boxes = chips_per_line(html_bodies(encode_page))
+    assert len(boxes) == 3
+    finals = [
+        [tok.decode([i]) for i in tok.encode(word)],
+        [tiktoken_encoding("gpt2").decode([i]) for i in tiktoken_encoding("gpt2").encode(word)],
+        [tiktoken_encoding("cl100k_base").decode([i]) for i in tiktoken_encoding("cl100k_base").encode(word)],
+    ]
+    for lines, final in zip(boxes, finals):
+        assert lines[0] == list(word)  # the starting line: one chip per byte (all ASCII here)
+        assert lines[-1] == final
+        # each line merges, so each has fewer chips than the one before
+        assert all(len(b) < len(a) for a, b in itertools.pairwise(lines))
+    counts = [re.fullmatch(r"1 pre-token, (\d+) steps?", c.value) for c in encode_page.caption]
+    assert [int(m.group(1)) for m in counts if m] == [len(b) - 1 for b in boxes]
+
+
+def test_vocab_slider_shrinks_the_trained_tokenizer(encode_page):
+    tok = train_bpe(sample("english"), 1000, ["<|endoftext|>"])
+    encode_page.slider(key="vocab_size").set_value(300).run()
+    trained = shown_ids(encode_page)[0]
+    assert trained == tok.with_vocab_size(300).encode("tokenization")
+    assert len(trained) > len(tok.encode("tokenization"))
+
+
+def test_user_text_is_escaped(encode_page):
+    encode_page.text_input(key="encode_word").input("<img src=x onerror=alert(1)>").run()
+    body = html_bodies(encode_page)
+    assert "<img" not in body and "&lt;img" in body
+
+
+def test_unavailable_reference_is_reported_and_the_rest_shown(encode_page, monkeypatch):
+    import ui.steps_view
+
+    def unavailable(name):
+        raise EncodingUnavailable(f"{name} is unavailable here (test)")
+
+    monkeypatch.setattr(ui.steps_view, "bpe_from_reference", unavailable)
+    ui.steps_view.reference_tokenizer.clear()  # the fixture's first run cached the real ones
+    encode_page.text_input(key="encode_word").input("hello").run()
+    assert not encode_page.exception
+    assert {w.value for w in encode_page.warning} == {
+        "gpt2 is unavailable here (test)",
+        "cl100k_base is unavailable here (test)",
+    }
+    (trained,) = shown_ids(encode_page)
+    assert trained == train_bpe(sample("english"), 1000, ["<|endoftext|>"]).encode("hello")
+
+
+def test_no_text_problem_keeps_the_references(encode_page):
+    encode_page.radio(key="source").set_value("Paste").run()
+    assert not encode_page.exception
+    assert any("Paste some text" in i.value for i in encode_page.info)
+    gpt2, _cl100k = shown_ids(encode_page)
+    assert gpt2 == tiktoken_encoding("gpt2").encode("tokenization")

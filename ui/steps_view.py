@@ -1,0 +1,148 @@
+"""The "Encode step by step" page's building blocks: tokenizers to compare, and steps -> HTML.
+
+The steps come from :func:`bpe_core.trace.encode_steps`, which dispatches on the
+tokenizer; a WordPiece tokenizer with an ``encode_steps`` method shows its
+greedy longest-match lines here with no change to this module.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import streamlit as st
+
+from bpe_core.reference import ENCODINGS, EncodingUnavailable, bpe_from_reference
+from bpe_core.trace import PieceSteps, encode_steps
+from ui.render import visible_text
+
+MAX_WORD_CHARS = 200
+"""Longest text the page encodes step by step (characters)."""
+
+REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
+"""Reference encodings offered, by :data:`bpe_core.reference.ENCODINGS` name."""
+
+
+@st.cache_resource(max_entries=3, show_spinner="Loading the reference encoding…")
+def reference_tokenizer(name: str):
+    """GPT-2 / cl100k / o200k as a :class:`~bpe_core.bpe.BPETokenizer` (loaded once per process).
+
+    Raises:
+        EncodingUnavailable: its ranks file cannot be had (the message says how to fix it).
+        ValueError: a ranks file fails its sha256 check.
+    """
+    return bpe_from_reference(name)
+
+
+def reference_or_message(name: str):
+    """The reference tokenizer, or ``None`` after showing why it is unavailable."""
+    try:
+        return reference_tokenizer(name)
+    except (EncodingUnavailable, ValueError, OSError) as exc:
+        st.warning(str(exc), icon=":material/cloud_off:")
+        return None
+
+
+STEPS_CSS = """
+<style>
+.enc-steps { font-size: 14px; }
+.enc-piece { border: 1px solid rgba(128,128,128,.28); border-radius: 8px; padding: 8px 10px; margin-bottom: 10px;
+  background: rgba(128,128,128,.03); }
+.enc-piece .head { font-size: 12px; opacity: .7; margin-bottom: 4px; }
+.enc-piece.flat { display: flex; align-items: center; flex-wrap: wrap; gap: 8px; padding: 5px 10px; }
+.enc-piece.flat .head { margin: 0; }
+.enc-piece.flat .what { font-size: 12px; opacity: .65; }
+.enc-line { padding: 4px 0 5px 0; border-top: 1px dashed rgba(128,128,128,.22); }
+.enc-line .what { display: block; font-size: 12px; opacity: .75; margin-bottom: 3px; overflow-wrap: anywhere; }
+.enc-line .toks { display: flex; flex-wrap: wrap; gap: 3px; }
+.enc-tok { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 14px; white-space: pre;
+  background: #a0c4ff; color: #1b1b1f; border-radius: 4px; padding: 1px 4px; }
+.enc-tok.new { background: #ffd166; outline: 2px solid #d1495b; font-weight: 600; }
+.enc-tok.special { background: #3d3d4a; color: #fafafa; }
+.enc-tok .ws { opacity: .45; }
+.enc-final { font-size: 13px; margin: 4px 0 12px 0; }
+.enc-final code { font-size: 12px; }
+</style>
+"""
+"""Style sheet for :func:`steps_html`."""
+
+
+def _chip(label: str, classes: str) -> str:
+    return f'<span class="enc-tok{classes}">{visible_text(label)}</span>'
+
+
+def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400) -> str:
+    """HTML of step-by-step encoding: one box per pre-token, one line per step; all text escaped.
+
+    Args:
+        pieces: :func:`bpe_core.trace.encode_steps` output.
+        max_lines: stop drawing after this many lines (a note says so).
+
+    Returns:
+        An HTML string including :data:`STEPS_CSS`.
+    """
+    out = [STEPS_CSS, '<div class="enc-steps">']
+    lines = 0
+    for n, piece in enumerate(pieces, 1):
+        if lines >= max_lines:
+            out.append(f'<div class="enc-final">… {len(pieces) - n + 1:,} more pre-tokens not drawn.</div>')
+            break
+        kind = "special token" if piece.is_special else f"pre-token {n}"
+        if len(piece.steps) == 1:  # nothing happens to it: one compact line
+            step = piece.steps[0]
+            extra = " special" if piece.is_special else ""
+            chips = "".join(_chip(label, extra) for label in step.labels)
+            out.append(
+                f'<div class="enc-piece flat"><span class="head">{kind}</span><span class="toks">{chips}</span>'
+                f'<span class="what">{html.escape(step.note)}{"" if piece.is_special else ", no merge applies"}'
+                "</span></div>"
+            )
+            lines += 1
+            continue
+        out.append(f'<div class="enc-piece"><div class="head">{kind}: {visible_text(piece.text)}</div>')
+        for step in piece.steps:
+            marked = set(step.marked)
+            extra = " special" if piece.is_special else ""
+            chips = "".join(
+                _chip(label, extra + (" new" if i in marked else "")) for i, label in enumerate(step.labels)
+            )
+            out.append(
+                f'<div class="enc-line"><span class="what">{html.escape(step.note)}</span>'
+                f'<span class="toks">{chips}</span></div>'
+            )
+            lines += 1
+        out.append("</div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def final_html(pieces: Sequence[PieceSteps]) -> str:
+    """One line: how many tokens, and their ids."""
+    ids = [i for p in pieces for i in p.ids]
+    shown = ", ".join(str(i) for i in ids[:60]) + (", …" if len(ids) > 60 else "")
+    return (
+        f'{STEPS_CSS}<div class="enc-final"><b>{len(ids):,} token{"s" * (len(ids) != 1)}</b> · ids '
+        f"<code>[{shown}]</code></div>"
+    )
+
+
+def encoder_column(title: str, tokenizer, text: str) -> None:
+    """Draw one tokenizer's step-by-step encoding of ``text`` (or why it cannot)."""
+    st.markdown(f"**{html.escape(title)}**")
+    try:
+        pieces = encode_steps(tokenizer, text)
+    except TypeError as exc:
+        st.info(str(exc), icon=":material/info:")
+        return
+    except ValueError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    merges = sum(p.merges_applied for p in pieces if not p.is_special)
+    st.caption(f"{len(pieces):,} pre-token{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
+    st.html(final_html(pieces))
+    st.html(steps_html(pieces))
+
+
+def reference_label(name: str) -> str:
+    """Menu label of a reference encoding."""
+    return ENCODINGS[name].label
