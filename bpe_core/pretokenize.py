@@ -311,3 +311,78 @@ def count_pretokens(text: str, pattern: str = "gpt2", special_tokens: Sequence[s
         else:
             counts.update(iter_pretoken_strings(segment, rx))
     return counts, n_special
+
+
+def pretoken_prefix(
+    text: str, max_chars: int, pattern: str = "gpt2", special_tokens: Sequence[str] = (), *, slack: int = 1_000_000
+) -> str:
+    r"""The shortest prefix of ``text`` of at least ``max_chars`` characters that ends on a pre-token boundary.
+
+    Encoding the prefix gives exactly the first tokens of encoding the whole
+    text, because no merge crosses a pre-token boundary.  A boundary qualifies
+    only when cutting there leaves the last pre-tokens unchanged: patterns with
+    a look-ahead (GPT-2's ``\s+(?!\S)``) can split a whitespace run
+    differently at the end of a string, so each candidate cut is checked by
+    re-matching the last few pre-tokens on the cut text.
+
+    Used to draw a bounded part of a long text: the drawn tokens are the true
+    tokens, and a single huge pre-token (a 100 KB "word") is drawn whole.
+
+    Args:
+        text: the whole text.
+        max_chars: the prefix's minimum length, in characters (the text itself
+            when it is no longer).
+        pattern: the tokenizer's pattern name or regex source (WordPiece: ``"bert"``).
+        special_tokens: the tokenizer's special tokens (a cut never falls inside one).
+        slack: give up looking for a boundary this many characters past
+            ``max_chars`` and cut there (the drawing's last tokens may then differ).
+
+    Returns:
+        ``text`` itself or a prefix of it.
+
+    Raises:
+        TypeError, ValueError: as :func:`resolve_pattern` and :func:`validate_special_tokens`.
+    """
+    if len(text) <= max_chars:
+        return text
+    rx = compile_pattern(resolve_pattern(pattern))
+    special_rx = _special_regex(validate_special_tokens(special_tokens))
+    limit = min(len(text), max_chars + slack)
+    # the ordinary segment that holds position max_chars: [seg_start, seg_end)
+    seg_start, seg_end = 0, len(text)
+    if special_rx is not None:
+        for m in special_rx.finditer(text):
+            if m.end() >= max_chars and m.start() < max_chars:
+                return text[: m.end()]  # the cap falls in a special token: cut after it
+            if m.start() >= max_chars:
+                seg_end = m.start()
+                break
+            seg_start = m.end()
+    recent: list[tuple[int, int]] = []  # the last few pre-token spans of the whole text
+    for s, e in _cover_range(rx, text, seg_start, seg_end):
+        recent = [*recent[-3:], (s, e)]
+        if e > limit:
+            break
+        if e < max_chars:
+            continue
+        if e == seg_end:
+            return text[:e]  # end of the segment: a special token or the end of the text follows
+        redo_from = recent[0][0]
+        if list(_cover_range(rx, text, redo_from, e)) == recent:
+            return text[:e]
+    return text[:limit]
+
+
+def _cover_range(rx: regex.Pattern, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """:func:`_cover` on ``text[start:end]`` without copying it, offsets into ``text``."""
+    pos = start
+    for m in rx.finditer(text, start, end):
+        s, e = m.span()
+        if s == e:
+            continue
+        if s > pos:
+            yield pos, s
+        yield s, e
+        pos = e
+    if pos < end:
+        yield pos, end

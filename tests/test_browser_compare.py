@@ -25,7 +25,9 @@ def test_compare_page_shows_three_views_side_by_side(browser, server, tiktoken_o
         ]
         views = pg.locator(".bpe-view")
         boxes = [views.nth(i).bounding_box() for i in range(3)]
-        assert boxes[0]["y"] == boxes[1]["y"] == boxes[2]["y"]  # side by side on a wide screen
+        # side by side on a wide screen: one row (captions above a view may wrap to different heights)
+        tops = [b["y"] for b in boxes]
+        assert max(tops) - min(tops) < min(b["height"] for b in boxes) / 2
         assert boxes[0]["x"] < boxes[1]["x"] < boxes[2]["x"]
         for i, ids in enumerate(expected):
             shown = views.nth(i).locator(".tk").evaluate_all("els => els.map(e => e.textContent)")

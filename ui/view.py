@@ -6,14 +6,18 @@ import streamlit as st
 
 from bpe_core import BPETokenizer
 from bpe_core.metrics import basic_counts
-from bpe_core.spans import safe_prefix
+from bpe_core.pretokenize import pretoken_prefix
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
 from ui.inputs import Settings
 from ui.training import train
 
 MAX_DRAW_CHARS = 20_000
-"""The coloured view draws at most this many characters of the text (counts cover all of it)."""
+"""The coloured view draws about this many characters of the text (counts cover all of it).
+
+The cut is moved forward to the next pre-token boundary, so the drawn tokens are
+exactly the whole text's first tokens (see :func:`bpe_core.pretokenize.pretoken_prefix`).
+"""
 
 MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens."""
@@ -136,7 +140,7 @@ def coloured_text(
 
     ``total_tokens`` is the whole text's token count, for the "showing the first N" note.
     """
-    prefix = safe_prefix(text, MAX_DRAW_CHARS)
+    prefix = pretoken_prefix(text, MAX_DRAW_CHARS, tok.pattern, tuple(tok.special_tokens))
     spans = tok.token_spans(prefix)[:MAX_DRAW_TOKENS]
     body = render.tokens_html(spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=prefix)
     st.html(render.CSS + body)
