@@ -615,8 +615,8 @@ def _word_steps(tok: WordPieceTokenizer, word: str) -> list[GreedyStep]:
             steps.append(
                 GreedyStep(
                     (unk,), (unk_s,),
-                    f"{where}: tried {_shorten(tried)}{skipped}; none is in the vocabulary, so the whole word "
-                    f"becomes {unk_s}",
+                    f"{where}: no candidate ({_shorten(tried)}){skipped} is in the vocabulary, so the whole "
+                    f"word becomes {unk_s}",
                     marked=(0,), tried=tuple(tried), start=start, end=start,
                 )
             )  # fmt: skip
@@ -624,7 +624,11 @@ def _word_steps(tok: WordPieceTokenizer, word: str) -> list[GreedyStep]:
         piece, i = found
         ids.append(i)
         labels.append(piece)
-        missed = f"tried {_shorten(tried)}: not in the vocabulary; " if tried else ""
+        missed = (
+            f"{len(tried)} longer candidate{'s' * (len(tried) != 1)} not in the vocabulary ({_shorten(tried, 3)}); "
+            if tried
+            else ""
+        )
         rest = f"; remainder {prefix + word[end:]!r}" if end < n else "; the word is done"
         steps.append(
             GreedyStep(
