@@ -192,9 +192,11 @@ class WordPieceReplay:
 
     Cost: building is O(sum over distinct words ``w`` of len(w)**2 log n)
     (characters; about as long as training); a new ``k`` costs O(distinct
-    words) plus O(total characters of distinct words) to count pairs.  The
-    last :attr:`MEMO` rankings are kept; a lock makes the memo safe to share
-    between threads.
+    words) plus O(total characters of distinct words) to count pairs.
+    Measured on the seed articles repeated to 300 KB (1.7k distinct words,
+    4.8k merges): building 0.11 s, one ranking 0.01-0.03 s, the trainer's view
+    of a 4,000-character prefix 0.014 s.  The last :attr:`MEMO` rankings are
+    kept; a lock makes the memo safe to share between threads.
 
     Args:
         tokenizer: a trained :class:`WordPieceTokenizer` whose trace covers its

@@ -200,3 +200,19 @@ def test_lowercasing_is_passed_through(wp_merges):
     # the drawn text keeps the original capitals (offsets map back to the text as typed)
     shown = "".join(t for _c, t, _s in shown_tokens(wp_merges))
     assert shown == "".join(text.split()) and "The" in shown
+
+
+def test_pasted_markup_is_escaped_and_a_text_without_pairs_explains_itself(wp_merges):
+    text = "<b>bold</b> <b>bold</b> <script>alert(1)</script> & more <img src=x onerror=alert(1)>"
+    wp_merges.radio(key="source").set_value("Paste").run()
+    wp_merges.text_area(key="paste_text").input(text).run()
+    assert not wp_merges.exception
+    body = html_bodies(wp_merges)
+    assert "<script" not in body and "<b>bold" not in body and "<img" not in body
+    # every non-space character is drawn, in order (punctuation is a word of its own under BERT splitting)
+    assert "".join(t for _c, t, _s in shown_tokens(wp_merges)) == "".join(text.split())
+    # one-character words only: nothing to merge, and the page says so
+    wp_merges.text_area(key="paste_text").input("a b c . !").run()
+    assert not wp_merges.exception
+    assert any("No merge was learned" in i.value for i in wp_merges.info)
+    assert wp_merges.text_area(key="paste_text").value == "a b c . !"

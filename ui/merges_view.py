@@ -421,7 +421,10 @@ class WordPieceMergeHistory:
         """``{id of the token merge k made: UTF-8 length of its left part}``; empty at step 0.
 
         For a ``##`` token the seam cannot be drawn (the shown text lacks the
-        prefix its bytes have), so it is ``None`` there.
+        prefix its bytes have), so it is ``None`` there.  When merge ``k``
+        re-made a token an earlier merge had made (``added`` false), the
+        earlier occurrences of that token are highlighted too: they are the
+        same id.
         """
         self._check(k)
         if k == 0:
