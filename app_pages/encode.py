@@ -11,10 +11,17 @@ settings = st.session_state["settings"]
 
 st.title("Encode step by step")
 st.caption(
-    "Type a word or a phrase. Each tokenizer cuts it into pre-tokens, then inside each pre-token applies the "
+    "Type a word or a phrase. Each BPE tokenizer cuts it into pre-tokens, then inside each pre-token applies the "
     "lowest-ranked merge it knows, again and again, until none applies. One line per merge; the tokens a line "
     "made are highlighted."
 )
+if settings.algorithm == "wordpiece":
+    st.caption(
+        "WordPiece (the tokenizer trained on your text) works differently: it cuts the text into words, then reads "
+        "each word from the left, taking the longest piece its vocabulary has (trying the longest candidate first, "
+        "then shorter ones), and continues with the rest marked ##. A word it cannot spell, or longer than "
+        "100 characters, becomes [UNK]. One line per piece taken."
+    )
 
 word = st.text_input(
     "Word or phrase",
@@ -38,7 +45,14 @@ trained = None
 trained_problem = settings.problem
 if "trained" in chosen and not trained_problem:
     try:
-        full = train(settings.text, settings.algorithm, settings.pattern, settings.max_vocab, settings.special_tokens)
+        full = train(
+            settings.text,
+            settings.algorithm,
+            settings.pattern,
+            settings.max_vocab,
+            settings.special_tokens,
+            lowercase=settings.lowercase,
+        )
         trained = full.with_vocab_size(view.vocab_slider(full))
     except (ValueError, TypeError) as exc:
         trained_problem = f"Cannot train on this input: {exc}"

@@ -9,10 +9,17 @@ from ui import merges_view, view
 settings = st.session_state["settings"]
 
 st.title("Merges")
-st.caption(
-    "Training repeats one move: find the most frequent pair of neighbouring tokens and merge it into a new token. "
-    "Step through the merges, or press Play, and watch the text shrink into fewer, longer tokens."
-)
+if settings.algorithm == "wordpiece":
+    st.caption(
+        "WordPiece training repeats one move: score every pair of neighbouring pieces inside a word by "
+        "freq(pair) / (freq(left) × freq(right)) and merge the best-scoring pair into a new piece. "
+        "Step through the merges, or press Play, and watch the words join up."
+    )
+else:
+    st.caption(
+        "Training repeats one move: find the most frequent pair of neighbouring tokens and merge it into a new "
+        "token. Step through the merges, or press Play, and watch the text shrink into fewer, longer tokens."
+    )
 
 view.trained_or_stop(settings)
 history = merges_view.history_or_stop(settings)

@@ -4,7 +4,9 @@ Run from the repository root:
 
     python benchmarks/bench_merges_page.py [--repeat 7]
 
-For each built-in sample it prints, in milliseconds (median of ``--repeat`` runs):
+For each built-in sample and each algorithm (byte-level BPE, and WordPiece with
+the sidebar's defaults: BERT's special tokens, no lower-casing) it prints, in
+milliseconds (median of ``--repeat`` runs):
 
 * ``slider``: one AppTest run after moving the step slider to a random step.
   AppTest reruns the whole app (sidebar included), so this is an upper bound:
@@ -15,7 +17,9 @@ For each built-in sample it prints, in milliseconds (median of ``--repeat`` runs
   candidates for a step not computed before (replaying the pre-token table).
 
 Training is cached, so none of these retrains; the first page load (which
-trains) is printed separately.  Nothing here is asserted: it is a measurement.
+trains) is printed separately.  A last column gives WordPiece's slider time as
+a ratio of BPE's on the same sample.  Nothing here is asserted: it is a
+measurement.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from ui.merges_view import BPEMergeHistory, step_text_html  # noqa: E402
+from bpe_core import train_bpe  # noqa: E402
+from bpe_core.wordpiece import train_wordpiece  # noqa: E402
+from ui.merges_view import BPEMergeHistory, WordPieceMergeHistory, step_text_html  # noqa: E402
 from ui.samples import SAMPLES, load_sample  # noqa: E402
 
 
@@ -49,13 +55,15 @@ def median_time(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
-def bench_sample(key: str, repeat: int, rng: random.Random) -> list[str]:
+def bench_sample(key: str, algorithm: str, repeat: int, rng: random.Random) -> tuple[str, float]:
+    """One table row for ``key`` under ``algorithm`` (``"bpe"`` or ``"wordpiece"``), and the slider time (s)."""
     import streamlit as st
 
     st.cache_resource.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     at.selectbox(key="sample").set_value(key).run()
+    at.radio(key="algorithm").set_value(algorithm).run()
     t0 = time.perf_counter()
     at.switch_page("app_pages/merges.py").run()
     first = time.perf_counter() - t0
@@ -77,9 +85,10 @@ def bench_sample(key: str, repeat: int, rng: random.Random) -> list[str]:
     tick = median_time(at.run, repeat)
 
     text = load_sample(key)
-    from bpe_core import train_bpe
-
-    history = BPEMergeHistory(train_bpe(text, 1000, ["<|endoftext|>"]), text)
+    if algorithm == "wordpiece":
+        history = WordPieceMergeHistory(train_wordpiece(text, 1000), text)
+    else:
+        history = BPEMergeHistory(train_bpe(text, 1000, ["<|endoftext|>"]), text)
     ks = [rng.randint(1, n) for _ in range(repeat)]
     it = iter(ks)
     text_t = median_time(lambda: step_text_html(history, next(it), text), repeat)
@@ -87,10 +96,11 @@ def bench_sample(key: str, repeat: int, rng: random.Random) -> list[str]:
     figs_t = median_time(lambda: history.figures(next(it)), repeat)
     it = iter(rng.sample(range(1, n + 1), repeat))
     why_t = median_time(lambda: history.why(next(it)), repeat)
-    return [
-        f"{SAMPLES[key][0][:22]:22s} {len(text):7,d} {n:6d} {ms(first)} {ms(slider)} {ms(nxt_t)} {ms(tick)} "
-        f"{ms(text_t)} {ms(figs_t)} {ms(why_t)}"
-    ]
+    line = (
+        f"{SAMPLES[key][0][:22]:22s} {algorithm:9s} {len(text):7,d} {n:6d} {ms(first)} {ms(slider)} {ms(nxt_t)} "
+        f"{ms(tick)} {ms(text_t)} {ms(figs_t)} {ms(why_t)}"
+    )
+    return line, slider
 
 
 def main() -> None:
@@ -100,12 +110,14 @@ def main() -> None:
     rng = random.Random(0)
     print("Merges page, milliseconds (median); AppTest reruns the whole app, the browser only the fragment.")
     print(
-        f"{'sample':22s} {'chars':>7s} {'merges':>6s} {'load':>8s} {'slider':>8s} {'next':>8s} {'tick':>8s} "
-        f"{'text':>8s} {'figures':>8s} {'why(new)':>8s}"
+        f"{'sample':22s} {'algorithm':9s} {'chars':>7s} {'merges':>6s} {'load':>8s} {'slider':>8s} {'next':>8s} "
+        f"{'tick':>8s} {'text':>8s} {'figures':>8s} {'why(new)':>8s} {'slider WP/BPE':>13s}"
     )
     for key in SAMPLES:
-        for line in bench_sample(key, args.repeat, rng):
-            print(line, flush=True)
+        bpe_line, bpe_slider = bench_sample(key, "bpe", args.repeat, rng)
+        print(bpe_line, flush=True)
+        wp_line, wp_slider = bench_sample(key, "wordpiece", args.repeat, rng)
+        print(f"{wp_line} {wp_slider / bpe_slider:13.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from itertools import pairwise
 from .bpe import BPETokenizer
 from .pretokenize import count_pretokens, pretokenize
 from .spans import display_bytes
+from .wordpiece import WordPieceTokenizer
 
 __all__ = [
     "CandidateRanking",
@@ -544,9 +545,13 @@ def encode_steps(tokenizer: object, text: str) -> list[PieceSteps]:
     """Step-by-step encoding for any tokenizer of the app: the hook other algorithms plug into.
 
     * :class:`BPETokenizer` -> :func:`bpe_encode_steps` (merges in rank order);
+    * :class:`~bpe_core.wordpiece.WordPieceTokenizer` ->
+      :func:`bpe_core.wordpiece_trace.wordpiece_encode_steps`: a starting line,
+      then one :class:`~bpe_core.wordpiece_trace.GreedyStep` per greedy
+      longest-match decision (``rank=None``, ``marked`` = the piece just taken,
+      ``tried`` = the longer candidates that missed);
     * any other tokenizer with a method ``encode_steps(text) -> list[PieceSteps]``
-      -> that method.  WordPiece gives one :class:`EncodeStep` per greedy
-      longest-match decision (``rank=None``, ``marked`` = the token just matched).
+      -> that method.
 
     Args:
         tokenizer: the tokenizer.
@@ -562,6 +567,10 @@ def encode_steps(tokenizer: object, text: str) -> list[PieceSteps]:
     """
     if isinstance(tokenizer, BPETokenizer):
         return bpe_encode_steps(tokenizer, text)
+    if isinstance(tokenizer, WordPieceTokenizer):
+        from .wordpiece_trace import wordpiece_encode_steps  # imported here: it imports this module
+
+        return wordpiece_encode_steps(tokenizer, text)
     method = getattr(tokenizer, "encode_steps", None)
     if method is None:
         raise TypeError(f"{type(tokenizer).__name__} has no step-by-step encoding (no encode_steps method)")

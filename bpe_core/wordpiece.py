@@ -1004,6 +1004,25 @@ class WordPieceTokenizer:
                 out.extend(encode_word(word))
         return out
 
+    def encode_steps(self, text: str) -> list:
+        """Greedy longest-match-first encoding of ``text``, one line per decision (for the Encode page).
+
+        See :func:`bpe_core.wordpiece_trace.wordpiece_encode_steps`, which this
+        calls; the final ids equal :meth:`encode`.
+
+        Args:
+            text: any ``str`` without unpaired surrogates.
+
+        Returns:
+            ``list[bpe_core.trace.PieceSteps]``, one per word or special token.
+
+        Raises:
+            TypeError, ValueError: as :meth:`encode`.
+        """
+        from .wordpiece_trace import wordpiece_encode_steps  # imported here: it imports this module
+
+        return wordpiece_encode_steps(self, text)
+
     def words(self, text: str) -> list[str]:
         """The words encoding sees: special tokens, then BERT-style pre-tokens of the (lower-cased) rest.
 

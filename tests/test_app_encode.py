@@ -114,3 +114,29 @@ def test_no_text_problem_keeps_the_references(encode_page):
     assert any("Paste some text" in i.value for i in encode_page.info)
     gpt2, _cl100k = shown_ids(encode_page)
     assert gpt2 == tiktoken_encoding("gpt2").encode("tokenization")
+
+
+def test_wordpiece_shows_the_greedy_longest_match_steps(encode_page):
+    from bpe_core.wordpiece import train_wordpiece
+    from tests.naive_wordpiece import naive_encode_word
+
+    encode_page.radio(key="algorithm").set_value("wordpiece").run()
+    encode_page.text_input(key="encode_word").input("tokenization naïve").run()
+    assert not encode_page.exception
+    tok = train_wordpiece(sample("english"), 1000)
+    trained, gpt2, _cl100k = shown_ids(encode_page)
+    assert trained == tok.encode("tokenization naïve")
+    assert gpt2 == tiktoken_encoding("gpt2").encode("tokenization naïve")
+    vocab = {s for i, s in tok.vocab.items() if i not in tok.special_tokens.values()}
+    boxes = chips_per_line(html_bodies(encode_page))
+    # the first two boxes are the WordPiece column's words; each line takes one more piece, the course's
+    # encode_word gives the last line (and "naïve": this English text has no "ï", so the word is [UNK])
+    for word, lines in zip(["tokenization", "naïve"], boxes[:2]):
+        final = naive_encode_word(word, vocab)
+        assert lines[0] == [] and lines[-1] == final
+    assert [len(line) for line in boxes[0]] == list(range(len(boxes[0])))
+    assert boxes[1][-1] == ["[UNK]"]
+    body = html_bodies(encode_page)
+    assert '<span class="enc-miss">tokenizatio</span>' in body  # a candidate tried and missed, struck out
+    steps = len(boxes[0]) + len(boxes[1]) - 2  # every line but the two starting lines
+    assert f"2 words, {steps} steps" in [c.value for c in encode_page.caption]

@@ -2,17 +2,18 @@
 
 The page works on a *merge history*: an object that knows, for a trained
 tokenizer and its training text, what step ``k`` looks like.
-:class:`BPEMergeHistory` is the one for byte-level BPE.  Another algorithm
-(WordPiece) plugs in by providing a class with the same attributes and methods
-(see :class:`MergeHistory`) and a branch in :func:`history_for`; nothing else
-on the page needs to change.
+:class:`BPEMergeHistory` is the one for byte-level BPE,
+:class:`WordPieceMergeHistory` the one for WordPiece; both provide the members
+of :class:`MergeHistory`, and :func:`history_for` picks one.
 
 Step ``k`` (``0 <= k <= n_steps``) means *the first k merges applied*; merge
-``#k`` (1-based, rank ``k - 1``) is the one just made.  Step 0 is the raw bytes.
+``#k`` (1-based, rank ``k - 1``) is the one just made.  Step 0 is the raw bytes
+(BPE) or the characters (WordPiece).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 from dataclasses import dataclass, field
@@ -22,9 +23,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core import BPETokenizer
+from bpe_core import BPETokenizer, WordPieceTokenizer
 from bpe_core.spans import TokenSpan, display_bytes, safe_prefix
 from bpe_core.trace import CandidateRanking, TrainingReplay
+from bpe_core.wordpiece_trace import ScoreRanking, TrainerView, WordPieceReplay
 from ui import charts, render
 from ui.inputs import Settings
 from ui.training import train
@@ -105,32 +107,41 @@ class WhyThisPair:
         notes: HTML fragments (every token text escaped): the winner, the
             tie-break (when counts tie), the overlap between counted and
             replaced occurrences.
-        ranking: the engine's data behind it.
+        ranking: the engine's data behind it (:class:`CandidateRanking` for
+            BPE, :class:`ScoreRanking` for WordPiece).
         problem: set when the replay disagrees with the trace (a bug: it is shown).
     """
 
     title: str
     table: pd.DataFrame
     notes: list[str] = field(default_factory=list)
-    ranking: CandidateRanking | None = None
+    ranking: CandidateRanking | ScoreRanking | None = None
     problem: str | None = None
 
 
 class MergeHistory(Protocol):
     """What the Merges page needs from a trained tokenizer and its training text.
 
-    Implementations: :class:`BPEMergeHistory`.  A WordPiece history gives the
-    same members (score and pair/part frequencies as ``facts``, a score chart
-    through :meth:`figures`, the best-scoring pairs in :meth:`why`).
+    Implementations: :class:`BPEMergeHistory` and :class:`WordPieceMergeHistory`
+    (score and pair/part frequencies as ``facts``, a score chart through
+    :meth:`figures`, the best-scoring pairs in :meth:`why`).
+
+    Attributes:
+        algorithm: ``"bpe"`` or ``"wordpiece"``.
+        unit: what a step-0 token is, for captions (``"byte"``, ``"character"``).
+        n_steps: merges in the trace.
+        min_vocab_size: vocabulary size at step 0.
+        unique_pretokens: distinct pre-tokens (words) of the training text.
     """
 
     algorithm: str
+    unit: str
     n_steps: int
     min_vocab_size: int
     unique_pretokens: int
 
     def view(self, k: int):  # pragma: no cover - protocol
-        """The tokenizer with its first ``k`` merges (has ``token_spans``)."""
+        """The text's segmentation after ``k`` merges: an object with ``token_spans(text)``."""
         ...
 
     def highlight(self, k: int) -> dict[int, int | None]:  # pragma: no cover - protocol
@@ -171,6 +182,7 @@ class BPEMergeHistory:
     """
 
     algorithm = "bpe"
+    unit = "byte"
 
     def __init__(self, tokenizer: BPETokenizer, text: str) -> None:
         trace = tokenizer.trace
@@ -346,6 +358,250 @@ class BPEMergeHistory:
         return WhyThisPair(title, table, notes, ranking, problem)
 
 
+class WordPieceMergeHistory:
+    """The merge history of a WordPiece tokenizer trained here, in the trainer's own view.
+
+    Step ``k`` shows every word as training held it after the first ``k``
+    merges (:class:`bpe_core.wordpiece_trace.WordPieceReplay`), which is not
+    what greedy longest-match encoding gives; the card shows the merge's score
+    ``freq(pair) / (freq(first) * freq(second))`` and the frequencies behind it.
+
+    Args:
+        tokenizer: the trained :class:`WordPieceTokenizer` (any view; the full one is used).
+        text: its training text.
+
+    Raises:
+        ValueError: the tokenizer has no training trace (e.g. built from a vocab.txt).
+    """
+
+    algorithm = "wordpiece"
+    unit = "character"
+
+    def __init__(self, tokenizer: WordPieceTokenizer, text: str) -> None:
+        full = tokenizer.with_vocab_size(tokenizer.max_vocab_size)
+        trace = full.trace
+        if full.training is None or len(trace) < full.max_vocab_size - full.min_vocab_size:
+            raise ValueError("this tokenizer has no training trace, so its merges cannot be replayed")
+        self.tokenizer = full
+        self.text = text
+        self.trace = trace
+        self.n_steps = len(trace)
+        self.min_vocab_size = full.min_vocab_size
+        self.unique_pretokens = full.training.unique_pretokens
+        self.text_bytes = len(text.encode("utf-8", errors="surrogatepass"))
+        self.prefix = full.continuing_subword_prefix
+        self._replay: WordPieceReplay | None = None
+        self._table: pd.DataFrame | None = None
+        self._labels = [f"{s.left} + {s.right} → {s.merged}" for s in trace]
+        sizes = [self.min_vocab_size]
+        for s in trace:
+            sizes.append(sizes[-1] + (1 if s.added else 0))
+        self._sizes = sizes  # vocabulary size after k merges (a merge that re-makes a token adds none)
+
+    def _check(self, k: int) -> None:
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.n_steps:
+            raise ValueError(f"step {k!r} is out of range 0..{self.n_steps}")
+
+    @property
+    def replay(self) -> WordPieceReplay:
+        """The training words, replayed through the trace (built on first use)."""
+        if self._replay is None:
+            self._replay = WordPieceReplay.from_text(self.tokenizer, self.text)
+        return self._replay
+
+    def view(self, k: int) -> TrainerView:
+        """The trainer's segmentation after ``k`` merges (``token_spans(text)``)."""
+        self._check(k)
+        return self.replay.view(k)
+
+    def _chars(self, token: str) -> int:
+        return len(token) - len(self.prefix) if token.startswith(self.prefix) else len(token)
+
+    def highlight(self, k: int) -> dict[int, int | None]:
+        """``{id of the token merge k made: UTF-8 length of its left part}``; empty at step 0.
+
+        For a ``##`` token the seam cannot be drawn (the shown text lacks the
+        prefix its bytes have), so it is ``None`` there.  When merge ``k``
+        re-made a token an earlier merge had made (``added`` false), the
+        earlier occurrences of that token are highlighted too: they are the
+        same id.
+        """
+        self._check(k)
+        if k == 0:
+            return {}
+        s = self.trace[k - 1]
+        return {s.new_id: None if s.merged.startswith(self.prefix) else len(s.left.encode("utf-8"))}
+
+    def tokens_at(self, k: int) -> int:
+        """Tokens of the training text in the trainer's segmentation after ``k`` merges (from the trace, exact)."""
+        self._check(k)
+        return self.trace[k - 1].tokens_after if k else self.tokenizer.training.initial_tokens
+
+    def vocab_size_at(self, k: int) -> int:
+        """Vocabulary size after ``k`` merges."""
+        self._check(k)
+        return self._sizes[k]
+
+    def card(self, k: int) -> StepCard | None:
+        """The card of merge ``k`` (``None`` at step 0): score, pair and part frequencies, tokens before/after."""
+        self._check(k)
+        if k == 0:
+            return None
+        s = self.trace[k - 1]
+        before = self.tokens_at(k - 1)
+        facts = [
+            (
+                "Score",
+                f"{s.score:.4g}",
+                f"= {s.pair_freq:,} / ({s.left_freq:,} × {s.right_freq:,})",
+                "freq(pair) / (freq(left) × freq(right)): how much more often the two parts occur together "
+                "than their own frequencies predict. The highest score is merged.",
+            ),
+            (
+                "Pair frequency",
+                f"{s.pair_freq:,}",
+                "when chosen",
+                "Adjacent occurrences of the pair in the training words (each word weighted by its count).",
+            ),
+            (
+                "Part frequencies",
+                f"{s.left_freq:,} · {s.right_freq:,}",
+                f"{s.left} · {s.right}",
+                "Occurrences of the left and right parts in the training text's segmentation at that moment.",
+            ),
+            (
+                "Tokens of the text",
+                f"{before:,} → {s.tokens_after:,}",
+                f"−{before - s.tokens_after:,} ({(before - s.tokens_after) / before:.1%})" if before else "",
+                "Tokens of the whole training text, as training segments it, before and after this merge.",
+            ),
+        ]
+        if not s.added:
+            facts.append(("New id", "none", f"{s.merged} already existed", "Another pair made this token earlier."))
+        return StepCard(
+            step=k,
+            parts=(s.left, s.right, s.merged),
+            ids=(s.left_id, s.right_id, s.new_id),
+            seam=len(s.left),
+            facts=facts,
+            tokens_before=before,
+            tokens_after=s.tokens_after,
+        )
+
+    def figures(self, k: int) -> list[go.Figure]:
+        """Score per merge, training-text tokens vs vocabulary size, lengths of the learned tokens; each marks ``k``."""
+        self._check(k)
+        trace = self.trace
+        scores = charts.merge_pair_count_figure([s.score for s in trace], k, labels=self._labels, y_title="score")
+        scores.update_layout(title={"text": "Score at each merge"})
+        scores.data[0].hovertemplate = "merge #%{x}<br>%{text}<br>score %{y:.4g}<extra></extra>"
+        scores.data[1].hovertemplate = "this step: merge #%{x}<br>score %{y:.4g}<extra></extra>"
+        tokens = [self.tokens_at(0)] + [s.tokens_after for s in trace]
+        vs = self._sizes
+        curve = charts.merge_tokens_figure(vs, tokens, vs[k], text_bytes=self.text_bytes)
+        # a merge that adds no id repeats a size: put the marker on step k's own point
+        curve.data[1].y = [tokens[k]]
+        curve.data[1].customdata = [self.text_bytes / tokens[k] if tokens[k] else 0.0]
+        learned = [self._chars(s.merged) for s in trace[:k] if s.added]
+        lengths = charts.merge_length_figure(learned, self._chars(trace[k - 1].merged) if k else None)
+        lengths.update_xaxes(title="token length (characters, ## not counted)")
+        lengths.data[0].hovertemplate = "%{y:,} tokens of %{x} characters<extra></extra>"
+        return [scores, curve, lengths]
+
+    def table(self) -> pd.DataFrame:
+        """One row per merge: number, parts, new token and id, score, frequencies, tokens after."""
+        if self._table is None:
+            t = self.trace
+            self._table = pd.DataFrame(
+                {
+                    "merge #": [s.rank + 1 for s in t],
+                    "left": [s.left for s in t],
+                    "right": [s.right for s in t],
+                    "new token": [s.merged for s in t],
+                    "id": [s.new_id for s in t],
+                    "score": [s.score for s in t],
+                    "pair freq": [s.pair_freq for s in t],
+                    "left freq": [s.left_freq for s in t],
+                    "right freq": [s.right_freq for s in t],
+                    "tokens after": [s.tokens_after for s in t],
+                }
+            )
+        return self._table
+
+    def why(self, k: int) -> WhyThisPair:
+        """The top 10 pairs by score that merge ``k`` was chosen from (at step 0, merge 1's)."""
+        self._check(k)
+        if self.n_steps == 0:
+            return WhyThisPair("No merges", pd.DataFrame(), ["No adjacent pair was left to merge."])
+        merge_no = max(k, 1)
+        ranking = self.replay.candidates(merge_no - 1, top=10)
+        s = self.trace[merge_no - 1]
+        w = ranking.winner
+        problem = None
+        if w is None or (w.left_id, w.right_id, w.pair_freq, w.left_freq, w.right_freq) != (
+            s.left_id, s.right_id, s.pair_freq, s.left_freq, s.right_freq,
+        ):  # fmt: skip
+            problem = (
+                f"Replaying the training text disagrees with the trace at merge #{merge_no}: "
+                f"replay {w}, trace {s}. Please report this."
+            )
+        verb = "will join" if k == 0 else "joined"
+        title = f"Why merge #{merge_no} {verb} {s.left} + {s.right}"  # plain text
+        cands = ranking.candidates
+        table = pd.DataFrame(
+            {
+                "chosen": ["✔" if i == 0 else "" for i in range(len(cands))],
+                "left": [c.left for c in cands],
+                "right": [c.right for c in cands],
+                "new token": [c.merged for c in cands],
+                "score": [float(c.score) for c in cands],
+                "pair freq": [c.pair_freq for c in cands],
+                "left freq": [c.left_freq for c in cands],
+                "right freq": [c.right_freq for c in cands],
+                "first seen in": [f"#{c.first_word + 1} {c.word}" for c in cands],
+            }
+        )
+        e = html.escape
+        pair = f"<code>{e(s.left)}</code> + <code>{e(s.right)}</code>"
+        notes = [
+            f"After {merge_no - 1:,} merge{'' if merge_no == 2 else 's'} the training words hold "
+            f"<b>{ranking.distinct_pairs:,}</b> different adjacent pairs. Each is scored "
+            "freq(pair) / (freq(left) × freq(right)); the highest, "
+            f"{pair} with {s.pair_freq:,} / ({s.left_freq:,} × {s.right_freq:,}) = {s.score:.4g}, is merged."
+        ]
+        m = ranking.most_frequent
+        if m is not None and w is not None and (m.left_id, m.right_id) != (w.left_id, w.right_id):
+            notes.append(
+                f"The most frequent pair, <code>{e(m.left)}</code> + <code>{e(m.right)}</code> "
+                f"({m.pair_freq:,} times), scores only {float(m.score):.4g}: its parts are common on their own "
+                f"({m.left_freq:,} and {m.right_freq:,}). BPE would merge it; WordPiece prefers pairs whose parts "
+                "rarely occur apart."
+            )
+        if ranking.tied > 1:
+            shown = sum(1 for c in cands if c.score == w.score)
+            more = ranking.tied - shown
+            explained = ranking.tie_break_lines()
+            lines = "".join(f"<li>{e(line)}</li>" for line in explained[:3])
+            if len(explained) > 3:
+                rest = "".join(f"<li>{e(line)}</li>" for line in explained[3:])
+                lines += f"<details><summary>{len(explained) - 3} more</summary>{rest}</details>"
+            notes.append(
+                f"<b>Tie:</b> {ranking.tied:,} pairs have exactly the score {e(str(w.score))}. The rule: ties go to "
+                "the pair whose first occurrence comes earliest when scanning the words in order of first "
+                "appearance, left to right."
+                + (f" ({more:,} more tied pairs are not in the table.)" if more > 0 else "")
+                + f"<ul>{lines}</ul>"
+            )
+        else:
+            notes.append("No tie: this pair's score is the only maximum, so the tie-break rule is not needed.")
+        if s.replaced != s.pair_freq:
+            notes.append(
+                f"<b>Counted {s.pair_freq:,}, replaced {s.replaced:,}:</b> occurrences overlap where neighbouring "
+                "pairs share a token; merging goes left to right and uses each token once."
+            )
+        return WhyThisPair(title, table, notes, ranking, problem)
+
+
 def history_for(tokenizer: object, text: str) -> MergeHistory:
     """The merge history of a trained tokenizer: the one place a new algorithm plugs in.
 
@@ -355,6 +611,8 @@ def history_for(tokenizer: object, text: str) -> MergeHistory:
     """
     if isinstance(tokenizer, BPETokenizer):
         return BPEMergeHistory(tokenizer, text)
+    if isinstance(tokenizer, WordPieceTokenizer):
+        return WordPieceMergeHistory(tokenizer, text)
     raise NotImplementedError(
         f"The Merges page does not show {getattr(tokenizer, 'name', type(tokenizer).__name__)} yet; "
         "choose Byte-level BPE in the sidebar."
@@ -363,17 +621,27 @@ def history_for(tokenizer: object, text: str) -> MergeHistory:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def cached_history(
-    text: str, algorithm: str, pattern: str, max_vocab: int, special_tokens: tuple[str, ...]
+    text: str,
+    algorithm: str,
+    pattern: str,
+    max_vocab: int,
+    special_tokens: tuple[str, ...],
+    lowercase: bool = False,
 ) -> MergeHistory:
     """The (cached) merge history for the sidebar's settings; trains only if :func:`ui.training.train` has not."""
-    return history_for(train(text, algorithm, pattern, max_vocab, special_tokens), text)
+    return history_for(train(text, algorithm, pattern, max_vocab, special_tokens, lowercase=lowercase), text)
 
 
 def history_or_stop(settings: Settings) -> MergeHistory:
     """The merge history for the sidebar's settings, or a message in the page and ``st.stop()``."""
     try:
         history = cached_history(
-            settings.text, settings.algorithm, settings.pattern, settings.max_vocab, settings.special_tokens
+            settings.text,
+            settings.algorithm,
+            settings.pattern,
+            settings.max_vocab,
+            settings.special_tokens,
+            lowercase=settings.lowercase,
         )
     except NotImplementedError as exc:
         st.info(str(exc), icon=":material/info:")
@@ -449,13 +717,16 @@ NOTES_CSS = """
 """
 
 
-def card_html(card: StepCard | None, tokens_at_zero: int | None = None) -> str:
-    """HTML of the merge card: ``[left] + [right] → [new]`` with ids; every token text is escaped."""
+def card_html(card: StepCard | None, tokens_at_zero: int | None = None, unit: str = "byte") -> str:
+    """HTML of the merge card: ``[left] + [right] → [new]`` with ids; every token text is escaped.
+
+    ``unit`` names what a token is at step 0 (``"byte"`` for BPE, ``"character"`` for WordPiece).
+    """
     if card is None:
-        n = f" The training text is {tokens_at_zero:,} tokens, one per byte." if tokens_at_zero else ""
+        n = f" The training text is {tokens_at_zero:,} tokens, one per {unit}." if tokens_at_zero else ""
         return (
             CARD_CSS + '<div class="merge-card"><div class="no">Step 0</div>'
-            f"<div>No merge yet: every byte is its own token.{n} Press <b>Next</b> or <b>Play</b>.</div></div>"
+            f"<div>No merge yet: every {unit} is its own token.{n} Press <b>Next</b> or <b>Play</b>.</div></div>"
         )
     left, right, new = (html.escape(p, quote=True) for p in card.parts)
     lid, rid, nid = card.ids
@@ -503,7 +774,9 @@ def step_text_html(
     highlight = history.highlight(k)
     occurrences = sum(1 for s in spans if s.id in highlight)
     shown = spans[:MAX_STEP_TOKENS]
-    body = render.tokens_html(shown, show_whitespace=show_whitespace, highlight=highlight)
+    # WordPiece drops whitespace: draw the text between words uncoloured
+    gaps = prefix if getattr(history, "algorithm", "bpe") == "wordpiece" else None
+    body = render.tokens_html(shown, show_whitespace=show_whitespace, highlight=highlight, text=gaps)
     if len(prefix) < len(text) or len(shown) < len(spans):
         chars = shown[-1].end if shown else 0
         body += (
@@ -522,7 +795,13 @@ EXAMPLES_CSS = """
 """
 
 
-def examples_html(spans: list[TokenSpan], highlight: dict[int, int | None], limit: int = 6, context: int = 2) -> str:
+def examples_html(
+    spans: list[TokenSpan],
+    highlight: dict[int, int | None],
+    limit: int = 6,
+    context: int = 2,
+    text: str | None = None,
+) -> str:
     """Up to ``limit`` distinct places where the highlighted tokens occur, each with ``context`` tokens around.
 
     Args:
@@ -530,6 +809,8 @@ def examples_html(spans: list[TokenSpan], highlight: dict[int, int | None], limi
         highlight: as :meth:`MergeHistory.highlight`.
         limit: most examples to show.
         context: tokens shown on each side.
+        text: the text the spans index into, when tokens do not cover it all
+            (WordPiece): the whitespace between a window's words is drawn.
 
     Returns:
         HTML (escaped, style sheets included), or ``""`` when nothing is highlighted.
@@ -546,7 +827,12 @@ def examples_html(spans: list[TokenSpan], highlight: dict[int, int | None], limi
         if key in seen:
             continue
         seen.add(key)
-        parts.append(render.tokens_html(window, highlight=highlight))
+        if text is None:
+            parts.append(render.tokens_html(window, highlight=highlight))
+        else:  # offsets relative to the window, so that only the gaps inside it are drawn
+            base = window[0].start
+            moved = [dataclasses.replace(w, start=w.start - base, end=w.end - base) for w in window]
+            parts.append(render.tokens_html(moved, highlight=highlight, text=text[base : window[-1].end]))
         if len(parts) >= limit:
             break
     if not parts:
@@ -657,7 +943,7 @@ def controls(n: int) -> int:
     cols = st.columns([1, 1, 1.25, 1, 1, 2.6], vertical_alignment="bottom")
     cols[0].button(
         "First", key="merge_first", icon=":material/first_page:", on_click=_go, args=(n,), kwargs={"to": 0},
-        disabled=k == 0, width="stretch", help="Step 0: raw bytes, no merge yet",
+        disabled=k == 0, width="stretch", help="Step 0: no merge yet",
     )  # fmt: skip
     cols[1].button(
         "Prev", key="merge_prev", icon=":material/chevron_left:", on_click=_go, args=(n, -1),
@@ -735,6 +1021,10 @@ def merge_table(history: MergeHistory, k: int) -> None:
             "id": st.column_config.NumberColumn(format="%d", width="small"),
             "count": st.column_config.NumberColumn(format="localized"),
             "replaced": st.column_config.NumberColumn(format="localized"),
+            "score": st.column_config.NumberColumn(format="%.4g"),
+            "pair freq": st.column_config.NumberColumn(format="localized"),
+            "left freq": st.column_config.NumberColumn(format="localized"),
+            "right freq": st.column_config.NumberColumn(format="localized"),
             "tokens after": st.column_config.NumberColumn(format="localized"),
         },
     )
@@ -766,6 +1056,15 @@ def why_panel(history: MergeHistory, k: int, playing: bool) -> None:
             "would replace": st.column_config.NumberColumn(
                 format="localized", help="Occurrences a merge would replace: left to right, no token used twice"
             ),
+            "score": st.column_config.NumberColumn(
+                format="%.4g", help="freq(pair) / (freq(left) × freq(right)), the number WordPiece ranks pairs by"
+            ),
+            "pair freq": st.column_config.NumberColumn(format="localized"),
+            "left freq": st.column_config.NumberColumn(format="localized"),
+            "right freq": st.column_config.NumberColumn(format="localized"),
+            "first seen in": st.column_config.TextColumn(
+                help="The first word (in order of first appearance) holding the pair: the tie-break looks here"
+            ),
         },
     )
     st.html(NOTES_CSS + '<div class="why-notes">' + "".join(f"<p>{n}</p>" for n in why.notes) + "</div>")
@@ -786,19 +1085,29 @@ def step_view(history: MergeHistory, text: str) -> None:
     left, right = st.columns([2, 3], gap="large")
     with left:
         card = history.card(k)
-        st.html(card_html(card, history.tokens_at(0)))
-        examples = examples_html(spans, history.highlight(k))
+        st.html(card_html(card, history.tokens_at(0), history.unit))
+        wordpiece = history.algorithm == "wordpiece"
+        examples = examples_html(
+            spans, history.highlight(k), text=safe_prefix(text, MAX_STEP_CHARS) if wordpiece else None
+        )
         if examples:
             st.html(examples)
         figs = history.figures(k)
         st.plotly_chart(figs[0], key="merge_fig_counts", config={"displayModeBar": False})
     with right:
         body, occurrences = step_text_html(history, k, text, spans=spans)
+        view = ", as training segments it (not as greedy encoding would)" if wordpiece else ""
         if k:
             st.caption(
-                f"The text after {k:,} merge{'s' * (k != 1)}. Highlighted: the {occurrences:,} "
+                f"The text after {k:,} merge{'s' * (k != 1)}{view}. Highlighted: the {occurrences:,} "
                 f"token{'s' * (occurrences != 1)} made by merge #{k} (a red seam marks where the two halves met); "
                 "everything else is dimmed."
+                + (" Pieces of one word touch; the later ones are ## continuations." if wordpiece else "")
+            )
+        elif wordpiece:
+            st.caption(
+                "The text before any merge: one token per character; the characters of a word after the first "
+                "are ## continuations (drawn touching). Whitespace belongs to no token."
             )
         else:
             st.caption("The text before any merge: one token per byte.")

@@ -1,8 +1,9 @@
 """The "Encode step by step" page's building blocks: tokenizers to compare, and steps -> HTML.
 
 The steps come from :func:`bpe_core.trace.encode_steps`, which dispatches on the
-tokenizer; a WordPiece tokenizer with an ``encode_steps`` method shows its
-greedy longest-match lines here with no change to this module.
+tokenizer: BPE (trained, GPT-2, cl100k, o200k) gives one line per merge in rank
+order, WordPiece one line per greedy longest-match decision, whose missed
+candidates (:class:`bpe_core.wordpiece_trace.GreedyStep`) are drawn struck out.
 """
 
 from __future__ import annotations
@@ -14,10 +15,15 @@ import streamlit as st
 
 from bpe_core.reference import ENCODINGS, EncodingUnavailable, bpe_from_reference
 from bpe_core.trace import PieceSteps, encode_steps
+from bpe_core.wordpiece import WordPieceTokenizer
+from bpe_core.wordpiece_trace import GreedyStep
 from ui.render import visible_text
 
 MAX_WORD_CHARS = 200
 """Longest text the page encodes step by step (characters)."""
+
+MAX_TRIED = 12
+"""At most this many missed WordPiece candidates are drawn per line (the note counts them all)."""
 
 REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
 """Reference encodings offered, by :data:`bpe_core.reference.ENCODINGS` name."""
@@ -60,6 +66,11 @@ STEPS_CSS = """
 .enc-tok.new { background: #ffd166; outline: 2px solid #d1495b; font-weight: 600; }
 .enc-tok.special { background: #3d3d4a; color: #fafafa; }
 .enc-tok .ws { opacity: .45; }
+.enc-miss { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; white-space: pre;
+  text-decoration: line-through; opacity: .6; border: 1px dashed rgba(128,128,128,.5); border-radius: 4px;
+  padding: 0 3px; }
+.enc-line .tried { display: flex; flex-wrap: wrap; gap: 3px; margin-bottom: 3px; align-items: center; }
+.enc-line .tried .lead { font-size: 12px; opacity: .65; }
 .enc-final { font-size: 13px; margin: 4px 0 12px 0; }
 .enc-final code { font-size: 12px; }
 </style>
@@ -83,11 +94,12 @@ def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400) -> str:
     """
     out = [STEPS_CSS, '<div class="enc-steps">']
     lines = 0
+    noun = "word" if any(isinstance(step, GreedyStep) for p in pieces for step in p.steps) else "pre-token"
     for n, piece in enumerate(pieces, 1):
         if lines >= max_lines:
-            out.append(f'<div class="enc-final">… {len(pieces) - n + 1:,} more pre-tokens not drawn.</div>')
+            out.append(f'<div class="enc-final">… {len(pieces) - n + 1:,} more {noun}s not drawn.</div>')
             break
-        kind = "special token" if piece.is_special else f"pre-token {n}"
+        kind = "special token" if piece.is_special else f"{noun} {n}"
         if len(piece.steps) == 1:  # nothing happens to it: one compact line
             step = piece.steps[0]
             extra = " special" if piece.is_special else ""
@@ -106,8 +118,14 @@ def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400) -> str:
             chips = "".join(
                 _chip(label, extra + (" new" if i in marked else "")) for i, label in enumerate(step.labels)
             )
+            tried = ""
+            if isinstance(step, GreedyStep) and step.tried:
+                misses = "".join(f'<span class="enc-miss">{visible_text(t)}</span>' for t in step.tried[:MAX_TRIED])
+                extra = len(step.tried) - MAX_TRIED
+                more = f'<span class="lead">… {extra} more</span>' if extra > 0 else ""
+                tried = f'<span class="tried"><span class="lead">not in the vocabulary:</span>{misses}{more}</span>'
             out.append(
-                f'<div class="enc-line"><span class="what">{html.escape(step.note)}</span>'
+                f'<div class="enc-line"><span class="what">{html.escape(step.note)}</span>{tried}'
                 f'<span class="toks">{chips}</span></div>'
             )
             lines += 1
@@ -138,7 +156,8 @@ def encoder_column(title: str, tokenizer, text: str) -> None:
         st.error(str(exc), icon=":material/error:")
         return
     merges = sum(p.merges_applied for p in pieces if not p.is_special)
-    st.caption(f"{len(pieces):,} pre-token{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
+    noun = "word" if isinstance(tokenizer, WordPieceTokenizer) else "pre-token"
+    st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
     st.html(final_html(pieces))
     st.html(steps_html(pieces))
 
