@@ -52,6 +52,7 @@ if "trained" in chosen and not trained_problem:
             settings.max_vocab,
             settings.special_tokens,
             lowercase=settings.lowercase,
+            imported=settings.imported,
         )
         trained = full.with_vocab_size(view.vocab_slider(full))
     except (ValueError, TypeError) as exc:

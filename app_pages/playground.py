@@ -17,7 +17,7 @@ st.caption(
 tok = view.trained_or_stop(settings)
 size = view.vocab_slider(tok)
 current = tok.with_vocab_size(size)
-counts = view.token_counts(settings.text, tok, current)
+counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
 show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
 view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
 view.training_details(tok)

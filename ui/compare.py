@@ -151,6 +151,7 @@ def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
         settings.max_vocab,
         settings.special_tokens,
         lowercase=settings.lowercase,
+        imported=settings.imported,
     )
 
 
@@ -177,6 +178,13 @@ def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int 
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
     p, specials, n = bpe_parameters(settings)
+    if (
+        settings.imported is not None
+        and settings.algorithm == "bpe"
+        and pattern in (None, p)
+        and train_size in (None, n)
+    ):
+        return sidebar_tokenizer(settings)  # the imported BPE stands in for the sidebar's
     return train(settings.text, "bpe", pattern or p, train_size or n, specials, lowercase=False)
 
 
@@ -185,7 +193,7 @@ def _bpe_built(settings: Settings, pattern: str, train_size: int, view_size: int
     lo, hi = full.min_vocab_size, full.max_vocab_size
     n = hi if view_size is None else min(max(view_size, lo), hi)
     specials = "\x1f".join(bpe_parameters(settings)[1])
-    key = f"bpe|{text_key(settings.text)}|{pattern}|{train_size}|{specials}"
+    key = f"bpe|{settings.imported or ''}|{text_key(settings.text)}|{pattern}|{train_size}|{specials}"
     return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", f"{key}|{n}", full, "trained")
 
 
@@ -204,7 +212,7 @@ def _build_wordpiece(settings: Settings, size: int | None) -> Built:
     lo, hi = full.min_vocab_size, full.max_vocab_size
     n = hi if view_size is None else min(max(view_size, lo), hi)
     joined = "\x1f".join(specials)
-    key = f"wp|{text_key(settings.text)}|{settings.max_vocab}|{joined}|{lowercase}|{n}"
+    key = f"wp|{settings.imported or ''}|{text_key(settings.text)}|{settings.max_vocab}|{joined}|{lowercase}|{n}"
     return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, None, "trained")
 
 

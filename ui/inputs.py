@@ -15,6 +15,7 @@ import streamlit as st
 from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
 from bpe_core.pretokenize import PATTERN_LABELS
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
+from ui import imported
 from ui.samples import SAMPLES, load_sample
 
 ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE", "wordpiece": "WordPiece"}
@@ -40,6 +41,7 @@ class Settings:
         special_tokens: special-token strings, in id order.
         problem: a message about the input when there is nothing usable to show.
         lowercase: WordPiece only: lower-case the text before pre-tokenization.
+        imported: key of an imported tokenizer, or ``None`` to train on the text.
     """
 
     text: str
@@ -50,6 +52,8 @@ class Settings:
     special_tokens: tuple[str, ...] = field(default_factory=tuple)
     problem: str | None = None
     lowercase: bool = False
+    imported: str | None = None
+    """Key of a tokenizer imported from a file (see :mod:`ui.imported`): pages use it instead of training."""
 
 
 def _upload_text() -> tuple[str, str | None, str | None]:
@@ -113,6 +117,39 @@ def sidebar() -> Settings:
             label = label or "Upload"
 
         st.subheader("Tokenizer", divider="gray")
+        origin = st.radio(
+            "Tokenizer source",
+            ["train", "import"],
+            format_func={"train": "Train on the text", "import": "Import a file"}.get,
+            key="tokenizer_source",
+            horizontal=True,
+            label_visibility="collapsed",
+            persist_state="session",
+        )
+        if origin == "import":
+            imp = imported.import_widget()
+            if imp is None:
+                return Settings(
+                    text=text,
+                    text_label=label,
+                    algorithm="bpe",
+                    pattern="gpt2",
+                    max_vocab=DEFAULT_MAX_VOCAB,
+                    problem=problem or "Upload a tokenizer file in the sidebar to use it on the text.",
+                )
+            st.caption(imported.describe(imp))
+            tok = imp.tokenizer
+            return Settings(
+                text=text,
+                text_label=label,
+                algorithm=imp.algorithm,
+                pattern=tok.pattern_name or tok.pattern,
+                max_vocab=tok.max_vocab_size,
+                special_tokens=tuple(tok.special_tokens),
+                problem=problem,
+                lowercase=bool(getattr(tok, "lowercase", False)),
+                imported=imp.key,
+            )
         algorithm = st.radio(
             "Algorithm",
             list(ALGORITHMS),

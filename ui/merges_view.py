@@ -627,9 +627,11 @@ def cached_history(
     max_vocab: int,
     special_tokens: tuple[str, ...],
     lowercase: bool = False,
+    imported: str | None = None,
 ) -> MergeHistory:
     """The (cached) merge history for the sidebar's settings; trains only if :func:`ui.training.train` has not."""
-    return history_for(train(text, algorithm, pattern, max_vocab, special_tokens, lowercase=lowercase), text)
+    tok = train(text, algorithm, pattern, max_vocab, special_tokens, lowercase=lowercase, imported=imported)
+    return history_for(tok, text)
 
 
 def history_or_stop(settings: Settings) -> MergeHistory:
@@ -642,6 +644,7 @@ def history_or_stop(settings: Settings) -> MergeHistory:
             settings.max_vocab,
             settings.special_tokens,
             lowercase=settings.lowercase,
+            imported=settings.imported,
         )
     except NotImplementedError as exc:
         st.info(str(exc), icon=":material/info:")

@@ -41,6 +41,7 @@ def trained_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
                 settings.max_vocab,
                 settings.special_tokens,
                 lowercase=settings.lowercase,
+                imported=settings.imported,
             )
     except (ValueError, TypeError) as exc:
         st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
@@ -89,28 +90,40 @@ def _sizes_help(tok: BPETokenizer | WordPieceTokenizer) -> str:
     return f"{lo} = the 256 byte tokens plus {lo - 256} special tokens, no merges; {hi} = all {hi - lo} merges."
 
 
-def token_count(full: BPETokenizer | WordPieceTokenizer, current: BPETokenizer | WordPieceTokenizer, text: str) -> int:
-    """Tokens of the training ``text`` under ``current``.
+def token_count(
+    full: BPETokenizer | WordPieceTokenizer,
+    current: BPETokenizer | WordPieceTokenizer,
+    text: str,
+    trained_on_text: bool = True,
+) -> int:
+    """Tokens of ``text`` under ``current``.
 
-    For BPE this is read off the trace when possible (exact, free).  WordPiece
+    When ``full`` was trained on ``text`` (``trained_on_text``; not for an
+    imported tokenizer, whose trace counts another text) the BPE count is read
+    off the trace when possible (exact, free).  WordPiece
     encodes: its greedy longest-match encoding is not the segmentation its
     trainer kept, so the trace's token counts are not the encoding's.
     """
     if isinstance(full, WordPieceTokenizer):
+        if not trained_on_text:
+            return len(current.encode(text))
         n = current.training_text_tokens()  # from the training word counts, remembered per view
         return n if n is not None else len(current.encode(text))
     k = current.vocab_size - current.min_vocab_size
     trace = full.trace
-    if full.training is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
+    if trained_on_text and full.training is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
         return trace[k - 1].tokens_after if k > 0 else full.training.initial_tokens
     return len(current.encode(text))
 
 
 def token_counts(
-    text: str, full: BPETokenizer | WordPieceTokenizer, current: BPETokenizer | WordPieceTokenizer
+    text: str,
+    full: BPETokenizer | WordPieceTokenizer,
+    current: BPETokenizer | WordPieceTokenizer,
+    trained_on_text: bool = True,
 ) -> dict[str, float]:
-    """Draw the row of counts (tokens, characters, bytes, ratios) and return them."""
-    counts = basic_counts(text, token_count(full, current, text))
+    """Draw the row of counts (tokens, characters, bytes, ratios) and return them (see :func:`token_count`)."""
+    counts = basic_counts(text, token_count(full, current, text, trained_on_text))
     cols = st.columns(5)
     saved = 1 - counts["tokens"] / counts["bytes"] if counts["bytes"] else 0.0
     cols[0].metric(
