@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
-from bpe_core.pretokenize import PATTERN_LABELS
+from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
+from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES, load_sample
 
 ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE", "wordpiece": "WordPiece"}
@@ -25,6 +26,12 @@ SOURCES = ("Sample", "Paste", "Upload")
 COMMON_SPECIALS = ["<|endoftext|>", "<|pad|>", "<|im_start|>", "<|im_end|>", "[CLS]", "[SEP]"]
 
 DEFAULT_MAX_VOCAB = 1000
+
+CUSTOM = "custom"
+"""The pattern menu's key for a regex typed by the user (Settings.pattern is then the regex source)."""
+
+URL_TEXT_LIMIT = 2000
+"""Pasted text up to this many characters goes into the page's link (see :mod:`ui.links`)."""
 
 
 @dataclass
@@ -40,6 +47,7 @@ class Settings:
         special_tokens: special-token strings, in id order.
         problem: a message about the input when there is nothing usable to show.
         lowercase: WordPiece only: lower-case the text before pre-tokenization.
+        colour_mode: a key of :data:`ui.render.COLOUR_MODES`.
     """
 
     text: str
@@ -50,6 +58,7 @@ class Settings:
     special_tokens: tuple[str, ...] = field(default_factory=tuple)
     problem: str | None = None
     lowercase: bool = False
+    colour_mode: str = "cycle"
 
 
 def _upload_text() -> tuple[str, str | None, str | None]:
@@ -137,12 +146,14 @@ def sidebar() -> Settings:
         else:
             pattern = st.selectbox(
                 "Pre-tokenization pattern",
-                list(PATTERN_LABELS),
-                format_func=PATTERN_LABELS.get,
+                [*PATTERN_LABELS, CUSTOM],
+                format_func=lambda k: PATTERN_LABELS.get(k, "Custom…"),
                 key="pattern",
                 persist_state="session",
                 help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
             )
+            if pattern == CUSTOM:
+                pattern = _custom_pattern()
         max_vocab = st.number_input(
             "Vocabulary size to train",
             min_value=1,
@@ -176,6 +187,20 @@ def sidebar() -> Settings:
                 persist_state="session",
                 help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
             )
+        st.subheader("Display", divider="gray")
+        colour_mode = st.radio(
+            "Token colours",
+            list(COLOUR_MODES),
+            format_func=COLOUR_MODES.get,
+            key="colour_mode",
+            persist_state="session",
+            help="Cycle: neighbours always differ. Per id: a token has the same colour everywhere. "
+            "Merge rank: early merges amber, late merges blue, single bytes grey.",
+        )
+        st.caption(
+            f"The address bar holds these settings: share it to reopen this view. Pasted text is included "
+            f"up to {URL_TEXT_LIMIT:,} characters; uploads are not."
+        )
     return Settings(
         text=text,
         text_label=label,
@@ -185,4 +210,27 @@ def sidebar() -> Settings:
         special_tokens=tuple(specials),
         problem=problem,
         lowercase=bool(lowercase),
+        colour_mode=colour_mode,
     )
+
+
+def _custom_pattern() -> str:
+    """The typed split regex; an invalid one shows the regex error and the last valid one stays in force."""
+    typed = st.text_input(
+        "Custom pattern (regex module syntax)",
+        key="custom_pattern",
+        persist_state="session",
+        placeholder=r"e.g. \p{L}+|\p{N}|[^\s\p{L}\p{N}]+|\s+",
+    )
+    good = st.session_state.get("_custom_pattern_good", "gpt2")
+    if not typed:
+        st.caption(f"Type a regex. Until then: {PATTERN_LABELS.get(good, 'the last valid custom pattern')}.")
+        return good
+    try:
+        compile_pattern(typed)
+    except ValueError as exc:
+        st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
+        st.code(PATTERN_LABELS.get(good, good), language=None)
+        return good
+    st.session_state["_custom_pattern_good"] = typed
+    return typed
