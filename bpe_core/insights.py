@@ -50,6 +50,7 @@ def _readable(tok: Trained, token_id: int) -> str:
         return tok.id_to_token(token_id)
     return display_bytes(tok.token_bytes(token_id))
 
+
 # ---------------------------------------------------------------------------
 # token genealogy
 
@@ -496,7 +497,8 @@ def merge_set_diff(a: BPETokenizer, b: BPETokenizer) -> MergeSetDiff:
     """Compare what two BPE tokenizers learned (e.g. the same text under two split patterns).
 
     Args:
-        a, b: trained BPE tokenizers (their current views).
+        a: a trained BPE tokenizer (its current view).
+        b: another one.
 
     Returns:
         A :class:`MergeSetDiff`.

@@ -23,7 +23,7 @@ from typing import Any
 
 import streamlit as st
 
-from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
+from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
 from ui.inputs import ALGORITHMS, CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
@@ -108,6 +108,17 @@ def _dump_bool(v: Any) -> str:
     return "1" if v else "0"
 
 
+def _insight_views() -> dict[str, str]:
+    from ui.insights_view import VIEWS  # late: insights_view imports the page helpers
+
+    return VIEWS
+
+
+def _view_key(label: str) -> str:
+    """The stable key of an Insights tab label (the tab widget's value is its label)."""
+    return next((k for k, v in _insight_views().items() if v == label), "genealogy")
+
+
 PARAMS: tuple[Param, ...] = (
     Param("src", "source", lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
     Param("sample", "sample", _choice(SAMPLES)),
@@ -120,7 +131,7 @@ PARAMS: tuple[Param, ...] = (
     Param("colour", "colour_mode", _choice(COLOUR_MODES)),
     Param("ws", "show_ws", _bool, _dump_bool),
     # the Insights page
-    Param("view", "ins_view", lambda r: _choice(_insight_views())(r)),
+    Param("view", "ins_tab", lambda r: _insight_views()[r], _view_key),
     Param("token", "ins_token", _int_in(0, 10_000_000)),
     Param("split", "ins_split", _choice(("document", "fraction"))),
     Param("heldout", "ins_fraction", _float_in(0.05, 0.5)),
@@ -129,12 +140,6 @@ PARAMS: tuple[Param, ...] = (
     Param("ptext", "ins_pattern_text", _regex),
 )
 """Every setting a link carries, in URL order."""
-
-
-def _insight_views() -> tuple[str, ...]:
-    from ui.insights_view import VIEWS  # late: insights_view imports the page helpers
-
-    return tuple(VIEWS)
 
 
 def _applies(p: Param, state: Mapping[str, Any]) -> bool:
@@ -149,6 +154,8 @@ def _applies(p: Param, state: Mapping[str, Any]) -> bool:
         return algo == "bpe" and (p.url == "pattern" or state.get("pattern") == CUSTOM)
     if p.url == "lower":
         return algo == "wordpiece"
+    if p.url == "ptext":  # only an edited pattern: the base's own is implied by pbase
+        return state.get("ins_pattern_text") != PATTERNS.get(state.get("ins_pattern_base", "gpt2"))
     return True
 
 

@@ -112,6 +112,7 @@ def token_colours(
         return [rank_colour(s.rank, max_rank) for s in spans]
     raise ValueError(f"unknown colour mode {mode!r}; expected one of {', '.join(COLOUR_MODES)}")
 
+
 CSS = """
 <style>
 .bpe-view { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 15px;
