@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -40,7 +41,7 @@ def test_cycle_mode_neighbours_never_share_a_colour(english_spans):
     _tok, spans = english_spans
     got = colours_and_ids(render.tokens_html(spans, mode="cycle"))
     assert len(got) == len(spans)
-    assert all(a[0] != b[0] for a, b in zip(got, got[1:]))
+    assert all(a[0] != b[0] for a, b in pairwise(got))
     assert [c for c, _ in got[:8]] == list(render.PALETTE)  # position i takes PALETTE[i % 8]
 
 
