@@ -32,7 +32,7 @@ if tabs["diff"].open:
         iv.diff_view(settings, tok)
 if tabs["heldout"].open:
     with tabs["heldout"]:
-        iv.heldout_view(settings, size)
+        iv.heldout_view(settings, tok, size)
 if tabs["scripts"].open:
     with tabs["scripts"]:
         iv.scripts_view(settings, tok)

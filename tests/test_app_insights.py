@@ -162,6 +162,9 @@ def test_heldout_numbers_on_real_text(tiktoken_official):
     held_bpt, train_bpt = len(held.encode()) / held_tokens, len(train_part.encode()) / train_tokens
     assert ours["Drop"] == pytest.approx(1 - held_bpt / train_bpt)
     assert held_bpt < train_bpt  # a small tokenizer compresses its own text better than unseen text
+    seen_all = next(r for label, r in rows.items() if label.startswith("Trained on all the text"))
+    assert seen_all["Held-out tokens"] == len(full.to_tiktoken().encode(held, allowed_special="all"))
+    assert seen_all["Held-out tokens"] < ours["Held-out tokens"]  # having seen the part flatters it
 
 
 def test_heldout_by_fraction_and_seed():

@@ -401,8 +401,12 @@ def heldout_figure(frame: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def heldout_view(settings: Settings, size: int) -> None:
-    """Split, train on the training part, and measure every tokenizer on both parts."""
+def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
+    """Split, train on the training part, and measure every tokenizer on both parts.
+
+    ``tok`` is the sidebar's tokenizer (trained on the whole text, held-out part
+    included), shown for contrast.
+    """
     parts = split_controls(settings)
     if parts is None:
         return
@@ -421,6 +425,8 @@ def heldout_view(settings: Settings, size: int) -> None:
     builts = [
         compare.Built(part_tok, f"Trained on the training part · {part_tok.vocab_size:,}",
                       tok_key(settings, part_tok.vocab_size, train_text)),
+        compare.Built(tok, f"Trained on all the text (saw the held-out part) · {tok.vocab_size:,}",
+                      tok_key(settings, tok.vocab_size)),
         *references(settings).values(),
     ]  # fmt: skip
     with st.spinner("Encoding…"):
@@ -433,7 +439,8 @@ def heldout_view(settings: Settings, size: int) -> None:
     st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
     st.caption(
         "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "
-        "much. The references were trained on other data, so both parts are unseen for them."
+        "much; the tokenizer trained on all the text has seen the held-out part, which flatters it. The "
+        "references were trained on other data, so both parts are unseen for them."
     )
 
 
@@ -488,7 +495,8 @@ def scripts_view(settings: Settings, tok: Trained) -> None:
     st.caption(
         "Each token counts once, shared among the characters it covers in proportion to their UTF-8 bytes, so "
         "a group's tokens add up to the text's token count. Groups: Unicode scripts; emoji; digits; whitespace; "
-        "punctuation and symbols. WordPiece tokens never cover whitespace, so its Whitespace row is 0."
+        "punctuation and symbols. WordPiece tokens never cover whitespace, so its Whitespace row is 0. "
+        "The trained tokenizer has seen this text, which flatters it: the Held-out evaluation tab is the fair test."
     )
 
 
