@@ -142,3 +142,17 @@ def test_insights_page_settings_in_the_link():
     q = at.query_params
     assert (q["view"], q["pbase"], q["split"], q["heldout"]) == ("pretok", "cl100k", "fraction", "0.3")
     assert "ptext" not in q  # the base's own pattern is implied
+
+
+def test_compare_and_encode_settings_in_the_link():
+    at = fresh({"cmp": "gpt2,o200k_base", "cmpon": "other", "word": "naïve"})
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    assert at.button_group(key="compare_tokenizers").value == ["gpt2", "o200k_base"]
+    assert at.radio(key="compare_source").value == "Other text"
+    at.run()
+    assert (at.query_params["cmp"], at.query_params["cmpon"]) == ("gpt2,o200k_base", "other")
+    at.switch_page("app_pages/encode.py").run()
+    assert at.text_input(key="encode_word").value == "naïve"
+    # an unknown tokenizer key spoils the list: it is ignored as a whole
+    assert links.parse_query({"cmp": "gpt2,gpt5", "cmpon": "Other text"}) == {}

@@ -119,6 +119,24 @@ def _view_key(label: str) -> str:
     return next((k for k, v in _insight_views().items() if v == label), "genealogy")
 
 
+def _compare_keys(raw: str) -> list[str]:
+    from ui.compare import REGISTRY  # late: the registry fills in when ui.compare is imported
+
+    keys = [k for k in raw.split(",") if k]
+    if not keys or any(k not in REGISTRY for k in keys):
+        raise ValueError(f"unknown tokenizer in {raw!r}")
+    return list(dict.fromkeys(keys))
+
+
+def _word(raw: str) -> str:
+    if not raw or len(raw) > 100:
+        raise ValueError("a word of 1 to 100 characters")
+    return raw
+
+
+_COMPARE_SOURCES = {"training": "Training text", "other": "Other text"}
+
+
 PARAMS: tuple[Param, ...] = (
     Param("src", "source", lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
     Param("sample", "sample", _choice(SAMPLES)),
@@ -130,6 +148,15 @@ PARAMS: tuple[Param, ...] = (
     Param("lower", "wp_lowercase", _bool, _dump_bool),
     Param("colour", "colour_mode", _choice(COLOUR_MODES)),
     Param("ws", "show_ws", _bool, _dump_bool),
+    # the Compare and Encode pages
+    Param("cmp", "compare_tokenizers", _compare_keys, ",".join),
+    Param(
+        "cmpon",
+        "compare_source",
+        lambda r: _COMPARE_SOURCES[r],
+        lambda v: next((k for k, x in _COMPARE_SOURCES.items() if x == v), "training"),
+    ),
+    Param("word", "encode_word", _word),
     # the Insights page
     Param("view", "ins_tab", lambda r: _insight_views()[r], _view_key),
     Param("token", "ins_token", _int_in(0, 10_000_000)),
@@ -138,6 +165,8 @@ PARAMS: tuple[Param, ...] = (
     Param("seed", "ins_seed", _int_in(0, 2**31 - 1)),
     Param("pbase", "ins_pattern_base", _choice(("gpt2", "cl100k", "o200k", "bert"))),
     Param("ptext", "ins_pattern_text", _regex),
+    Param("ref", "ins_diff_ref", _choice(("gpt2", "cl100k_base", "o200k_base"))),
+    Param("unused", "ins_unused_on", _choice(("training", "heldout"))),
 )
 """Every setting a link carries, in URL order."""
 
@@ -196,7 +225,7 @@ def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
         value = state.get(p.state)
         if value is None or not _applies(p, state):
             continue
-        if isinstance(value, str) and value == "" and p.url != "text":
+        if value in ("", []) and p.url != "text":
             continue
         out[p.url] = p.dump(value)
     if out.get("text") == "":
