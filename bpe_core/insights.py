@@ -443,18 +443,20 @@ def script_breakdown(text: str, spans: Sequence[TokenSpan]) -> list[ScriptRow]:
 # unused tokens
 
 
-def unused_tokens(tok: Trained, text: str) -> list[tuple[int, int, bytes]]:
+def unused_tokens(tok: Trained, text: str, ids: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
     """Learned tokens that never occur when ``text`` is encoded (intermediate merge artefacts).
 
     Args:
         tok: the trained tokenizer (its current view), BPE or WordPiece.
         text: the text to encode (training or held-out text).
+        ids: ``tok.encode(text)`` when the caller already has it (e.g. from a
+            faster exact encoder); ``text`` is then not encoded again.
 
     Returns:
         ``(merge rank, token id, token bytes)`` of each unused learned token, in
         merge order (WordPiece: the vocabulary string's UTF-8, ``##`` included).
     """
-    used = set(tok.encode(text))
+    used = set(tok.encode(text) if ids is None else ids)
     return [(r, i, tok.token_bytes(i)) for r, i in learned_tokens(tok) if i not in used]
 
 

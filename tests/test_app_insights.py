@@ -47,6 +47,22 @@ def test_every_tab_opens_on_the_default_sample():
         assert not at.error, (key, [e.value for e in at.error])
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"algo": "wordpiece", "vocab": "400"},  # BPE-only tabs say so; the others work
+        {"sample": "multilingual", "pattern": "custom", "regex": r"\p{L}+|\p{N}|[^\p{L}\p{N}]+"},
+    ],
+)
+def test_every_tab_opens_for_wordpiece_and_a_custom_pattern(query):
+    at = open_insights("genealogy", query)
+    for key, label in VIEWS.items():
+        at.session_state["ins_tab"] = label
+        at.run()
+        assert not at.exception, (key, at.exception)
+        assert not at.error, (key, [e.value for e in at.error])
+
+
 # ---------------------------------------------------------------------------
 # token genealogy
 

@@ -99,7 +99,8 @@ def _label(key: str) -> str:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _counts(cache_key: str, text: str, _tok: Any) -> dict[int, int]:
-    return dict(token_occurrences(_tok.encode(text)))
+    """``{token id: occurrences}`` of ``text`` encoded (through tiktoken when that is exact and the text long)."""
+    return dict(token_occurrences(compare.encode_fast(compare.Built(_tok, "", cache_key), text)))
 
 
 # ---------------------------------------------------------------------------
@@ -657,11 +658,12 @@ def unused_view(settings: Settings, tok: Trained, size: int) -> None:
         except (ValueError, TypeError) as exc:
             st.error(f"Cannot train on the training part: {exc}", icon=":material/error:")
             return
-        text = parts[1]
+        trained_on, text = parts
     else:
-        text = settings.text
+        trained_on, text = None, settings.text
     with st.spinner("Encoding…"):
-        unused = unused_tokens(tok, text)
+        key = tok_key(settings, tok.vocab_size, trained_on)
+        unused = unused_tokens(tok, text, list(_counts(key, text, tok)))
     learned = len(learned_tokens(tok))
     st.metric(
         "Learned tokens never used",
