@@ -312,3 +312,44 @@ def test_html_is_escaped_in_the_insights_views():
         assert not at.exception
         body = html_bodies(at)
         assert "<script" not in body and "<img" not in body
+
+
+# ---------------------------------------------------------------------------
+# figure builders (AppTest sees a Plotly chart as an opaque element)
+
+
+def test_overlap_figure_by_hand():
+    from ui.insights_view import overlap_figure
+
+    # overlap_curve [1, 1, 1, 2, 2, 2]: of the first k learned tokens, that many are shared
+    fig = overlap_figure({"toy": [1, 1, 1, 2, 2, 2]}, 258)
+    (trace,) = fig.data
+    assert list(trace.x) == [258, 259, 260, 261, 262, 263]
+    assert list(trace.y) == pytest.approx([1, 1 / 2, 1 / 3, 2 / 4, 2 / 5, 2 / 6])
+
+
+def test_tree_figure_by_hand():
+    from bpe_core.insights import merge_tree
+    from ui.insights_view import tree_figure
+
+    tok = train_bpe(CS336, 262, pattern=r"\S+")  # no special tokens: west is id 260
+    (icicle,) = tree_figure(merge_tree(tok, 260)).data
+    assert list(icicle.ids) == ["0", "0.0", "0.1", "0.1.0", "0.1.1", "0.1.1.0", "0.1.1.1"]
+    assert list(icicle.parents) == ["", "0", "0", "0.1", "0.1", "0.1.1", "0.1.1"]
+    assert list(icicle.values) == [4, 1, 3, 1, 2, 1, 1]  # bytes: each parent is the sum of its children
+    assert list(icicle.labels) == ["west<br>#5", "w", "est<br>#2", "e", "st<br>#1", "s", "t"]
+
+
+def test_scripts_and_heldout_figures_carry_the_table():
+    import pandas as pd
+
+    from bpe_core.insights import ScriptRow
+    from ui.insights_view import heldout_figure, scripts_figure
+
+    fig = scripts_figure({"A": [ScriptRow("Latin", 2, 2.0, 1.0), ScriptRow("Han", 1, 3.0, 3.0)]})
+    assert list(fig.data[0].x) == ["Latin", "Han"] and list(fig.data[0].y) == [1.0, 3.0]
+    frame = pd.DataFrame({"Tokenizer": ["Mine · 300", "<b>x</b>"], "Training-part bytes/token": [4.0, 3.0],
+                          "Held-out bytes/token": [2.0, 2.5]})  # fmt: skip
+    train_bars, held_bars = heldout_figure(frame).data
+    assert list(train_bars.x) == ["Mine<br>300", "&lt;b&gt;x&lt;/b&gt;"]  # labels are escaped
+    assert list(train_bars.y) == [4.0, 3.0] and list(held_bars.y) == [2.0, 2.5]

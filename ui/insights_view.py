@@ -389,15 +389,17 @@ HELDOUT_COLUMNS = {
 def heldout_figure(frame: pd.DataFrame) -> go.Figure:
     """Grouped bars: bytes per token on the training part and on the held-out part, per tokenizer."""
     fig = go.Figure()
-    fig.add_trace(go.Bar(name="Training part", x=frame["Tokenizer"], y=frame["Training-part bytes/token"]))
-    fig.add_trace(go.Bar(name="Held-out part", x=frame["Tokenizer"], y=frame["Held-out bytes/token"]))
+    names = [html.escape(t).replace(" · ", "<br>").replace(" (", "<br>(") for t in frame["Tokenizer"]]
+    fig.add_trace(go.Bar(name="Training part", x=names, y=frame["Training-part bytes/token"]))
+    fig.add_trace(go.Bar(name="Held-out part", x=names, y=frame["Held-out bytes/token"]))
     fig.update_layout(
         barmode="group",
         height=340,
         margin={"l": 8, "r": 8, "t": 36, "b": 8},
         title={"text": "Bytes per token: seen text vs unseen text", "font": {"size": 14}},
         yaxis_title="Bytes per token",
-        legend={"orientation": "h", "y": -0.2},
+        xaxis={"tickangle": 0},
+        legend={"orientation": "h", "y": -0.3},
     )
     return fig
 
