@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import links
 from ui.inputs import sidebar
 
 st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", layout="wide")
@@ -12,8 +13,12 @@ pages = [
     st.Page("app_pages/playground.py", title="Playground", icon=":material/palette:", default=True),
     st.Page("app_pages/merges.py", title="Merges", icon=":material/animation:", url_path="merges"),
     st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("app_pages/insights.py", title="Insights", icon=":material/insights:", url_path="insights"),
     st.Page("app_pages/encode.py", title="Encode step by step", icon=":material/stairs:", url_path="encode"),
 ]
 nav = st.navigation(pages)
+links.restore()
 st.session_state["settings"] = sidebar()
+links.apply_pending_size(st.session_state["settings"])
+links.publish()
 nav.run()

@@ -14,7 +14,42 @@ from dataclasses import dataclass, field
 import regex
 
 from .bpe import BPETokenizer
+from .pretokenize import pretokenize
 from .spans import TokenSpan, display_bytes, utf8_len
+from .wordpiece import WordPieceTokenizer
+
+Trained = BPETokenizer | WordPieceTokenizer
+"""A tokenizer trained here: byte-level BPE or WordPiece."""
+
+
+def learned_tokens(tok: Trained) -> list[tuple[int, int]]:
+    """``(merge rank, token id)`` of every token a merge added to the vocabulary, in merge order.
+
+    For BPE every merge adds one id; a WordPiece merge whose result was already
+    in the vocabulary (``added=False``) adds none and is left out.
+
+    Args:
+        tok: a trained tokenizer (its current view).
+
+    Returns:
+        The list, ranks ascending.
+    """
+    if isinstance(tok, BPETokenizer):
+        return [(r, new) for r, (_a, _b, new) in enumerate(tok.merge_ids)]
+    return [(m.rank, m.new_id) for m in tok.trace if m.added]
+
+
+def _parts_by_id(tok: Trained) -> dict[int, tuple[int, int]]:
+    if isinstance(tok, BPETokenizer):
+        return {new: (left, right) for left, right, new in tok.merge_ids}
+    return {m.new_id: (m.left_id, m.right_id) for m in tok.trace if m.added}
+
+
+def _readable(tok: Trained, token_id: int) -> str:
+    if isinstance(tok, WordPieceTokenizer):
+        return tok.id_to_token(token_id)
+    return display_bytes(tok.token_bytes(token_id))
+
 
 # ---------------------------------------------------------------------------
 # token genealogy
@@ -49,15 +84,18 @@ class MergeTree:
         return [leaf for c in self.children for leaf in c.leaves()]
 
 
-def merge_tree(tok: BPETokenizer, token_id: int) -> MergeTree:
-    """The merge tree of one token of a BPE tokenizer.
+def merge_tree(tok: Trained, token_id: int) -> MergeTree:
+    """The merge tree of one token of a trained tokenizer.
+
+    For BPE the leaves are single bytes; for WordPiece they are alphabet
+    entries (``h``, ``##u``) and ``display`` is the vocabulary string.
 
     Args:
         tok: the tokenizer (any view; the token must be in the view).
         token_id: the token to explain.
 
     Returns:
-        A :class:`MergeTree` whose leaves are single-byte tokens.
+        A :class:`MergeTree`.
 
     Raises:
         ValueError: ``token_id`` is not in the view, or is a special token.
@@ -65,16 +103,57 @@ def merge_tree(tok: BPETokenizer, token_id: int) -> MergeTree:
     if token_id in tok.special_tokens.values():
         raise ValueError(f"token {token_id} is a special token: it is never built by merges")
     tok.token_bytes(token_id)  # raises ValueError for an id outside the view
-    by_new = {new: (left, right) for left, right, new in tok.merge_ids}
+    by_new = _parts_by_id(tok)
 
     def build(i: int) -> MergeTree:
         b = tok.token_bytes(i)
         parts = by_new.get(i)
         if parts is None:
-            return MergeTree(i, b, display_bytes(b), None)
-        return MergeTree(i, b, display_bytes(b), tok.rank_of(i), (build(parts[0]), build(parts[1])))
+            return MergeTree(i, b, _readable(tok, i), None)
+        return MergeTree(i, b, _readable(tok, i), tok.rank_of(i), (build(parts[0]), build(parts[1])))
 
     return build(token_id)
+
+
+@dataclass(frozen=True)
+class TreeRow:
+    """One node of a merge tree, flattened for a table or a Plotly icicle/treemap.
+
+    Attributes:
+        node: a unique path id (``"0"`` the root, ``"0.1"`` its right child, ...).
+        parent: the parent's path id (``""`` for the root).
+        depth: 0 for the root.
+        id: token id.
+        display: readable token.
+        rank: merge rank, or ``None`` for a leaf.
+        n_bytes: the token's length in bytes.
+    """
+
+    node: str
+    parent: str
+    depth: int
+    id: int
+    display: str
+    rank: int | None
+    n_bytes: int
+
+
+def tree_rows(tree: MergeTree) -> list[TreeRow]:
+    """The nodes of a merge tree in pre-order (a node, then its left subtree, then its right)."""
+    rows: list[TreeRow] = []
+
+    def walk(t: MergeTree, node: str, parent: str, depth: int) -> None:
+        rows.append(TreeRow(node, parent, depth, t.id, t.display, t.rank, len(t.token_bytes)))
+        for k, c in enumerate(t.children):
+            walk(c, f"{node}.{k}", node, depth + 1)
+
+    walk(tree, "0", "", 0)
+    return rows
+
+
+def token_occurrences(ids: Sequence[int]) -> Counter:
+    """How many times each token id occurs in an encoded text (``Counter(ids)``)."""
+    return Counter(ids)
 
 
 def reference_ranks_of(token_bytes: bytes, references: Mapping[str, Mapping[bytes, int]]) -> dict[str, int | None]:
@@ -171,30 +250,37 @@ def split_documents(text: str, separator: str | None = None) -> list[str]:
     return [d for d in docs if d.strip()]
 
 
-def heldout_split(text: str, fraction: float = 0.2, seed: int = 0, separator: str | None = None) -> tuple[str, str]:
-    """Split a text into a training part and a held-out part, by document, reproducibly.
+def heldout_split(
+    text: str, fraction: float = 0.2, seed: int = 0, separator: str | None = None, by: str = "document"
+) -> tuple[str, str]:
+    """Split a text into a training part and a held-out part, reproducibly.
 
-    A seeded random choice of ``round(fraction * n)`` of the ``n`` documents (at
+    ``by="document"``: a seeded random choice of ``round(fraction * n)`` of the ``n`` documents (at
     least one, and at least one left for training) is held out; both parts keep
     the documents' original order, joined by a blank line (or the separator).
-    With a single document, the text is cut at the line boundary nearest to
-    ``1 - fraction`` of its characters.
+    With a single document, or with ``by="fraction"``, the text is cut at the
+    last line boundary before ``1 - fraction`` of its characters (or exactly
+    there when no line break comes before): the tail is held out, and the
+    seed plays no part.
 
     Args:
         text: the whole text.
         fraction: share of documents to hold out, ``0 < fraction < 1``.
         seed: random seed (same seed, same split).
         separator: document separator (see :func:`split_documents`).
+        by: ``"document"`` or ``"fraction"``.
 
     Returns:
         ``(train_text, heldout_text)``.
 
     Raises:
-        ValueError: ``fraction`` outside (0, 1), or the text has nothing to split.
+        ValueError: ``fraction`` outside (0, 1), unknown ``by``, or the text has nothing to split.
     """
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"held-out fraction must be between 0 and 1 (exclusive), got {fraction}")
-    docs = split_documents(text, separator)
+    if by not in ("document", "fraction"):
+        raise ValueError(f"split by must be 'document' or 'fraction', got {by!r}")
+    docs = split_documents(text, separator) if by == "document" else []
     joiner = separator if separator and separator in text else "\n\n"
     if len(docs) >= 2:
         k = min(max(1, round(fraction * len(docs))), len(docs) - 1)
@@ -357,15 +443,79 @@ def script_breakdown(text: str, spans: Sequence[TokenSpan]) -> list[ScriptRow]:
 # unused tokens
 
 
-def unused_tokens(tok: BPETokenizer, text: str) -> list[tuple[int, int, bytes]]:
+def unused_tokens(tok: Trained, text: str, ids: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
     """Learned tokens that never occur when ``text`` is encoded (intermediate merge artefacts).
 
     Args:
-        tok: the trained tokenizer (its current view).
+        tok: the trained tokenizer (its current view), BPE or WordPiece.
         text: the text to encode (training or held-out text).
+        ids: ``tok.encode(text)`` when the caller already has it (e.g. from a
+            faster exact encoder); ``text`` is then not encoded again.
 
     Returns:
-        ``(merge rank, token id, token bytes)`` of each unused merge token, in merge order.
+        ``(merge rank, token id, token bytes)`` of each unused learned token, in
+        merge order (WordPiece: the vocabulary string's UTF-8, ``##`` included).
     """
-    used = set(tok.encode(text))
-    return [(r, new, tok.token_bytes(new)) for r, (_a, _b, new) in enumerate(tok.merge_ids) if new not in used]
+    used = set(tok.encode(text) if ids is None else ids)
+    return [(r, i, tok.token_bytes(i)) for r, i in learned_tokens(tok) if i not in used]
+
+
+# ---------------------------------------------------------------------------
+# pre-tokenizer playground
+
+
+def pretoken_chunks(text: str, pattern: str, special_tokens: Sequence[str] = ()) -> list[tuple[int, int, bool]]:
+    """Where a split pattern cuts a text: ``(start, end, is_special)`` character ranges covering it.
+
+    Args:
+        text: the text.
+        pattern: pattern name or regex source.
+        special_tokens: special-token strings, split out first.
+
+    Raises:
+        TypeError, ValueError: as :func:`bpe_core.pretokenize.pretokenize` (invalid regex, ...).
+    """
+    return [(p.start, p.end, p.is_special) for p in pretokenize(text, pattern, special_tokens)]
+
+
+@dataclass(frozen=True)
+class MergeSetDiff:
+    """The learned tokens of two trained tokenizers compared as byte strings.
+
+    Attributes:
+        only_a: ``(rank in a, bytes)`` of tokens only ``a`` learned, in ``a``'s merge order.
+        only_b: ``(rank in b, bytes)`` of tokens only ``b`` learned, in ``b``'s merge order.
+        shared: how many learned tokens both have.
+        same_prefix: how many first merges are the same pair of byte strings in both.
+    """
+
+    only_a: list[tuple[int, bytes]]
+    only_b: list[tuple[int, bytes]]
+    shared: int
+    same_prefix: int
+
+
+def merge_set_diff(a: BPETokenizer, b: BPETokenizer) -> MergeSetDiff:
+    """Compare what two BPE tokenizers learned (e.g. the same text under two split patterns).
+
+    Args:
+        a: a trained BPE tokenizer (its current view).
+        b: another one.
+
+    Returns:
+        A :class:`MergeSetDiff`.
+    """
+    ta = [a.token_bytes(new) for _l, _r, new in a.merge_ids]
+    tb = [b.token_bytes(new) for _l, _r, new in b.merge_ids]
+    sa, sb = set(ta), set(tb)
+    same = 0
+    for pa, pb in zip(a.merges, b.merges):
+        if pa != pb:
+            break
+        same += 1
+    return MergeSetDiff(
+        [(r, t) for r, t in enumerate(ta) if t not in sb],
+        [(r, t) for r, t in enumerate(tb) if t not in sa],
+        len(sa & sb),
+        same,
+    )

@@ -145,3 +145,100 @@ def test_unused_tokens_by_hand(cs336):
     # Encoding the training text: low -> [low]; lower -> [low, e, r]; widest -> [w, i, d, est];
     # newest -> [ne, west].  "st" (rank 0) and "ow" (rank 2) only ever live inside bigger tokens.
     assert unused_tokens(cs336, CS336) == [(0, 256, b"st"), (2, 258, b"ow")]
+
+
+# ---------------------------------------------------------------------------
+# issue 9 extensions: WordPiece trees, tree rows, fraction splits, chunks, merge-set diff
+
+# "hug hug hug": alphabet h, ##u, ##g (each 3 times).  Scores: (h,##u) = 3/(3*3), (##u,##g) = 3/(3*3):
+# a tie, and h##u occurs first -> merge 0 makes "hu"; then (hu,##g) = 3/(3*3) -> merge 1 makes "hug".
+# Ids: 5 specials (0-4), alphabet sorted by code point: "##g" 5, "##u" 6, "h" 7; then hu 8, hug 9.
+HUG = "hug hug hug"
+
+
+@pytest.fixture(scope="module")
+def hug():
+    from bpe_core.wordpiece import train_wordpiece
+
+    return train_wordpiece(HUG, 10)
+
+
+def test_wordpiece_merge_tree_by_hand(hug):
+    from bpe_core.insights import learned_tokens
+
+    assert learned_tokens(hug) == [(0, 8), (1, 9)]
+    tree = merge_tree(hug, 9)
+    assert (tree.display, tree.rank, tree.depth()) == ("hug", 1, 2)
+    assert [c.display for c in tree.children] == ["hu", "##g"]
+    assert [leaf.display for leaf in tree.leaves()] == ["h", "##u", "##g"]
+    with pytest.raises(ValueError, match="special token"):
+        merge_tree(hug, hug.unk_id)
+
+
+def test_wordpiece_unused_tokens_by_hand(hug):
+    # every word encodes as the one token "hug"; "hu" only exists on the way there
+    assert unused_tokens(hug, HUG) == [(0, 8, b"hu")]
+    # "hu" alone is a word the vocabulary spells as [hu]: then nothing is unused but "hug"
+    assert unused_tokens(hug, "hu") == [(1, 9, b"hug")]
+
+
+def test_tree_rows_preorder(cs336):
+    from bpe_core.insights import tree_rows
+
+    rows = tree_rows(merge_tree(cs336, 260))  # west = w + (e + (s + t))
+    assert [(r.node, r.parent, r.display, r.rank) for r in rows] == [
+        ("0", "", "west", 4),
+        ("0.0", "0", "w", None),
+        ("0.1", "0", "est", 1),
+        ("0.1.0", "0.1", "e", None),
+        ("0.1.1", "0.1", "st", 0),
+        ("0.1.1.0", "0.1.1", "s", None),
+        ("0.1.1.1", "0.1.1", "t", None),
+    ]
+    assert [r.n_bytes for r in rows] == [4, 1, 3, 1, 2, 1, 1]
+
+
+def test_heldout_split_by_fraction_ignores_documents_and_seed():
+    text = "one\n\ntwo\n\nthree\n\nfour\n"  # 22 chars; 75% -> char 16.5 -> 16; last newline before it is at 15
+    a = heldout_split(text, 0.25, seed=1, by="fraction")
+    assert a == ("one\n\ntwo\n\nthree\n", "\nfour\n")
+    assert heldout_split(text, 0.25, seed=99, by="fraction") == a
+    with pytest.raises(ValueError, match="split by"):
+        heldout_split(text, 0.25, by="word")
+
+
+def test_pretoken_chunks_by_hand():
+    from bpe_core.insights import pretoken_chunks
+
+    text = "Hi, it's 2024!"
+    cut = [text[s:e] for s, e, _ in pretoken_chunks(text, "gpt2")]
+    assert cut == ["Hi", ",", " it", "'s", " 2024", "!"]
+    cut = [text[s:e] for s, e, _ in pretoken_chunks(text, "cl100k")]
+    assert cut == ["Hi", ",", " it", "'s", " ", "202", "4", "!"]  # digits in runs of at most three
+    special = pretoken_chunks("a<|endoftext|>b", "gpt2", ["<|endoftext|>"])
+    assert special == [(0, 1, False), (1, 14, True), (14, 15, False)]
+    with pytest.raises(ValueError, match="invalid pattern"):
+        pretoken_chunks(text, "(")
+
+
+def test_merge_set_diff_by_hand():
+    from bpe_core.insights import merge_set_diff
+
+    # \S+ : words "ab" x2 -> merge 0 a+b; then every word is one token, training stops at 257.
+    # none (one pre-token per line) on "ab ab": (a,b) x2 -> ab; then (ab,' ') and (' ',ab) once each,
+    # the tie goes to the greater (b"ab", b" ") -> "ab ".
+    a = train_bpe("ab ab", 258, pattern=r"\S+")
+    b = train_bpe("ab ab", 258, pattern="none")
+    assert a.merges == [(b"a", b"b")] and b.merges == [(b"a", b"b"), (b"ab", b" ")]
+    d = merge_set_diff(a, b)
+    assert (d.only_a, d.only_b, d.shared, d.same_prefix) == ([], [(1, b"ab ")], 1, 1)
+
+
+def test_unused_tokens_on_real_text_are_never_encoded(english):
+    # independent check through tiktoken's encoder built from the same merges
+    tok = train_bpe(english, 800, ["<|endoftext|>"])
+    ids = set(tok.to_tiktoken().encode(english, allowed_special="all"))
+    unused = unused_tokens(tok, english)
+    assert unused and all(i not in ids for _r, i, _b in unused)
+    learned = {new for _a, _b, new in tok.merge_ids}
+    assert {i for _r, i, _b in unused} == learned - ids

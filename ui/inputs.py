@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
-from bpe_core.pretokenize import PATTERN_LABELS
+from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from ui import imported
+from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES, load_sample
 
 ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE", "wordpiece": "WordPiece"}
@@ -26,6 +27,12 @@ SOURCES = ("Sample", "Paste", "Upload")
 COMMON_SPECIALS = ["<|endoftext|>", "<|pad|>", "<|im_start|>", "<|im_end|>", "[CLS]", "[SEP]"]
 
 DEFAULT_MAX_VOCAB = 1000
+
+CUSTOM = "custom"
+"""The pattern menu's key for a regex typed by the user (Settings.pattern is then the regex source)."""
+
+URL_TEXT_LIMIT = 2000
+"""Pasted text up to this many characters goes into the page's link (see :mod:`ui.links`)."""
 
 
 @dataclass
@@ -42,6 +49,7 @@ class Settings:
         problem: a message about the input when there is nothing usable to show.
         lowercase: WordPiece only: lower-case the text before pre-tokenization.
         imported: key of an imported tokenizer, or ``None`` to train on the text.
+        colour_mode: a key of :data:`ui.render.COLOUR_MODES`.
     """
 
     text: str
@@ -54,6 +62,7 @@ class Settings:
     lowercase: bool = False
     imported: str | None = None
     """Key of a tokenizer imported from a file (see :mod:`ui.imported`): pages use it instead of training."""
+    colour_mode: str = "cycle"
 
 
 def _upload_text() -> tuple[str, str | None, str | None]:
@@ -127,92 +136,121 @@ def sidebar() -> Settings:
             persist_state="session",
         )
         if origin == "import":
-            imp = imported.import_widget()
-            if imp is None:
-                return Settings(
-                    text=text,
-                    text_label=label,
-                    algorithm="bpe",
-                    pattern="gpt2",
-                    max_vocab=DEFAULT_MAX_VOCAB,
-                    problem=problem or "Upload a tokenizer file in the sidebar to use it on the text.",
-                )
-            st.caption(imported.describe(imp))
-            tok = imp.tokenizer
-            return Settings(
-                text=text,
-                text_label=label,
-                algorithm=imp.algorithm,
-                pattern=tok.pattern_name or tok.pattern,
-                max_vocab=tok.max_vocab_size,
-                special_tokens=tuple(tok.special_tokens),
-                problem=problem,
-                lowercase=bool(getattr(tok, "lowercase", False)),
-                imported=imp.key,
-            )
-        algorithm = st.radio(
-            "Algorithm",
-            list(ALGORITHMS),
-            format_func=ALGORITHMS.get,
-            key="algorithm",
-            horizontal=True,
-            persist_state="session",
-        )
-        lowercase = False
-        if algorithm == "wordpiece":
-            pattern = "bert"
-            st.caption(
-                "WordPiece pre-tokenizes BERT-style: whitespace separates words and every punctuation "
-                "character is a word of its own. Pieces after the first in a word are marked ##."
-            )
-            lowercase = st.toggle(
-                "Lower-case the text",
-                key="wp_lowercase",
-                persist_state="session",
-                help="As BERT's uncased models: train and encode on the lower-cased text (accents are kept).",
-            )
+            settings = _imported_settings(text, label, problem)
         else:
-            pattern = st.selectbox(
-                "Pre-tokenization pattern",
-                list(PATTERN_LABELS),
-                format_func=PATTERN_LABELS.get,
-                key="pattern",
-                persist_state="session",
-                help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
-            )
-        max_vocab = st.number_input(
-            "Vocabulary size to train",
-            min_value=1,
-            max_value=100_000,
-            value=DEFAULT_MAX_VOCAB,
-            step=100,
-            key="max_vocab",
+            settings = _trained_settings(text, label, problem)
+        st.subheader("Display", divider="gray")
+        colour_mode = st.radio(
+            "Token colours",
+            list(COLOUR_MODES),
+            format_func=COLOUR_MODES.get,
+            key="colour_mode",
             persist_state="session",
-            help=(
-                "Train once up to this size; the slider on each page then shows any smaller size instantly. "
-                "Byte-level BPE needs at least 256 + the special tokens; WordPiece at least its alphabet + specials."
-            ),
+            help="Cycle: neighbours always differ. Per id: a token has the same colour everywhere. "
+            "Merge rank: early merges amber, late merges blue, single bytes grey.",
         )
-        if algorithm == "wordpiece":
-            specials = st.multiselect(
-                "Special tokens",
-                list(BERT_SPECIALS) + [t for t in COMMON_SPECIALS if t not in BERT_SPECIALS],
-                default=list(BERT_SPECIALS),
-                key="wp_special_tokens",
-                accept_new_options=True,
-                persist_state="session",
-                help="BERT's by default. [UNK] stands for any word the vocabulary cannot spell, so keep it.",
-            )
-        else:
-            specials = st.multiselect(
-                "Special tokens",
-                COMMON_SPECIALS,
-                default=["<|endoftext|>"],
-                key="special_tokens",
-                accept_new_options=True,
-                persist_state="session",
-                help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
-            )
+        st.caption(
+            f"The address bar holds these settings: share it to reopen this view. Pasted text is included "
+            f"up to {URL_TEXT_LIMIT:,} characters; uploads are not."
+        )
+    settings.colour_mode = colour_mode
+    return settings
+
+
+def _imported_settings(text: str, label: str, problem: str | None) -> Settings:
+    """Settings for a tokenizer imported from a file (the widget, its caption, or a prompt to upload)."""
+    imp = imported.import_widget()
+    if imp is None:
+        return Settings(
+            text=text,
+            text_label=label,
+            algorithm="bpe",
+            pattern="gpt2",
+            max_vocab=DEFAULT_MAX_VOCAB,
+            problem=problem or "Upload a tokenizer file in the sidebar to use it on the text.",
+        )
+    st.caption(imported.describe(imp))
+    tok = imp.tokenizer
+    return Settings(
+        text=text,
+        text_label=label,
+        algorithm=imp.algorithm,
+        pattern=tok.pattern_name or tok.pattern,
+        max_vocab=tok.max_vocab_size,
+        special_tokens=tuple(tok.special_tokens),
+        problem=problem,
+        lowercase=bool(getattr(tok, "lowercase", False)),
+        imported=imp.key,
+    )
+
+
+def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
+    """The training widgets (algorithm, pattern, vocabulary size, special tokens) and their settings."""
+    algorithm = st.radio(
+        "Algorithm",
+        list(ALGORITHMS),
+        format_func=ALGORITHMS.get,
+        key="algorithm",
+        horizontal=True,
+        persist_state="session",
+    )
+    lowercase = False
+    if algorithm == "wordpiece":
+        pattern = "bert"
+        st.caption(
+            "WordPiece pre-tokenizes BERT-style: whitespace separates words and every punctuation "
+            "character is a word of its own. Pieces after the first in a word are marked ##."
+        )
+        lowercase = st.toggle(
+            "Lower-case the text",
+            key="wp_lowercase",
+            persist_state="session",
+            help="As BERT's uncased models: train and encode on the lower-cased text (accents are kept).",
+        )
+    else:
+        pattern = st.selectbox(
+            "Pre-tokenization pattern",
+            [*PATTERN_LABELS, CUSTOM],
+            format_func=lambda k: PATTERN_LABELS.get(k, "Custom…"),
+            key="pattern",
+            persist_state="session",
+            help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
+        )
+        if pattern == CUSTOM:
+            pattern = _custom_pattern()
+    max_vocab = st.number_input(
+        "Vocabulary size to train",
+        min_value=1,
+        max_value=100_000,
+        value=DEFAULT_MAX_VOCAB,
+        step=100,
+        key="max_vocab",
+        persist_state="session",
+        help=(
+            "Train once up to this size; the slider on each page then shows any smaller size instantly. "
+            "Byte-level BPE needs at least 256 + the special tokens; WordPiece at least its alphabet + specials."
+        ),
+    )
+    if algorithm == "wordpiece":
+        specials = st.multiselect(
+            "Special tokens",
+            list(BERT_SPECIALS) + [t for t in COMMON_SPECIALS if t not in BERT_SPECIALS],
+            default=list(BERT_SPECIALS),
+            key="wp_special_tokens",
+            accept_new_options=True,
+            persist_state="session",
+            help="BERT's by default. [UNK] stands for any word the vocabulary cannot spell, so keep it.",
+        )
+    else:
+        specials = st.multiselect(
+            "Special tokens",
+            COMMON_SPECIALS,
+            default=["<|endoftext|>"],
+            key="special_tokens",
+            accept_new_options=True,
+            persist_state="session",
+            help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
+        )
     return Settings(
         text=text,
         text_label=label,
@@ -223,3 +261,25 @@ def sidebar() -> Settings:
         problem=problem,
         lowercase=bool(lowercase),
     )
+
+
+def _custom_pattern() -> str:
+    """The typed split regex; an invalid one shows the regex error and the last valid one stays in force."""
+    typed = st.text_input(
+        "Custom pattern (regex module syntax)",
+        key="custom_pattern",
+        persist_state="session",
+        placeholder=r"e.g. \p{L}+|\p{N}|[^\s\p{L}\p{N}]+|\s+",
+    )
+    good = st.session_state.get("_custom_pattern_good", "gpt2")
+    if not typed:
+        st.caption(f"Type a regex. Until then: {PATTERN_LABELS.get(good, 'the last valid custom pattern')}.")
+        return good
+    try:
+        compile_pattern(typed)
+    except ValueError as exc:
+        st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
+        st.code(PATTERN_LABELS.get(good, good), language=None)
+        return good
+    st.session_state["_custom_pattern_good"] = typed
+    return typed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import colorsys
 import html
 from collections.abc import Mapping, Sequence
 
@@ -9,6 +10,108 @@ from bpe_core.spans import TokenSpan, display_bytes
 
 PALETTE = ("#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad")
 """Token background colours, cycled by position so neighbours always differ."""
+
+COLOUR_MODES: dict[str, str] = {
+    "cycle": "Cycle by position",
+    "id": "One colour per token id",
+    "rank": "Gradient by merge rank",
+}
+"""Colour mode key -> label.  The keys are what :func:`tokens_html` takes and what links store."""
+
+RANK_EARLY = (255, 236, 179)
+"""RGB of the first merge in ``"rank"`` mode (light amber)."""
+
+RANK_LATE = (134, 150, 245)
+"""RGB of the last merge in ``"rank"`` mode (periwinkle): every channel moves linearly, luminance falls."""
+
+BASE_COLOUR = "#e6e6ea"
+"""``"rank"`` mode: tokens no merge made (single bytes, WordPiece's alphabet)."""
+
+
+def _hex(rgb: Sequence[float]) -> str:
+    return "#" + "".join(f"{round(c):02x}" for c in rgb)
+
+
+def id_colour(token_id: int) -> str:
+    """A light background colour that depends only on the token id (``"id"`` mode).
+
+    The hue steps by the golden angle (about 137.5 degrees) per id, so nearby
+    ids get far-apart hues; lightness and saturation are fixed so dark text
+    stays readable.  Distinct ids can share a colour; the same id never
+    changes colour, in any view or text.
+
+    Args:
+        token_id: the token id (``int``, any size).
+
+    Returns:
+        A ``#rrggbb`` string.
+    """
+    hue = (token_id * 0.6180339887498949) % 1.0
+    r, g, b = colorsys.hls_to_rgb(hue, 0.82, 0.85)
+    return _hex((r * 255, g * 255, b * 255))
+
+
+def rank_colour(rank: int | None, max_rank: int) -> str:
+    """Background colour of a token in ``"rank"`` mode: early merges amber, late merges blue.
+
+    Linear interpolation in RGB from :data:`RANK_EARLY` (rank 0) to
+    :data:`RANK_LATE` (rank ``max_rank``); a token with no rank (byte, alphabet
+    character) is :data:`BASE_COLOUR`.
+
+    Args:
+        rank: merge rank (0 = first merge) or ``None``.
+        max_rank: the largest rank of the scale (e.g. the tokenizer's number of
+            merges minus one); ranks above it are drawn as ``max_rank``.
+
+    Returns:
+        A ``#rrggbb`` string.
+    """
+    if rank is None:
+        return BASE_COLOUR
+    t = min(max(rank, 0), max_rank) / max_rank if max_rank > 0 else 0.0
+    return _hex([a + (b - a) * t for a, b in zip(RANK_EARLY, RANK_LATE)])
+
+
+def session_colour_mode() -> str:
+    """The colour mode the sidebar's Display section chose (``"cycle"`` outside a Streamlit session)."""
+    try:
+        import streamlit as st
+
+        mode = st.session_state.get("colour_mode", "cycle")
+    except Exception:  # no Streamlit session (plain Python, tests of this module)
+        return "cycle"
+    return mode if mode in COLOUR_MODES else "cycle"
+
+
+def token_colours(
+    spans: Sequence[TokenSpan], mode: str, palette: Sequence[str] = PALETTE, max_rank: int | None = None
+) -> list[str]:
+    """One background colour per span under a colour mode.
+
+    Args:
+        spans: the tokens, in order.
+        mode: a key of :data:`COLOUR_MODES`: ``"cycle"`` (``palette[i % len]``: two
+            neighbours never share a colour when the palette has two or more),
+            ``"id"`` (:func:`id_colour`), ``"rank"`` (:func:`rank_colour`).
+        palette: the colours ``"cycle"`` uses.
+        max_rank: the top of the ``"rank"`` scale; default the largest rank among ``spans``.
+
+    Returns:
+        ``len(spans)`` ``#rrggbb`` strings.
+
+    Raises:
+        ValueError: unknown ``mode``.
+    """
+    if mode == "cycle":
+        return [palette[i % len(palette)] for i in range(len(spans))]
+    if mode == "id":
+        return [id_colour(s.id) for s in spans]
+    if mode == "rank":
+        if max_rank is None:
+            max_rank = max((s.rank for s in spans if s.rank is not None), default=0)
+        return [rank_colour(s.rank, max_rank) for s in spans]
+    raise ValueError(f"unknown colour mode {mode!r}; expected one of {', '.join(COLOUR_MODES)}")
+
 
 CSS = """
 <style>
@@ -94,6 +197,8 @@ def tokens_html(
     text: str | None = None,
     mark: Sequence[bool] | None = None,
     highlight: Mapping[int, int | None] | None = None,
+    mode: str | None = None,
+    max_rank: int | None = None,
 ) -> str:
     """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
 
@@ -102,7 +207,7 @@ def tokens_html(
         show_whitespace: draw spaces as ``·``, tabs ``→``, newlines ``↵``.
         total_tokens: the text's full token count when ``spans`` is only a prefix;
             a note then says how many are shown.
-        palette: background colours, cycled by position.
+        palette: background colours, cycled by position (``"cycle"`` mode).
         text: the text the spans index into.  When given, text that no token
             covers (WordPiece drops whitespace) is drawn uncoloured between the
             tokens (``span.gap``).  Continuation pieces (``##``) are drawn joined
@@ -114,14 +219,20 @@ def tokens_html(
             byte length of its left part (the Merges page marks the two halves
             of a just-merged pair), or ``None`` for no seam.  The seam is drawn
             only where both halves display as they do in the whole token.
+        mode: colour mode, a key of :data:`COLOUR_MODES` (see :func:`token_colours`);
+            ``None`` = the sidebar's choice (:func:`session_colour_mode`).
+        max_rank: top of the ``"rank"`` scale (default: the largest rank drawn).
 
     Returns:
         An HTML string; every text and attribute value from ``spans`` is escaped.
+
+    Raises:
+        ValueError: unknown ``mode``.
     """
     highlight = highlight or {}
+    colours = token_colours(spans, mode or session_colour_mode(), palette, max_rank)
     view_classes = ["bpe-view"] + (["marking"] if mark is not None else []) + (["focus"] if highlight else [])
     parts = [f'<div class="{" ".join(view_classes)}">']
-    n = len(palette)
     pos = 0
     for i, s in enumerate(spans):
         if text is not None and s.start > pos:
@@ -144,7 +255,7 @@ def tokens_html(
             classes.append("hl")
             content = _with_seam(s, highlight[s.id], show_whitespace) or content
         tip = html.escape(token_tooltip(s), quote=True)
-        style = f"background:{palette[i % n]}"
+        style = f"background:{colours[i]}"
         parts.append(f'<span class="{" ".join(classes)}" style="{style}" data-tip="{tip}">{content}</span>')
     if text is not None and pos < len(text) and text[pos:].isspace():  # trailing whitespace no token covers
         parts.append(f'<wbr><span class="gap">{_visible(text[pos:], show_whitespace)}</span>')

@@ -1,0 +1,44 @@
+"""Insights: what no token counter shows -- genealogy, vocabulary diff, held-out, scripts, splits, unused tokens."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import insights_view as iv
+from ui import view
+
+settings = st.session_state["settings"]
+
+st.title("Insights")
+st.caption(
+    "Where each token comes from, how your vocabulary differs from GPT-2's and GPT-4's, whether it holds up on "
+    "text it has not seen, what each script costs, how the split pattern shapes the merges, and which tokens "
+    "are only stepping stones."
+)
+
+full = view.trained_or_stop(settings)
+size = view.vocab_slider(full)
+tok = full.with_vocab_size(size)
+
+labels = list(iv.VIEWS.values())
+if st.session_state.get("ins_tab") not in labels:
+    st.session_state["ins_tab"] = labels[0]
+tabs = dict(zip(iv.VIEWS, st.tabs(labels, key="ins_tab", on_change="rerun")))
+if tabs["genealogy"].open:
+    with tabs["genealogy"]:
+        iv.genealogy_view(settings, tok)
+if tabs["diff"].open:
+    with tabs["diff"]:
+        iv.diff_view(settings, tok)
+if tabs["heldout"].open:
+    with tabs["heldout"]:
+        iv.heldout_view(settings, tok, size)
+if tabs["scripts"].open:
+    with tabs["scripts"]:
+        iv.scripts_view(settings, tok)
+if tabs["pretok"].open:
+    with tabs["pretok"]:
+        iv.pretok_view(settings)
+if tabs["unused"].open:
+    with tabs["unused"]:
+        iv.unused_view(settings, tok, size)

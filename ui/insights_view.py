@@ -1,0 +1,676 @@
+"""The Insights page's views, one function per tab.
+
+Token genealogy, vocabulary diff, held-out evaluation, per-script breakdown,
+pre-tokenizer playground, under-used tokens.
+
+The numbers come from :mod:`bpe_core.insights` and :mod:`bpe_core.metrics`;
+the reference encodings come through the Compare page's registry
+(:mod:`ui.compare`), so they load and fail the same way everywhere.  Each
+``*_view`` function draws one tab.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from bpe_core import BPETokenizer
+from bpe_core.insights import (
+    MergeTree,
+    ScriptRow,
+    heldout_split,
+    learned_tokens,
+    merge_set_diff,
+    merge_tree,
+    pretoken_chunks,
+    reference_ranks_of,
+    script_breakdown,
+    token_occurrences,
+    tree_rows,
+    unused_tokens,
+    vocab_diff,
+)
+from bpe_core.metrics import TextMetrics
+from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern, count_pretokens
+from bpe_core.spans import safe_prefix
+from bpe_core.wordpiece import WordPieceTokenizer
+from ui import compare, render
+from ui.inputs import Settings
+from ui.merges_view import examples_html, readable
+from ui.training import train
+
+VIEWS: dict[str, str] = {
+    "genealogy": "Token genealogy",
+    "diff": "Vocabulary diff",
+    "heldout": "Held-out evaluation",
+    "scripts": "Per-script breakdown",
+    "pretok": "Pre-tokenizer playground",
+    "unused": "Under-used tokens",
+}
+"""View key (stable, used in links) -> tab label."""
+
+REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
+"""Reference encodings the views compare with (those that can be loaded)."""
+
+SCRIPT_MAX_CHARS = 200_000
+"""The per-script breakdown covers at most this many characters of the text."""
+
+CHUNK_DRAW_CHARS = 3_000
+"""The pre-tokenizer playground draws the chunks of at most this many characters."""
+
+PATTERN_BASES = ("gpt2", "cl100k", "o200k", "bert")
+"""Patterns the playground can start from."""
+
+Trained = BPETokenizer | WordPieceTokenizer
+
+_WS = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"})
+
+
+def tok_key(settings: Settings, size: int, text: str | None = None) -> str:
+    """A cache key for the sidebar's tokenizer at ``size`` (trained on ``text``, default the sidebar's)."""
+    t = settings.text if text is None else text
+    specials = "\x1f".join(settings.special_tokens)
+    return (
+        f"{settings.algorithm}|{compare.text_key(t)}|{settings.pattern}|{settings.max_vocab}|{specials}"
+        f"|{settings.lowercase}|{size}"
+    )
+
+
+def references(settings: Settings) -> dict[str, compare.Built]:
+    """The loadable reference encodings (Compare's loader); a warning for each that is unavailable."""
+    entries = [compare.REGISTRY[n] for n in REFERENCES if n in compare.REGISTRY]
+    out: dict[str, compare.Built] = {}
+    for col in compare.build_columns(entries, settings, None):
+        if col.built is None:
+            st.warning(f"**{col.entry.label}** is not shown: {col.error}", icon=":material/warning:")
+        else:
+            out[col.entry.key] = col.built
+    return out
+
+
+def _label(key: str) -> str:
+    return compare.REGISTRY[key].label if key in compare.REGISTRY else key
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _counts(cache_key: str, text: str, _tok: Any) -> dict[int, int]:
+    """``{token id: occurrences}`` of ``text`` encoded (through tiktoken when that is exact and the text long)."""
+    return dict(token_occurrences(compare.encode_fast(compare.Built(_tok, "", cache_key), text)))
+
+
+# ---------------------------------------------------------------------------
+# token genealogy
+
+
+def token_label(tok: Trained, token_id: int) -> str:
+    """Menu text of a learned token: readable form, merge rank (1-based) and id."""
+    shown = tok.id_to_token(token_id) if isinstance(tok, WordPieceTokenizer) else readable(tok.token_bytes(token_id))
+    return f"{shown}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
+
+
+def tree_html(tree: MergeTree) -> str:
+    """The merge tree as an indented list: each node's token, its merge rank or 'byte', children below it."""
+    lines = []
+    for row in tree_rows(tree):
+        what = f"merge #{row.rank + 1}" if row.rank is not None else "base token"
+        token = render.visible_text(row.display)
+        lines.append(
+            f'<div style="margin-left:{row.depth * 1.6}em;line-height:1.9">'
+            f'<span class="tk" style="background:{render.id_colour(row.id)}">{token}</span> '
+            f'<span style="opacity:.7;font-size:13px">id {row.id} · {what}</span></div>'
+        )
+    return render.CSS + '<div class="bpe-view" style="max-height:420px">' + "".join(lines) + "</div>"
+
+
+def tree_figure(tree: MergeTree) -> go.Figure:
+    """A Plotly icicle of the merge tree: the token on top, its two parts below, down to bytes.
+
+    Each box is one node; its label is the token and its merge rank; a box's
+    width is the token's byte length, so the bottom row is one box per byte.
+    """
+    rows = tree_rows(tree)
+    fig = go.Figure(
+        go.Icicle(
+            ids=[r.node for r in rows],
+            parents=[r.parent for r in rows],
+            labels=[
+                html.escape(r.display.translate(_WS)) + (f"<br>#{r.rank + 1}" if r.rank is not None else "")
+                for r in rows
+            ],
+            values=[r.n_bytes for r in rows],
+            branchvalues="total",
+            marker={"colors": [render.id_colour(r.id) for r in rows]},
+            hovertext=[f"id {r.id} · {r.n_bytes} bytes" for r in rows],
+            hoverinfo="label+text",
+            tiling={"orientation": "v"},
+            textfont={"family": "ui-monospace, monospace", "color": "#1b1b1f"},
+        )
+    )
+    fig.update_layout(height=120 + 70 * tree.depth(), margin={"l": 4, "r": 4, "t": 8, "b": 4})
+    return fig
+
+
+def reference_rows(token_bytes: bytes, refs: dict[str, compare.Built]) -> pd.DataFrame:
+    """For each reference: whether ``token_bytes`` is one token there, its rank, and how many tokens it takes."""
+    ranks = reference_ranks_of(token_bytes, {k: b.tokenizer.mergeable_ranks for k, b in refs.items()})
+    rows = []
+    for key, built in refs.items():
+        rank = ranks[key]
+        try:
+            pieces = len(built.tokenizer.encode(token_bytes.decode("utf-8")))
+        except UnicodeDecodeError:
+            pieces = None  # part of a character: it cannot be encoded as text on its own
+        rows.append(
+            {
+                "Encoding": built.label,
+                "Single token": rank is not None,
+                "Rank there": rank,
+                "Tokens as text": pieces,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def genealogy_view(settings: Settings, tok: Trained) -> None:
+    """Pick a learned token; draw its merge tree, its occurrences, and its rank in the reference encodings."""
+    learned = learned_tokens(tok)
+    if not learned:
+        st.info("No merges were learned at this vocabulary size: every token is a single byte.", icon=":material/info:")
+        return
+    ids = [i for _r, i in reversed(learned)]  # latest merges first: the longest, most interesting tokens
+    if st.session_state.get("ins_token") not in ids:
+        st.session_state["ins_token"] = ids[0]
+    token_id = st.selectbox(
+        "Token (type to search by its text)",
+        ids,
+        format_func=lambda i: token_label(tok, i),
+        key="ins_token",
+        help="Every token a merge made at this vocabulary size, the latest merge first.",
+    )
+    tree = merge_tree(tok, token_id)
+    counts = _counts(tok_key(settings, tok.vocab_size), settings.text, tok)
+    c = st.columns(4)
+    c[0].metric("Merge rank", f"#{tree.rank + 1:,}", border=True, help="1 = the first merge learned.")
+    c[1].metric("Merge levels", tree.depth(), border=True, help="Longest chain of merges down to a base token.")
+    c[2].metric("Base tokens", len(tree.leaves()), border=True, help="Bytes (BPE) or alphabet entries (WordPiece).")
+    c[3].metric("Occurrences in the training text", f"{counts.get(token_id, 0):,}", border=True)
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown("**Merge tree**")
+        st.html(tree_html(tree))
+    with right:
+        st.plotly_chart(tree_figure(tree), config={"displayModeBar": False})
+    prefix = safe_prefix(settings.text, 20_000)
+    shown = examples_html(tok.token_spans(prefix), {token_id: None})
+    if shown:
+        st.html(shown)
+    elif counts.get(token_id, 0) == 0:
+        st.caption("Encoding the training text never produces this token: later merges always absorb it.")
+    st.markdown("**In the production encodings**")
+    if isinstance(tok, WordPieceTokenizer):
+        st.info(
+            "GPT-2, cl100k and o200k are byte-level BPE vocabularies of raw bytes (a leading space is part of a "
+            "token); a WordPiece string such as ##ing has no byte-exact counterpart there, so this lookup applies "
+            "to byte-level BPE only.",
+            icon=":material/info:",
+        )
+        return
+    refs = references(settings)
+    if refs:
+        st.dataframe(reference_rows(tree.token_bytes, refs), hide_index=True, width="stretch")
+        st.caption("Rank there = the token's id in that encoding (its merge order; the 256 bytes come first).")
+
+
+# ---------------------------------------------------------------------------
+# vocabulary diff
+
+
+def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
+    """Share of the first k learned tokens each reference also has, against vocabulary size.
+
+    Args:
+        curves: ``{label: overlap_curve}`` (see :class:`bpe_core.insights.VocabDiff`).
+        first_size: the vocabulary size after the first merge (256 + specials + 1).
+    """
+    fig = go.Figure()
+    for label, curve in curves.items():
+        xs = [first_size + k for k in range(len(curve))]
+        ys = [have / (k + 1) for k, have in enumerate(curve)]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=label))
+    fig.update_layout(
+        height=340,
+        margin={"l": 8, "r": 8, "t": 36, "b": 8},
+        title={"text": "Share of your learned tokens the reference also has", "font": {"size": 14}},
+        xaxis_title="Your vocabulary size (tokens)",
+        yaxis={"title": "Shared", "tickformat": ".0%", "range": [0, 1.02]},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return fig
+
+
+def diff_view(settings: Settings, tok: Trained) -> None:
+    """Learned tokens against each reference: shares, the overlap curve, only-yours and shared tables."""
+    if isinstance(tok, WordPieceTokenizer):
+        st.info(
+            "The vocabulary diff compares byte strings with the byte-level BPE vocabularies of GPT-2, cl100k and "
+            "o200k, so it applies to byte-level BPE only. Switch the sidebar's algorithm to Byte-level BPE.",
+            icon=":material/info:",
+        )
+        return
+    refs = references(settings)
+    if not refs:
+        return
+    diffs = {k: vocab_diff(tok, b.label, b.tokenizer.mergeable_ranks) for k, b in refs.items()}
+    learned = len(tok.merge_ids)
+    if not learned:
+        st.info("No merges were learned at this vocabulary size.", icon=":material/info:")
+        return
+    cols = st.columns(len(diffs))
+    for col, (key, d) in zip(cols, diffs.items()):
+        col.metric(
+            f"{_label(key)} has",
+            f"{d.shared_fraction:.1%}",
+            border=True,
+            help=f"{len(d.shared):,} of your {learned:,} learned tokens are single tokens in {_label(key)} too.",
+        )
+    st.plotly_chart(
+        overlap_figure({_label(k): d.overlap_curve for k, d in diffs.items()}, tok.min_vocab_size + 1),
+        config={"displayModeBar": False},
+    )
+    key = st.radio(
+        "Compare with", list(diffs), format_func=_label, horizontal=True, key="ins_diff_ref", persist_state="session"
+    )
+    d = diffs[key]
+    left, right = st.columns(2)
+    left.markdown(f"**Only in yours: {len(d.only_ours):,}** (by merge rank)")
+    left.dataframe(
+        pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_ours], "Token": [readable(b) for _r, b in d.only_ours]}),
+        hide_index=True,
+        width="stretch",
+    )
+    right.markdown(f"**Shared: {len(d.shared):,}**")
+    right.dataframe(
+        pd.DataFrame(
+            {
+                "Rank": [r + 1 for r, _b, _x in d.shared],
+                "Token": [readable(b) for _r, b, _x in d.shared],
+                f"Rank in {_label(key)}": [x for _r, _b, x in d.shared],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    st.caption("Rank = merge order in your tokenizer, 1 = first merge. Single bytes are left out: all have them.")
+
+
+# ---------------------------------------------------------------------------
+# held-out evaluation
+
+
+def split_controls(settings: Settings) -> tuple[str, str] | None:
+    """The split widgets (by, fraction, seed) and the resulting ``(training part, held-out part)``, or ``None``."""
+    c1, c2, c3 = st.columns([2, 2, 1])
+    by = c1.radio(
+        "Split by",
+        ["document", "fraction"],
+        format_func={"document": "Documents (seeded choice)", "fraction": "Fraction (the tail)"}.get,
+        horizontal=True,
+        key="ins_split",
+        persist_state="session",
+        help="Documents are the blocks between blank lines, or between the first special token if the text has it.",
+    )
+    fraction = c2.slider(
+        "Held-out share", 0.05, 0.5, 0.2, 0.05, key="ins_fraction", persist_state="session", format="percent"
+    )
+    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key="ins_seed", persist_state="session", disabled=by == "fraction")
+    separator = settings.special_tokens[0] if settings.special_tokens else None
+    try:
+        return heldout_split(settings.text, fraction, int(seed), separator, by=by)
+    except ValueError as exc:
+        st.warning(f"Cannot split this text: {exc}", icon=":material/warning:")
+        return None
+
+
+def train_part_tokenizer(settings: Settings, train_text: str, size: int) -> Trained:
+    """The sidebar's tokenizer trained on ``train_text`` only (cached), at ``size`` when it reaches it.
+
+    Raises:
+        ValueError, TypeError: from the engine.
+    """
+    full = train(
+        train_text,
+        settings.algorithm,
+        settings.pattern,
+        settings.max_vocab,
+        settings.special_tokens,
+        lowercase=settings.lowercase,
+    )
+    return full.with_vocab_size(min(max(size, full.min_vocab_size), full.max_vocab_size))
+
+
+def heldout_frame(rows: Sequence[tuple[str, TextMetrics, TextMetrics]]) -> pd.DataFrame:
+    """The held-out table: per tokenizer, held-out and training-part figures and the relative drop.
+
+    Args:
+        rows: ``(label, metrics on the training part, metrics on the held-out part)``.
+    """
+    out = []
+    for label, seen, held in rows:
+        drop = 1 - held.bytes_per_token / seen.bytes_per_token if seen.bytes_per_token else 0.0
+        out.append(
+            {
+                "Tokenizer": label,
+                "Held-out tokens": held.tokens,
+                "Held-out bytes/token": held.bytes_per_token,
+                "Training-part bytes/token": seen.bytes_per_token,
+                "Drop": drop,
+                "Held-out tokens/word": held.fertility,
+                "Held-out unknown": held.unknown_tokens,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+HELDOUT_COLUMNS = {
+    "Held-out bytes/token": st.column_config.NumberColumn(format="%.3f"),
+    "Training-part bytes/token": st.column_config.NumberColumn(format="%.3f"),
+    "Drop": st.column_config.NumberColumn(
+        format="percent", help="How much less a token carries on unseen text: 1 - held-out / training-part bytes/token"
+    ),
+    "Held-out tokens/word": st.column_config.NumberColumn(format="%.3f"),
+}
+
+
+def heldout_figure(frame: pd.DataFrame) -> go.Figure:
+    """Grouped bars: bytes per token on the training part and on the held-out part, per tokenizer."""
+    fig = go.Figure()
+    names = [html.escape(t).replace(" · ", "<br>").replace(" (", "<br>(") for t in frame["Tokenizer"]]
+    fig.add_trace(go.Bar(name="Training part", x=names, y=frame["Training-part bytes/token"]))
+    fig.add_trace(go.Bar(name="Held-out part", x=names, y=frame["Held-out bytes/token"]))
+    fig.update_layout(
+        barmode="group",
+        height=340,
+        margin={"l": 8, "r": 8, "t": 36, "b": 8},
+        title={"text": "Bytes per token: seen text vs unseen text", "font": {"size": 14}},
+        yaxis_title="Bytes per token",
+        xaxis={"tickangle": 0},
+        legend={"orientation": "h", "y": -0.3},
+    )
+    return fig
+
+
+def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
+    """Split, train on the training part, and measure every tokenizer on both parts.
+
+    ``tok`` is the sidebar's tokenizer (trained on the whole text, held-out part
+    included), shown for contrast.
+    """
+    parts = split_controls(settings)
+    if parts is None:
+        return
+    train_text, held_text = parts
+    st.caption(
+        f"Training part: {len(train_text):,} characters · held-out part: {len(held_text):,} characters. "
+        f"The trained tokenizer is retrained on the training part only, at the sidebar's settings "
+        f"(shown at vocabulary size {size:,} or its largest)."
+    )
+    try:
+        with st.spinner("Training on the training part…"):
+            part_tok = train_part_tokenizer(settings, train_text, size)
+    except (ValueError, TypeError) as exc:
+        st.error(f"Cannot train on the training part: {exc}", icon=":material/error:")
+        return
+    builts = [
+        compare.Built(part_tok, f"Trained on the training part · {part_tok.vocab_size:,}",
+                      tok_key(settings, part_tok.vocab_size, train_text)),
+        compare.Built(tok, f"Trained on all the text (saw the held-out part) · {tok.vocab_size:,}",
+                      tok_key(settings, tok.vocab_size)),
+        *references(settings).values(),
+    ]  # fmt: skip
+    with st.spinner("Encoding…"):
+        rows = [
+            (b.label, compare.measure(b.cache_key, train_text, b), compare.measure(b.cache_key, held_text, b))
+            for b in builts
+        ]
+    frame = heldout_frame(rows)
+    st.dataframe(frame, hide_index=True, column_config=HELDOUT_COLUMNS, width="stretch")
+    st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
+    st.caption(
+        "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "
+        "much; the tokenizer trained on all the text has seen the held-out part, which flatters it. The "
+        "references were trained on other data, so both parts are unseen for them."
+    )
+
+
+# ---------------------------------------------------------------------------
+# per-script breakdown
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _breakdown(cache_key: str, text: str, _tok: Any) -> list[ScriptRow]:
+    return script_breakdown(text, _tok.token_spans(text))
+
+
+def scripts_frame(text: str, breakdowns: dict[str, list[ScriptRow]]) -> pd.DataFrame:
+    """Table of the breakdown: one row per character group, characters and tokens/char per tokenizer."""
+    groups: dict[str, dict[str, Any]] = {}
+    for label, rows in breakdowns.items():
+        for r in rows:
+            row = groups.setdefault(r.group, {"Group": r.group, "Characters": r.characters})
+            row[label] = r.tokens_per_char
+    return pd.DataFrame(list(groups.values()))
+
+
+def scripts_figure(breakdowns: dict[str, list[ScriptRow]]) -> go.Figure:
+    """Grouped bars: tokens per character in each group, one colour per tokenizer."""
+    fig = go.Figure()
+    for label, rows in breakdowns.items():
+        fig.add_trace(go.Bar(name=label, x=[r.group for r in rows], y=[r.tokens_per_char for r in rows]))
+    fig.update_layout(
+        barmode="group",
+        height=380,
+        margin={"l": 8, "r": 8, "t": 36, "b": 8},
+        title={"text": "Tokens per character, by script", "font": {"size": 14}},
+        yaxis_title="Tokens per character",
+        legend={"orientation": "h", "y": -0.3},
+    )
+    return fig
+
+
+def scripts_view(settings: Settings, tok: Trained) -> None:
+    """Per character group: characters, and tokens per character for the trained tokenizer and the references."""
+    text = safe_prefix(settings.text, SCRIPT_MAX_CHARS)
+    if len(text) < len(settings.text):
+        st.caption(f"The breakdown covers the first {len(text):,} characters of the text.")
+    builts = [compare.Built(tok, f"{tok.name} · {tok.vocab_size:,}", tok_key(settings, tok.vocab_size))]
+    builts += list(references(settings).values())
+    with st.spinner("Encoding…"):
+        breakdowns = {b.label: _breakdown(b.cache_key, text, b.tokenizer) for b in builts}
+    frame = scripts_frame(text, breakdowns)
+    config = {b.label: st.column_config.NumberColumn(format="%.3f") for b in builts}
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=config)
+    st.plotly_chart(scripts_figure(breakdowns), config={"displayModeBar": False})
+    st.caption(
+        "Each token counts once, shared among the characters it covers in proportion to their UTF-8 bytes, so "
+        "a group's tokens add up to the text's token count. Groups: Unicode scripts; emoji; digits; whitespace; "
+        "punctuation and symbols. WordPiece tokens never cover whitespace, so its Whitespace row is 0. "
+        "The trained tokenizer has seen this text, which flatters it: the Held-out evaluation tab is the fair test."
+    )
+
+
+# ---------------------------------------------------------------------------
+# pre-tokenizer playground
+
+
+def _base_changed() -> None:
+    st.session_state["ins_pattern_text"] = PATTERNS[st.session_state["ins_pattern_base"]]
+
+
+def chunks_html(text: str, chunks: Sequence[tuple[int, int, bool]]) -> str:
+    """The text with each pre-token drawn as a box (colours cycle by position); escaped."""
+    parts = ['<div class="bpe-view">']
+    for i, (start, end, special) in enumerate(chunks):
+        colour = render.PALETTE[i % len(render.PALETTE)]
+        cls = "tk special" if special else "tk"
+        tip = f"pre-token {i + 1} · characters {start}–{end}" + (" · special token" if special else "")
+        parts.append(
+            f'<wbr><span class="{cls}" style="background:{colour}" data-tip="{tip}">'
+            f"{render.visible_text(text[start:end])}</span>"
+        )
+    parts.append("</div>")
+    return render.CSS + "".join(parts)
+
+
+def playground_pattern() -> str:
+    """The pattern editor; returns the pattern in force (the last valid one when the edit is invalid)."""
+    if "ins_pattern_base" not in st.session_state:
+        st.session_state["ins_pattern_base"] = "gpt2"
+    if "ins_pattern_text" not in st.session_state:
+        st.session_state["ins_pattern_text"] = PATTERNS[st.session_state["ins_pattern_base"]]
+    st.selectbox(
+        "Start from",
+        PATTERN_BASES,
+        format_func=PATTERN_LABELS.get,
+        key="ins_pattern_base",
+        on_change=_base_changed,
+        help="Replaces the pattern below with this encoding's pattern.",
+    )
+    typed = st.text_area("Split pattern (regex module syntax)", key="ins_pattern_text", height=100)
+    good = st.session_state.get("_ins_pattern_good", PATTERNS["gpt2"])
+    try:
+        compile_pattern(typed)
+    except ValueError as exc:
+        st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
+        st.code(good, language=None)
+        return good
+    st.session_state["_ins_pattern_good"] = typed
+    return typed
+
+
+def merges_side_by_side(a: BPETokenizer, b: BPETokenizer, n: int = 40) -> pd.DataFrame:
+    """The first ``n`` merges of two tokenizers, rank by rank (readable tokens)."""
+    ta = [readable(a.token_bytes(new)) for _l, _r, new in a.merge_ids[:n]]
+    tb = [readable(b.token_bytes(new)) for _l, _r, new in b.merge_ids[:n]]
+    k = max(len(ta), len(tb))
+    return pd.DataFrame(
+        {
+            "Rank": list(range(1, k + 1)),
+            "Sidebar pattern": ta + [""] * (k - len(ta)),
+            "Edited pattern": tb + [""] * (k - len(tb)),
+        }
+    )
+
+
+def pretok_view(settings: Settings) -> None:
+    """Edit a split pattern, see its chunks on the text, retrain a BPE with it and compare the merges."""
+    if settings.algorithm == "wordpiece":
+        st.info(
+            "WordPiece always pre-tokenizes BERT-style, so this playground trains byte-level BPE: the sidebar's "
+            "text, a BPE with GPT-2's pattern as the baseline, and your pattern.",
+            icon=":material/info:",
+        )
+    pattern = playground_pattern()
+    _p, specials, n = compare.bpe_parameters(settings)
+    prefix = safe_prefix(settings.text, CHUNK_DRAW_CHARS)
+    try:
+        counts, _total = count_pretokens(settings.text, pattern, specials)
+        chunks = pretoken_chunks(prefix, pattern, specials)
+    except (ValueError, TypeError) as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    st.caption(
+        f"{sum(counts.values()):,} pre-tokens, {len(counts):,} distinct, in the whole text"
+        + (f"; the first {len(prefix):,} characters are drawn." if len(prefix) < len(settings.text) else ".")
+    )
+    st.html(chunks_html(prefix, chunks))
+    try:
+        with st.spinner("Training with both patterns…"):
+            base = compare.trained_bpe(settings)
+            edited = train(settings.text, "bpe", pattern, n, specials)
+    except (ValueError, TypeError) as exc:
+        st.error(f"Cannot train: {exc}", icon=":material/error:")
+        return
+    d = merge_set_diff(base, edited)
+    c = st.columns(4)
+    c[0].metric("Same first merges", f"{d.same_prefix:,}", border=True, help="Merges equal rank by rank from #1.")
+    c[1].metric("Learned tokens in both", f"{d.shared:,}", border=True)
+    c[2].metric("Only with the sidebar's pattern", f"{len(d.only_a):,}", border=True)
+    c[3].metric("Only with the edited pattern", f"{len(d.only_b):,}", border=True)
+    t_base = len(base.encode(settings.text))
+    t_edit = len(edited.encode(settings.text))
+    st.caption(
+        f"Tokens for the whole text: {t_base:,} with {base.name} ({base.vocab_size:,}), "
+        f"{t_edit:,} with the edited pattern ({edited.vocab_size:,})."
+    )
+    left, right = st.columns(2)
+    left.markdown("**The first merges, side by side**")
+    left.dataframe(merges_side_by_side(base, edited), hide_index=True, width="stretch")
+    right.markdown("**Tokens only the edited pattern learned**")
+    right.dataframe(
+        pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_b], "Token": [readable(b) for _r, b in d.only_b]}),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+# ---------------------------------------------------------------------------
+# under-used tokens
+
+
+def unused_frame(tok: Trained, unused: Sequence[tuple[int, int, bytes]]) -> pd.DataFrame:
+    """Table of unused tokens: merge rank (1-based), id, readable token, length in bytes."""
+    shown = [
+        tok.id_to_token(i) if isinstance(tok, WordPieceTokenizer) else readable(b) for _r, i, b in unused
+    ]  # fmt: skip
+    return pd.DataFrame(
+        {
+            "Rank": [r + 1 for r, _i, _b in unused],
+            "Id": [i for _r, i, _b in unused],
+            "Token": shown,
+            "Bytes": [len(b) for _r, _i, b in unused],
+        }
+    )
+
+
+def unused_view(settings: Settings, tok: Trained, size: int) -> None:
+    """Learned tokens that never occur when the training text (or the held-out part) is encoded."""
+    on = st.radio(
+        "Encode",
+        ["training", "heldout"],
+        format_func={
+            "training": "The training text (sidebar's tokenizer)",
+            "heldout": "The held-out part (tokenizer trained on the rest)",
+        }.get,
+        horizontal=True,
+        key="ins_unused_on",
+        persist_state="session",
+    )
+    if on == "heldout":
+        st.caption("The split is the Held-out evaluation tab's.")
+        parts = split_controls(settings)
+        if parts is None:
+            return
+        try:
+            tok = train_part_tokenizer(settings, parts[0], size)
+        except (ValueError, TypeError) as exc:
+            st.error(f"Cannot train on the training part: {exc}", icon=":material/error:")
+            return
+        trained_on, text = parts
+    else:
+        trained_on, text = None, settings.text
+    with st.spinner("Encoding…"):
+        key = tok_key(settings, tok.vocab_size, trained_on)
+        unused = unused_tokens(tok, text, list(_counts(key, text, tok)))
+    learned = len(learned_tokens(tok))
+    st.metric(
+        "Learned tokens never used",
+        f"{len(unused):,} of {learned:,}",
+        border=True,
+        help="A merge's token can be absorbed by later merges everywhere it occurs: it then only exists as a step.",
+    )
+    st.dataframe(unused_frame(tok, unused), hide_index=True, width="stretch")

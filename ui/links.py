@@ -1,0 +1,296 @@
+"""Shareable links: the sidebar's and the pages' settings mirrored in the URL query string.
+
+:func:`restore` runs once per browser session, before any widget is drawn: it
+reads ``st.query_params``, checks every value and puts the good ones into
+``st.session_state`` under the widgets' keys, so the widgets open with them.
+A value that fails its check is ignored (the widget keeps its default) and
+never raises.  :func:`publish` runs on every rerun after the sidebar and
+writes the current values back, so the address bar always reopens the view
+on screen.
+
+The URL uses stable keys, never display labels (``?src=sample&sample=python
+&algo=bpe&pattern=cl100k&vocab=2000&colour=rank``).  Pasted text is included
+when it is at most :data:`ui.inputs.URL_TEXT_LIMIT` characters; uploaded files
+never are.  Streamlit's own ``bind="query-params"`` is not used because it
+writes a select widget's display label into the URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
+from ui.inputs import ALGORITHMS, CUSTOM, SOURCES, URL_TEXT_LIMIT
+from ui.render import COLOUR_MODES
+from ui.samples import SAMPLES
+
+RESTORED_FLAG = "_links_restored"
+"""Session-state flag: the URL has been read for this session."""
+
+PENDING_SIZE = "_links_pending_vocab_size"
+"""Session-state key of a slider size from the URL, applied once the tokenizer exists (:func:`apply_pending_size`)."""
+
+
+def _choice(options: Mapping[str, Any] | tuple[str, ...]) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw not in options:
+            raise ValueError(f"{raw!r} is not one of {', '.join(options)}")
+        return raw
+
+    return parse
+
+
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        n = int(raw)
+        if not lo <= n <= hi:
+            raise ValueError(f"{n} is outside {lo}..{hi}")
+        return n
+
+    return parse
+
+
+def _float_in(lo: float, hi: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        x = float(raw)
+        if not lo <= x <= hi:  # also rejects nan
+            raise ValueError(f"{x} is outside {lo}..{hi}")
+        return x
+
+    return parse
+
+
+def _bool(raw: str) -> bool:
+    if raw not in ("0", "1"):
+        raise ValueError(f"{raw!r} is not 0 or 1")
+    return raw == "1"
+
+
+def _text(raw: str) -> str:
+    if len(raw) > URL_TEXT_LIMIT:
+        raise ValueError(f"longer than {URL_TEXT_LIMIT} characters")
+    return raw
+
+
+def _regex(raw: str) -> str:
+    if len(raw) > 1000:
+        raise ValueError("pattern longer than 1000 characters")
+    compile_pattern(raw)  # ValueError for an invalid regex
+    return raw
+
+
+_SOURCE_KEYS = {s.lower(): s for s in SOURCES}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One setting in the URL.
+
+    Attributes:
+        url: the query-string key.
+        state: the widget's session-state key.
+        parse: URL string -> widget value; raises ``ValueError`` (or
+            ``TypeError``) for a value to ignore.
+        dump: widget value -> URL string (default ``str``).
+    """
+
+    url: str
+    state: str
+    parse: Callable[[str], Any]
+    dump: Callable[[Any], str] = str
+
+
+def _dump_bool(v: Any) -> str:
+    return "1" if v else "0"
+
+
+def _insight_views() -> dict[str, str]:
+    from ui.insights_view import VIEWS  # late: insights_view imports the page helpers
+
+    return VIEWS
+
+
+def _view_key(label: str) -> str:
+    """The stable key of an Insights tab label (the tab widget's value is its label)."""
+    return next((k for k, v in _insight_views().items() if v == label), "genealogy")
+
+
+def _compare_keys(raw: str) -> list[str]:
+    from ui.compare import REGISTRY  # late: the registry fills in when ui.compare is imported
+
+    keys = [k for k in raw.split(",") if k]
+    if not keys or any(k not in REGISTRY for k in keys):
+        raise ValueError(f"unknown tokenizer in {raw!r}")
+    return list(dict.fromkeys(keys))
+
+
+def _word(raw: str) -> str:
+    if not raw or len(raw) > 100:
+        raise ValueError("a word of 1 to 100 characters")
+    return raw
+
+
+_COMPARE_SOURCES = {"training": "Training text", "other": "Other text"}
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("src", "source", lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
+    Param("sample", "sample", _choice(SAMPLES)),
+    Param("text", "paste_text", _text),
+    Param("algo", "algorithm", _choice(ALGORITHMS)),
+    Param("pattern", "pattern", _choice((*PATTERN_LABELS, CUSTOM))),
+    Param("regex", "custom_pattern", _regex),
+    Param("vocab", "max_vocab", _int_in(1, 100_000)),
+    Param("lower", "wp_lowercase", _bool, _dump_bool),
+    Param("colour", "colour_mode", _choice(COLOUR_MODES)),
+    Param("ws", "show_ws", _bool, _dump_bool),
+    # the Compare and Encode pages
+    Param("cmp", "compare_tokenizers", _compare_keys, ",".join),
+    Param(
+        "cmpon",
+        "compare_source",
+        lambda r: _COMPARE_SOURCES[r],
+        lambda v: next((k for k, x in _COMPARE_SOURCES.items() if x == v), "training"),
+    ),
+    Param("word", "encode_word", _word),
+    # the Insights page
+    Param("view", "ins_tab", lambda r: _insight_views()[r], _view_key),
+    Param("token", "ins_token", _int_in(0, 10_000_000)),
+    Param("split", "ins_split", _choice(("document", "fraction"))),
+    Param("heldout", "ins_fraction", _float_in(0.05, 0.5)),
+    Param("seed", "ins_seed", _int_in(0, 2**31 - 1)),
+    Param("pbase", "ins_pattern_base", _choice(("gpt2", "cl100k", "o200k", "bert"))),
+    Param("ptext", "ins_pattern_text", _regex),
+    Param("ref", "ins_diff_ref", _choice(("gpt2", "cl100k_base", "o200k_base"))),
+    Param("unused", "ins_unused_on", _choice(("training", "heldout"))),
+)
+"""Every setting a link carries, in URL order."""
+
+
+def _applies(p: Param, state: Mapping[str, Any]) -> bool:
+    """Whether a setting belongs in the URL given the others (e.g. the text only for pasted text)."""
+    source = state.get("source", SOURCES[0])
+    algo = state.get("algorithm", "bpe")
+    if p.url == "sample":
+        return source == "Sample"
+    if p.url == "text":
+        return source == "Paste" and len(state.get("paste_text") or "") <= URL_TEXT_LIMIT
+    if p.url in ("pattern", "regex"):
+        return algo == "bpe" and (p.url == "pattern" or state.get("pattern") == CUSTOM)
+    if p.url == "lower":
+        return algo == "wordpiece"
+    if p.url == "ptext":  # only an edited pattern: the base's own is implied by pbase
+        return state.get("ins_pattern_text") != PATTERNS.get(state.get("ins_pattern_base", "gpt2"))
+    return True
+
+
+def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
+    """Session-state values from a query string's parameters; bad or unknown ones are left out.
+
+    Args:
+        query: ``{key: value or list of values}`` (the last of a list wins).
+
+    Returns:
+        ``{session-state key: parsed value}``.
+    """
+    out: dict[str, Any] = {}
+    for p in PARAMS:
+        raw = query.get(p.url)
+        if isinstance(raw, list):
+            raw = raw[-1] if raw else None
+        if raw is None:
+            continue
+        try:
+            out[p.state] = p.parse(str(raw))
+        except (ValueError, TypeError, KeyError):
+            continue  # a bad value is ignored: the widget keeps its default
+    return out
+
+
+def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
+    """The query-string parameters for the current session-state values.
+
+    Args:
+        state: session state (or any mapping of widget keys to values).
+
+    Returns:
+        ``{url key: string}`` for each setting that has a value and applies.
+    """
+    out: dict[str, str] = {}
+    for p in PARAMS:
+        value = state.get(p.state)
+        if value is None or not _applies(p, state):
+            continue
+        if value in ("", []) and p.url != "text":
+            continue
+        out[p.url] = p.dump(value)
+    if out.get("text") == "":
+        del out["text"]
+    return out
+
+
+def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, Any] | None = None) -> None:
+    """Once per session: put the URL's valid settings into session state before the widgets are drawn.
+
+    The slider's size (``?size=``) is kept aside for :func:`apply_pending_size`.
+    """
+    state = st.session_state if state is None else state
+    if state.get(RESTORED_FLAG):
+        return
+    state[RESTORED_FLAG] = True
+    query = st.query_params.to_dict() if query is None else query
+    for key, value in parse_query(query).items():
+        state[key] = value
+    try:
+        size = query.get("size")
+        state[PENDING_SIZE] = _int_in(1, 100_000)(str(size[-1] if isinstance(size, list) else size))
+    except (ValueError, TypeError, IndexError):
+        pass
+
+
+def apply_pending_size(settings: Any) -> None:
+    """Set the vocabulary slider to the URL's ``size`` once (training the cached tokenizer if needed).
+
+    The slider (:func:`ui.view.vocab_slider`) resets to the full size whenever
+    it meets a new tokenizer; marking this tokenizer as its owner first keeps
+    the linked size.  A size out of range is clamped; input that cannot be
+    trained on drops it.
+    """
+    size = st.session_state.pop(PENDING_SIZE, None)
+    if size is None or settings.problem:
+        return
+    from ui.training import train
+
+    try:
+        tok = train(
+            settings.text,
+            settings.algorithm,
+            settings.pattern,
+            settings.max_vocab,
+            settings.special_tokens,
+            lowercase=settings.lowercase,
+        )
+    except (ValueError, TypeError):
+        return
+    st.session_state["vocab_size__owner"] = id(tok)
+    st.session_state["vocab_size"] = min(max(size, tok.min_vocab_size), tok.max_vocab_size)
+
+
+def publish() -> None:
+    """Write the current settings (and the slider's size) into ``st.query_params``, changing only what differs."""
+    state = st.session_state
+    want = query_from_state(state)
+    if "vocab_size" in state and state.get("vocab_size__owner") is not None:
+        want["size"] = str(state["vocab_size"])
+    elif PENDING_SIZE in state:
+        want["size"] = str(state[PENDING_SIZE])
+    have = st.query_params.to_dict()
+    for key in [k for k in have if k not in want]:
+        del st.query_params[key]
+    changed = {k: v for k, v in want.items() if have.get(k) != v}
+    if changed:
+        st.query_params.update(changed)
