@@ -108,3 +108,16 @@ def test_sidebar_colour_mode_reaches_the_playground(app):
     assert not app.exception
     cmp = colours_and_ids(html_bodies(app))
     assert cmp and all(c == render.BASE_COLOUR for c, i in cmp if i < 256 and i != 50256)
+
+
+def test_seam_on_a_continuation_piece_skips_the_prefix():
+    # WordPiece merge "##a" + "##b" -> "##ab": the seam offset counts the prefix bytes (3 = len("##a")),
+    # the drawing shows "ab", so the seam goes between "a" and "b".
+    from bpe_core.spans import TokenSpan
+
+    span = TokenSpan(7, b"##ab", "ab", 1, 3, is_continuation=True)
+    html_out = render.tokens_html([span], highlight={7: 3}, mode="cycle")
+    assert 'a<span class="seam"></span>b' in html_out
+    # a word-initial merge "a" + "##b" -> "ab" keeps its plain offset
+    first = TokenSpan(8, b"ab", "ab", 0, 2)
+    assert 'a<span class="seam"></span>b' in render.tokens_html([first], highlight={8: 1}, mode="cycle")

@@ -420,8 +420,8 @@ class WordPieceMergeHistory:
     def highlight(self, k: int) -> dict[int, int | None]:
         """``{id of the token merge k made: UTF-8 length of its left part}``; empty at step 0.
 
-        For a ``##`` token the seam cannot be drawn (the shown text lacks the
-        prefix its bytes have), so it is ``None`` there.  When merge ``k``
+        For a ``##`` token the offset counts the prefix's bytes too (the
+        drawing skips them, see :func:`ui.render.tokens_html`).  When merge ``k``
         re-made a token an earlier merge had made (``added`` false), the
         earlier occurrences of that token are highlighted too: they are the
         same id.
@@ -430,7 +430,7 @@ class WordPieceMergeHistory:
         if k == 0:
             return {}
         s = self.trace[k - 1]
-        return {s.new_id: None if s.merged.startswith(self.prefix) else len(s.left.encode("utf-8"))}
+        return {s.new_id: len(s.left.encode("utf-8"))}
 
     def tokens_at(self, k: int) -> int:
         """Tokens of the training text in the trainer's segmentation after ``k`` merges (from the trace, exact)."""
@@ -779,7 +779,9 @@ def step_text_html(
     shown = spans[:MAX_STEP_TOKENS]
     # WordPiece drops whitespace: draw the text between words uncoloured
     gaps = prefix if getattr(history, "algorithm", "bpe") == "wordpiece" else None
-    body = render.tokens_html(shown, show_whitespace=show_whitespace, highlight=highlight, text=gaps)
+    body = render.tokens_html(
+        shown, show_whitespace=show_whitespace, highlight=highlight, text=gaps, max_rank=max(history.n_steps - 1, 0)
+    )
     if len(prefix) < len(text) or len(shown) < len(spans):
         chars = shown[-1].end if shown else 0
         body += (

@@ -271,6 +271,11 @@ def tokens_html(
 def _with_seam(span: TokenSpan, seam: int | None, show_whitespace: bool) -> str | None:
     """The token's content with a seam after ``seam`` bytes, or ``None`` when it cannot be drawn faithfully."""
     tb = span.token_bytes
+    if span.is_continuation and seam is not None:
+        # a WordPiece "##" piece: the seam counts the prefix's bytes, the drawing does not show them
+        shown = span.display.encode("utf-8")
+        if tb.endswith(shown):
+            seam, tb = seam - (len(tb) - len(shown)), shown
     if seam is None or not 0 < seam < len(tb) or span.is_special:
         return None
     left, right = display_bytes(tb[:seam]), display_bytes(tb[seam:])

@@ -155,7 +155,10 @@ def coloured_text(
     """
     prefix = pretoken_prefix(text, MAX_DRAW_CHARS, tok.pattern, tuple(tok.special_tokens))
     spans = tok.token_spans(prefix)[:MAX_DRAW_TOKENS]
-    body = render.tokens_html(spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=prefix)
+    merges = tok.vocab_size - tok.min_vocab_size  # the rank colours span this tokenizer's merges, first to last
+    body = render.tokens_html(
+        spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=prefix, max_rank=max(merges - 1, 0)
+    )
     st.html(render.CSS + body)
     legend = render.WORDPIECE_LEGEND_HTML if isinstance(tok, WordPieceTokenizer) else render.LEGEND_HTML
     st.html(render.CSS + legend)
