@@ -249,17 +249,7 @@ def pretokenize(text: str, pattern: str = "gpt2", special_tokens: Sequence[str] 
 
 def _cover(rx: regex.Pattern, segment: str) -> Iterator[tuple[int, int]]:
     """Yield (start, end) of the pattern's matches, plus the gaps between them."""
-    pos = 0
-    for m in rx.finditer(segment):
-        s, e = m.span()
-        if s == e:
-            continue
-        if s > pos:
-            yield pos, s
-        yield s, e
-        pos = e
-    if pos < len(segment):
-        yield pos, len(segment)
+    return _cover_range(rx, segment, 0, len(segment))
 
 
 def iter_pretoken_strings(text: str, rx: regex.Pattern) -> list[str]:
@@ -374,7 +364,10 @@ def pretoken_prefix(
 
 
 def _cover_range(rx: regex.Pattern, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """:func:`_cover` on ``text[start:end]`` without copying it, offsets into ``text``."""
+    """Yield (start, end) of the pattern's matches in ``text[start:end]``, plus the gaps between them.
+
+    Offsets are into ``text``; the slice is never copied (``regex``'s ``pos``/``endpos``).
+    """
     pos = start
     for m in rx.finditer(text, start, end):
         s, e = m.span()

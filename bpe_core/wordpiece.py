@@ -1113,6 +1113,27 @@ class WordPieceTokenizer:
         Raises:
             TypeError, ValueError: as :meth:`encode`.
         """
+        return self.token_spans_with(text, self._encode_word)
+
+    def token_spans_with(self, text: str, pieces_of: Callable[[str], Sequence[int] | None]) -> list[TokenSpan]:
+        """Token spans of ``text`` with each word cut by ``pieces_of`` instead of greedy matching.
+
+        The Merges page draws the trainer's own segmentation at step *k* with it
+        (see :mod:`bpe_core.wordpiece_trace`); :meth:`token_spans` passes the
+        greedy encoder.  Special tokens, normalisation and offsets are as in
+        :meth:`token_spans`.
+
+        Args:
+            text: any ``str`` without unpaired surrogates.
+            pieces_of: ``word -> ids`` (the word as normalised and split, e.g.
+                lower-cased); ``None`` or ``(unk_id,)`` draws the word as ``[UNK]``.
+
+        Returns:
+            ``list[TokenSpan]`` in text order.
+
+        Raises:
+            TypeError, ValueError: as :meth:`encode`.
+        """
         self._check_text(text)
         out: list[TokenSpan] = []
         toks = self._tokens
@@ -1132,8 +1153,8 @@ class WordPieceTokenizer:
             norm, origin = _normalize(segment, self._lowercase)
             for m in _BERT_RX.finditer(norm):
                 ws, we = m.span()
-                ids = self._encode_word(m.group())
-                if ids == (unk,):
+                ids = pieces_of(m.group())
+                if ids is None or tuple(ids) == (unk,):
                     s, e = (ws, we) if origin is None else (origin[ws], origin[we - 1] + 1)
                     out.append(TokenSpan(unk, unk_bytes, segment[s:e], offset + s, offset + e, True))
                     continue

@@ -478,48 +478,7 @@ def _spans(tok: WordPieceTokenizer, text: str, pieces_of) -> list[TokenSpan]:
     """Token spans of ``text`` where each word is cut by ``pieces_of(word) -> ids | None`` (``None``: unknown)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    specials = tok.special_tokens
-    prefix = tok.continuing_subword_prefix
-    plen = len(prefix)
-    unk = tok.unk_id
-    unk_bytes = tok.unk_token.encode("utf-8")
-    vocab = tok.vocab
-    out: list[TokenSpan] = []
-    offset = 0
-    for segment, is_special in split_special(text, tuple(specials)):
-        if is_special:
-            out.append(
-                TokenSpan(specials[segment], segment.encode("utf-8"), segment, offset, offset + len(segment), True)
-            )
-            offset += len(segment)
-            continue
-        norm, origin = _normalize(segment, tok.lowercase)
-        for m in _BERT_RX.finditer(norm):
-            ws, we = m.span()
-            ids = pieces_of(m.group())
-            if ids is None or ids == (unk,):
-                s, e = (ws, we) if origin is None else (origin[ws], origin[we - 1] + 1)
-                out.append(TokenSpan(unk, unk_bytes, segment[s:e], offset + s, offset + e, True))
-                continue
-            pos = ws
-            for j, i in enumerate(ids):
-                piece = vocab[i]
-                ns, ne = pos, pos + (len(piece) - plen if j else len(piece))
-                pos = ne
-                partial = False
-                if origin is None:
-                    s, e = ns, ne
-                else:
-                    s, e = origin[ns], origin[ne - 1] + 1
-                    partial = (ns > 0 and origin[ns - 1] == s) or (ne < len(norm) and origin[ne] == e - 1)
-                display = norm[ns:ne] if partial else segment[s:e]
-                out.append(
-                    TokenSpan(
-                        i, piece.encode("utf-8"), display, offset + s, offset + e, False, partial, tok.rank_of(i), j > 0
-                    )
-                )
-        offset += len(segment)
-    return out
+    return tok.token_spans_with(text, pieces_of)
 
 
 # ---------------------------------------------------------------------------
