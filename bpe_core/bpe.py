@@ -28,8 +28,10 @@ import json
 import os
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from operator import add
 from pathlib import Path
 
 from .counting import DEFAULT_CHUNK_BYTES, count_file, count_iterable, count_text
@@ -375,19 +377,13 @@ def _merge_loop(
     # pair -> weighted count, and pair -> indices of the words that (may) hold it;
     # the index may list a word twice or after the pair left it (checked on use)
     pair_counts: dict[str, int] = {}
-    where: dict[str, list[int]] = {}
+    where: defaultdict[str, list[int]] = defaultdict(list)
     pc_get = pair_counts.get
-    w_get = where.get
     for wi, w in enumerate(words):
         c = counts[wi]
-        for k in range(len(w) - 1):
-            p = w[k : k + 2]
+        for p in map(add, w, w[1:]):  # the word's pairs, as 2-character strings
             pair_counts[p] = pc_get(p, 0) + c
-            lst = w_get(p)
-            if lst is None:
-                where[p] = [wi]
-            elif lst[-1] != wi:
-                lst.append(wi)
+            where[p].append(wi)
 
     keys: list[str] = [_desc_key(b) for b in token_bytes]
     heap = [(-c, keys[ord(p[0])] + keys[ord(p[1])], p) for p, c in pair_counts.items()]
@@ -416,11 +412,13 @@ def _merge_loop(
         new_ch = chr(new_id)
         token_bytes.append(token_bytes[a] + token_bytes[b])
         keys.append(_desc_key(token_bytes[new_id]))
-        del pair_counts[best]
         affected = where.pop(best)
 
-        delta: dict[str, int] = {}
-        d_get = delta.get
+        # Old pairs only lose counts and stay in the heap with their old (higher)
+        # count until popped and re-pushed.  Every pair that gains is new: it holds
+        # ``new_id``; those are collected here and pushed once at the end.
+        fresh: dict[str, int] = {}
+        f_get = fresh.get
         shortened = 0
         for wi in affected:
             w = words[wi]
@@ -431,37 +429,40 @@ def _merge_loop(
             words[wi] = nw
             c = counts[wi]
             n_old = len(w)
-            shortened += (n_old - len(nw)) * c
-            # the changed stretch: from one token before the first occurrence to one
-            # token after the last; everything outside it keeps its pairs
+            r = n_old - len(nw)  # occurrences replaced
+            shortened += r * c
+            if r == 1:
+                # one occurrence (the common case): (x, a) -> (x, new) and (b, y) -> (new, y)
+                if i:
+                    pair_counts[w[i - 1 : i + 1]] -= c
+                    q = nw[i - 1 : i + 1]
+                    fresh[q] = f_get(q, 0) + c
+                    where[q].append(wi)
+                if i + 2 < n_old:
+                    pair_counts[w[i + 1 : i + 3]] -= c
+                    q = nw[i : i + 2]
+                    fresh[q] = f_get(q, 0) + c
+                    where[q].append(wi)
+                continue
+            # several occurrences: the changed stretch runs from one token before the
+            # first to one token after the last; everything outside it keeps its pairs
             tail = n_old - w.rfind(best) - 2  # tokens after the last occurrence, unchanged
             lo = i - 1 if i else 0
             hi_old = n_old - tail + (1 if tail else 0)
             hi_new = len(nw) - tail + (1 if tail else 0)
             for k in range(lo, hi_old - 1):
-                q = w[k : k + 2]
-                delta[q] = d_get(q, 0) - c
+                pair_counts[w[k : k + 2]] -= c
             for k in range(lo, hi_new - 1):
                 q = nw[k : k + 2]
-                delta[q] = d_get(q, 0) + c
-                lst = w_get(q)
-                if lst is None:
-                    where[q] = [wi]
-                elif lst[-1] != wi:
-                    lst.append(wi)
-
-        for q, d in delta.items():
-            if d == 0 or q == best:
-                continue
-            nc = pc_get(q, 0) + d
-            if nc > 0:
-                pair_counts[q] = nc
-                if d > 0:
-                    heappush(heap, (-nc, keys[ord(q[0])] + keys[ord(q[1])], q))
-            else:
-                # pairs of existing tokens never reappear once gone: drop them for good
-                pair_counts.pop(q, None)
-                where.pop(q, None)
+                if new_ch in q:
+                    fresh[q] = f_get(q, 0) + c
+                    where[q].append(wi)
+                else:
+                    pair_counts[q] += c  # an old pair inside the stretch that survives
+        del pair_counts[best]
+        for q, nc in fresh.items():
+            pair_counts[q] = nc
+            heappush(heap, (-nc, keys[ord(q[0])] + keys[ord(q[1])], q))
 
         tokens -= shortened
         steps.append(MergeStep(rank, a, b, new_id, token_bytes[a], token_bytes[b], count, shortened, tokens))
