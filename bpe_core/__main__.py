@@ -191,7 +191,7 @@ _PHASE_LABELS = {"count": "counting pre-tokens (chunks)", "merge": "merging"}
 
 
 class _Progress:
-    """A ``progress(phase, done, total)`` callback drawing one ``tqdm`` bar per phase on stderr."""
+    """A ``progress(phase, done, total)`` callback: one ``tqdm`` bar per phase on stderr, shown after 0.5 s."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -206,7 +206,9 @@ class _Progress:
         if phase != self.phase:
             self.close()
             self.phase = phase
-            self.bar = tqdm(total=total or None, desc=_PHASE_LABELS.get(phase, phase), unit="", file=sys.stderr)
+            self.bar = tqdm(
+                total=total or None, desc=_PHASE_LABELS.get(phase, phase), unit="", file=sys.stderr, delay=0.5
+            )
         if total and self.bar.total != total:
             self.bar.total = total
         self.bar.update(done - self.bar.n)
