@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import steps_view, view
-from ui.training import train
+from ui.training import for_settings
 
 settings = st.session_state["settings"]
 
@@ -45,15 +45,7 @@ trained = None
 trained_problem = settings.problem
 if "trained" in chosen and not trained_problem:
     try:
-        full = train(
-            settings.text,
-            settings.algorithm,
-            settings.pattern,
-            settings.max_vocab,
-            settings.special_tokens,
-            lowercase=settings.lowercase,
-            imported=settings.imported,
-        )
+        full = for_settings(settings)
         trained = full.with_vocab_size(view.vocab_slider(full))
     except (ValueError, TypeError) as exc:
         trained_problem = f"Cannot train on this input: {exc}"

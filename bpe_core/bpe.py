@@ -26,15 +26,18 @@ import copy
 import heapq
 import json
 import os
+import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from operator import add
 from pathlib import Path
 
+from .counting import DEFAULT_CHUNK_BYTES, count_file, count_iterable, count_text
 from .pretokenize import (
     PATTERNS,
     compile_pattern,
-    count_pretokens,
     iter_pretoken_strings,
     pretokenize,
     resolve_pattern,
@@ -143,18 +146,30 @@ def _desc_key(data: bytes) -> str:
 
 
 def train_bpe(
-    text: str,
+    text: str | os.PathLike | Iterable[str],
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     pattern: str = "gpt2",
     *,
     progress: ProgressCallback | None = None,
     name: str | None = None,
+    num_workers: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_BYTES,
 ) -> BPETokenizer:
-    """Train a byte-level BPE tokenizer on a text.
+    """Train a byte-level BPE tokenizer on a text, a stream of text, or a file.
 
     Args:
-        text: the training text (``str``).
+        text: what to train on, told apart by type:
+
+            * a ``str`` is the training text itself (never a file name);
+            * an ``os.PathLike`` (``pathlib.Path("corpus.txt")``) names a UTF-8
+              file, which is streamed in chunks and never read whole -- to train
+              on a file whose name you hold as a ``str``, pass ``Path(name)``;
+            * any other iterable of ``str`` (an open text file, a generator) is
+              the text ``"".join(text)``, consumed piece by piece.
+
+            All three give identical merges for the same text (a file's leading
+            byte-order mark is dropped).
         vocab_size: target vocabulary size, counting the 256 byte tokens, the
             special tokens and the merges.  Training stops earlier, with
             ``tokenizer.training.stop_reason`` set, when no adjacent pair is left.
@@ -162,44 +177,55 @@ def train_bpe(
             merged, and get ids 256, 257, ... in the order given.
         pattern: pre-tokenization pattern name (``"gpt2"``, ``"cl100k"``,
             ``"o200k"``, ``"bert"``, ``"none"``) or a regex source.
-        progress: optional ``progress(phase, done, total)`` callback; it may raise
-            :class:`TrainingCancelled` to stop.
+        progress: optional ``progress(phase, done, total)`` callback: ``("count",
+            chunks counted, chunks in all -- 0 when unknown)`` after each chunk,
+            then ``("merge", merges done, merges asked for)`` about 200 times
+            over the merge loop.  It may raise :class:`TrainingCancelled` to stop.
         name: display name of the tokenizer (default ``"BPE (<pattern>)"``).
+        num_workers: processes that count pre-tokens (default: all cores).
+            Inputs under 4 MiB are counted in this process whatever the value
+            (see :mod:`bpe_core.counting`); the merge loop runs here.
+        chunk_size: counting chunk length (bytes for a file, characters
+            otherwise); chunks end at the first safe boundary after it.
 
     Returns:
         The trained :class:`BPETokenizer`; its ``trace`` records every merge.
 
     Raises:
-        TypeError: ``text`` is not a ``str``, ``vocab_size`` not an ``int``.
+        TypeError: ``text`` is ``bytes`` or not a str / path / iterable of str,
+            ``vocab_size`` not an ``int``.
         ValueError: ``vocab_size < 256 + len(special_tokens)``; bad special
-            tokens or pattern (see :mod:`bpe_core.pretokenize`); ``text`` holds
-            an unpaired surrogate.
+            tokens or pattern (see :mod:`bpe_core.pretokenize`); the text holds
+            an unpaired surrogate; a file is not UTF-8.
+        OSError: a file cannot be read.
         TrainingCancelled: raised by ``progress``.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if isinstance(text, bytes | bytearray | memoryview) or not isinstance(text, str | os.PathLike | Iterable):
+        raise TypeError(
+            f"text must be a str (the text), an os.PathLike (a file) or an iterable of str, got {type(text).__name__}"
+        )
     specials = validate_special_tokens(special_tokens)
     _check_vocab_size(vocab_size, specials)
     source = resolve_pattern(pattern)
-    t0 = time.perf_counter()
-    if progress:
-        progress("count", 0, 1)
-    counts, n_special = count_pretokens(text, source, specials)
-    if progress:
-        progress("count", 1, 1)
-    word_counts = _encode_counts(counts)
-    count_seconds = time.perf_counter() - t0
+    if isinstance(text, str):
+        counted = count_text(text, source, specials, num_workers=num_workers, chunk_chars=chunk_size, progress=progress)
+    elif isinstance(text, os.PathLike):
+        counted = count_file(text, source, specials, num_workers=num_workers, chunk_bytes=chunk_size, progress=progress)
+    else:
+        counted = count_iterable(
+            text, source, specials, num_workers=num_workers, chunk_chars=chunk_size, progress=progress
+        )
     tok = train_bpe_from_counts(
-        word_counts,
+        counted.word_counts,
         vocab_size,
         specials,
         pattern if pattern in PATTERNS else source,
-        special_occurrences=n_special,
+        special_occurrences=counted.special_occurrences,
         progress=progress,
         name=name or _default_name(pattern),
     )
-    tok.training.count_seconds = count_seconds
-    tok.training.pretokens = sum(counts.values())
+    tok.training.count_seconds = counted.seconds
+    tok.training.pretokens = counted.pretokens
     return tok
 
 
@@ -274,15 +300,20 @@ def train_bpe_from_counts(
     n_merges = vocab_size - first_merge_id
     token_bytes: list[bytes] = [bytes([i]) for i in range(256)] + [s.encode("utf-8") for s in specials]
 
-    # The table of distinct pre-tokens, as lists of ids; one-byte pre-tokens hold no pair.
-    words: list[list[int]] = []
+    # The table of distinct pre-tokens, each a str with one character per token id
+    # (chr(id); a byte's id is its value, so latin-1 decoding gives the initial form).
+    # One-byte pre-tokens hold no pair.
+    words: list[str] = []
     counts: list[int] = []
     initial_tokens = special_occurrences
     for wb, c in word_counts.items():
         initial_tokens += len(wb) * c
         if len(wb) > 1:
-            words.append(list(wb))
+            words.append(wb.decode("latin-1"))
             counts.append(c)
+    pairs_total = sum(len(w) - 1 for w in words)
+    if len(token_bytes) + min(n_merges, pairs_total) > sys.maxunicode + 1:
+        raise ValueError(f"vocab_size {vocab_size} is too large: at most {sys.maxunicode + 1} ids are supported")
 
     steps = _merge_loop(words, counts, n_merges, token_bytes, initial_tokens, progress)
     info = TrainingInfo(
@@ -313,36 +344,49 @@ def train_bpe_from_counts(
 
 
 def _merge_loop(
-    words: list[list[int]],
+    words: list[str],
     counts: list[int],
     n_merges: int,
     token_bytes: list[bytes],
     initial_tokens: int,
     progress: ProgressCallback | None,
 ) -> list[MergeStep]:
-    """The incremental merge loop; appends new tokens to ``token_bytes`` in place."""
-    shift = max(len(token_bytes) + n_merges, 2).bit_length()
-    mask = (1 << shift) - 1
+    """The incremental merge loop; appends new tokens to ``token_bytes`` in place.
 
-    # pair -> weighted count, and pair -> indices of the words that (may) hold it
-    pair_counts: dict[int, int] = {}
-    where: dict[int, set[int]] = {}
+    Each distinct pre-token is a ``str`` holding one character per token
+    (``chr(id)``), so a pair is a 2-character string and a merge inside a
+    pre-token is ``str.replace(pair, chr(new_id))`` -- exactly BPE's
+    non-overlapping, left-to-right replacement, done in C.  Per merge, only the
+    pre-tokens that hold the pair are visited (the pair -> pre-tokens index),
+    and only the pairs between the first and the last replaced occurrence (plus
+    one neighbour on each side) change their counts.  The best pair comes from a
+    max-heap keyed by ``(count, descending-bytes key)`` with lazy invalidation:
+    an entry whose count is stale is pushed back with the current count.
+
+    Args:
+        words: distinct pre-tokens (mutated in place).
+        counts: their occurrence counts, same order.
+        n_merges: merges to learn at most.
+        token_bytes: bytes of each id so far (256 bytes + specials); extended.
+        initial_tokens: tokens of the training text before merging.
+        progress: ``progress("merge", done, n_merges)`` about 200 times.
+
+    Returns:
+        The merge steps, in rank order.
+    """
+    # pair -> weighted count, and pair -> indices of the words that (may) hold it;
+    # the index may list a word twice or after the pair left it (checked on use)
+    pair_counts: dict[str, int] = {}
+    where: defaultdict[str, list[int]] = defaultdict(list)
     pc_get = pair_counts.get
     for wi, w in enumerate(words):
         c = counts[wi]
-        prev = w[0]
-        for cur in w[1:]:
-            p = prev << shift | cur
+        for p in map(add, w, w[1:]):  # the word's pairs, as 2-character strings
             pair_counts[p] = pc_get(p, 0) + c
-            s = where.get(p)
-            if s is None:
-                where[p] = {wi}
-            else:
-                s.add(wi)
-            prev = cur
+            where[p].append(wi)
 
     keys: list[str] = [_desc_key(b) for b in token_bytes]
-    heap = [(-c, keys[p >> shift] + keys[p & mask], p) for p, c in pair_counts.items()]
+    heap = [(-c, keys[ord(p[0])] + keys[ord(p[1])], p) for p, c in pair_counts.items()]
     heapq.heapify(heap)
     heappush, heappop = heapq.heappush, heapq.heappop
 
@@ -351,7 +395,7 @@ def _merge_loop(
     report_every = max(1, n_merges // 200)
     for rank in range(n_merges):
         # pop the best pair whose recorded count is current (lazy invalidation)
-        best = -1
+        best = None
         while heap:
             negc, key, p = heappop(heap)
             cur = pc_get(p, 0)
@@ -360,101 +404,68 @@ def _merge_loop(
                 break
             if cur > 0:
                 heappush(heap, (-cur, key, p))
-        if best < 0:
+        if best is None:
             break
         count = -negc
-        a, b = best >> shift, best & mask
+        a, b = ord(best[0]), ord(best[1])
         new_id = len(token_bytes)
+        new_ch = chr(new_id)
         token_bytes.append(token_bytes[a] + token_bytes[b])
         keys.append(_desc_key(token_bytes[new_id]))
-        del pair_counts[best]
         affected = where.pop(best)
 
-        delta: dict[int, int] = {}
-        d_get = delta.get
-        replaced = 0
-        new_shift = new_id << shift
+        # Old pairs only lose counts and stay in the heap with their old (higher)
+        # count until popped and re-pushed.  Every pair that gains is new: it holds
+        # ``new_id``; those are collected here and pushed once at the end.
+        fresh: dict[str, int] = {}
+        f_get = fresh.get
+        shortened = 0
         for wi in affected:
             w = words[wi]
-            n = len(w)
-            # find the first occurrence of (a, b)
-            j = 0
-            i = -1
-            while True:
-                try:
-                    i = w.index(a, j)
-                except ValueError:
-                    i = -1
-                    break
-                if i + 1 < n and w[i + 1] == b:
-                    break
-                j = i + 1
+            i = w.find(best)
             if i < 0:
-                continue  # stale index entry: the pair left this word earlier
+                continue  # stale or repeated index entry: the pair left this word earlier
+            nw = w.replace(best, new_ch)
+            words[wi] = nw
             c = counts[wi]
-            out = w[:i]
-            k = i
-            while True:
-                # replace the occurrence at k, and adjust the neighbouring pairs
-                if out:
-                    x = out[-1]
-                    q = x << shift | a
-                    delta[q] = d_get(q, 0) - c
-                    q = x << shift | new_id
-                    delta[q] = d_get(q, 0) + c
-                    s = where.get(q)
-                    if s is None:
-                        where[q] = {wi}
-                    else:
-                        s.add(wi)
-                if k + 2 < n:
-                    y = w[k + 2]
-                    q = b << shift | y
-                    delta[q] = d_get(q, 0) - c
-                    q = new_shift | y
-                    delta[q] = d_get(q, 0) + c
-                    s = where.get(q)
-                    if s is None:
-                        where[q] = {wi}
-                    else:
-                        s.add(wi)
-                out.append(new_id)
-                replaced += c
-                j = k + 2
-                # the next occurrence at or after j
-                k = -1
-                search = j
-                while search < n - 1:
-                    try:
-                        k = w.index(a, search)
-                    except ValueError:
-                        k = -1
-                        break
-                    if k + 1 < n and w[k + 1] == b:
-                        break
-                    search = k + 1
-                    k = -1
-                if k < 0:
-                    out.extend(w[j:])
-                    break
-                out.extend(w[j:k])
-            words[wi] = out
-
-        for q, d in delta.items():
-            if d == 0 or q == best:
+            n_old = len(w)
+            r = n_old - len(nw)  # occurrences replaced
+            shortened += r * c
+            if r == 1:
+                # one occurrence (the common case): (x, a) -> (x, new) and (b, y) -> (new, y)
+                if i:
+                    pair_counts[w[i - 1 : i + 1]] -= c
+                    q = nw[i - 1 : i + 1]
+                    fresh[q] = f_get(q, 0) + c
+                    where[q].append(wi)
+                if i + 2 < n_old:
+                    pair_counts[w[i + 1 : i + 3]] -= c
+                    q = nw[i : i + 2]
+                    fresh[q] = f_get(q, 0) + c
+                    where[q].append(wi)
                 continue
-            nc = pc_get(q, 0) + d
-            if nc > 0:
-                pair_counts[q] = nc
-                if d > 0:
-                    heappush(heap, (-nc, keys[q >> shift] + keys[q & mask], q))
-            else:
-                # pairs of existing tokens never reappear once gone: drop them for good
-                pair_counts.pop(q, None)
-                where.pop(q, None)
+            # several occurrences: the changed stretch runs from one token before the
+            # first to one token after the last; everything outside it keeps its pairs
+            tail = n_old - w.rfind(best) - 2  # tokens after the last occurrence, unchanged
+            lo = i - 1 if i else 0
+            hi_old = n_old - tail + (1 if tail else 0)
+            hi_new = len(nw) - tail + (1 if tail else 0)
+            for k in range(lo, hi_old - 1):
+                pair_counts[w[k : k + 2]] -= c
+            for k in range(lo, hi_new - 1):
+                q = nw[k : k + 2]
+                if new_ch in q:
+                    fresh[q] = f_get(q, 0) + c
+                    where[q].append(wi)
+                else:
+                    pair_counts[q] += c  # an old pair inside the stretch that survives
+        del pair_counts[best]
+        for q, nc in fresh.items():
+            pair_counts[q] = nc
+            heappush(heap, (-nc, keys[ord(q[0])] + keys[ord(q[1])], q))
 
-        tokens -= replaced
-        steps.append(MergeStep(rank, a, b, new_id, token_bytes[a], token_bytes[b], count, replaced, tokens))
+        tokens -= shortened
+        steps.append(MergeStep(rank, a, b, new_id, token_bytes[a], token_bytes[b], count, shortened, tokens))
         if progress is not None and (rank + 1) % report_every == 0:
             progress("merge", rank + 1, n_merges)
     if progress is not None:

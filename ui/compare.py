@@ -45,7 +45,7 @@ from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
-from ui.training import train
+from ui.training import for_settings, train
 
 DRAW_CHARS = 4_000
 """Each coloured view draws at most this many characters of the text (the figures cover all of it)."""
@@ -139,20 +139,12 @@ BPE_FALLBACK = ("gpt2", ("<|endoftext|>",), 1000)
 
 
 def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
-    """The tokenizer the sidebar trains -- the Playground's, the same cached object, so the slider is shared.
+    """The sidebar's tokenizer -- the Playground's, the same cached object, so the slider is shared.
 
     Raises:
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
-    return train(
-        settings.text,
-        settings.algorithm,
-        settings.pattern,
-        settings.max_vocab,
-        settings.special_tokens,
-        lowercase=settings.lowercase,
-        imported=settings.imported,
-    )
+    return for_settings(settings)
 
 
 def bpe_parameters(settings: Settings) -> tuple[str, tuple[str, ...], int]:

@@ -263,17 +263,10 @@ def apply_pending_size(settings: Any) -> None:
     size = st.session_state.pop(PENDING_SIZE, None)
     if size is None or settings.problem:
         return
-    from ui.training import train
+    from ui.training import for_settings
 
     try:
-        tok = train(
-            settings.text,
-            settings.algorithm,
-            settings.pattern,
-            settings.max_vocab,
-            settings.special_tokens,
-            lowercase=settings.lowercase,
-        )
+        tok = for_settings(settings)
     except (ValueError, TypeError):
         return
     st.session_state["vocab_size__owner"] = id(tok)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from bpe_core import BPETokenizer
 from bpe_core.metrics import basic_counts
 from bpe_core.pretokenize import pretoken_prefix
 from bpe_core.wordpiece import WordPieceTokenizer
-from ui import render
+from ui import render, training
 from ui.inputs import Settings
-from ui.training import train
 
 MAX_DRAW_CHARS = 20_000
 """The coloured view draws about this many characters of the text (counts cover all of it).
@@ -23,34 +24,121 @@ MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens."""
 
 
+LAST_KEY = "training_last"
+"""Session-state key: ``(settings key, Settings)`` of the last tokenizer this session was shown."""
+
+
 def trained_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
 
-    Input and engine errors are shown as messages; the sidebar keeps the
-    user's text and settings untouched.
+    Texts of at least :data:`ui.training.PROGRESS_MIN_CHARS` characters train
+    with a progress bar (counting, then merging) and a Cancel button.  Cancel
+    stops training at once (Streamlit interrupts the run at the next progress
+    update) and caches nothing; the page then goes on with the previous
+    tokenizer of this session *and the settings it was trained with* (``settings``
+    is updated in place, so counts, trace and merges stay consistent; the
+    sidebar's widgets keep what the user chose), says so, and offers a button
+    to train after all.  Input and
+    engine errors are shown as messages; the sidebar keeps the user's text and
+    settings untouched.
     """
     if settings.problem:
         st.info(settings.problem, icon=":material/edit_note:")
         st.stop()
-    try:
-        with st.spinner("Training…"):
-            tok = train(
-                settings.text,
-                settings.algorithm,
-                settings.pattern,
-                settings.max_vocab,
-                settings.special_tokens,
-                lowercase=settings.lowercase,
-                imported=settings.imported,
-            )
-    except (ValueError, TypeError) as exc:
-        st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
-        st.stop()
+    args = (
+        settings.text,
+        settings.algorithm,
+        settings.pattern,
+        settings.max_vocab,
+        settings.special_tokens,
+        settings.lowercase,
+    )
+    if settings.imported is not None:  # nothing to train: the file's tokenizer, as it is
+        try:
+            return training.train(*args, imported=settings.imported)
+        except ValueError as exc:
+            st.error(f"Cannot use the imported tokenizer: {exc}", icon=":material/error:")
+            st.stop()
+    key = training.settings_key(*args)
+    tok = training.cached(key)
+    if tok is None and training.is_cancelled(key):
+        return _previous_or_stop(settings)
+    if tok is None:
+        try:
+            if len(settings.text) < training.PROGRESS_MIN_CHARS:
+                with st.spinner("Training…"):
+                    tok = training.train(*args)
+            else:
+                tok = _train_with_progress(args, key)
+        except (ValueError, TypeError) as exc:
+            st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
+            st.stop()
+    st.session_state[LAST_KEY] = (key, dataclasses.replace(settings))
     if not settings.text.strip():
         st.info("The text is only whitespace: every token below is spaces, tabs or newlines.", icon=":material/info:")
     if tok.training is not None and tok.training.stop_reason:
         st.info(tok.training.stop_reason[0].upper() + tok.training.stop_reason[1:] + ".", icon=":material/info:")
     return tok
+
+
+def _train_with_progress(args: tuple, key: tuple) -> BPETokenizer | WordPieceTokenizer:
+    """Train with a progress bar and a Cancel button; both disappear when training ends."""
+    box = st.empty()
+    with box.container(border=True):
+        st.markdown(f"**Training on {len(args[0]):,} characters…**")
+        bar = st.progress(0.0, text="Counting pre-tokens…")
+        st.button(
+            "Cancel training",
+            key="cancel_training",
+            icon=":material/cancel:",
+            on_click=training.cancel,
+            args=(key,),
+            help="Stop training now and keep the previous tokenizer.",
+        )
+    shown = [-1]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        # counting is the first 30 % of the bar, merging the rest (an estimate of their usual shares)
+        if phase == "count":
+            frac = 0.3 * done / total if total else 0.0
+            label = f"Counting pre-tokens: chunk {done:,} of {total:,}" if total else "Counting pre-tokens…"
+        else:
+            frac = 0.3 + 0.7 * done / total if total else 1.0
+            label = f"Merging: {done:,} of {total:,} merges"
+        pct = int(frac * 100)
+        if pct != shown[0]:  # at most about 100 updates; each one lets Streamlit deliver a Cancel click
+            shown[0] = pct
+            bar.progress(min(max(frac, 0.0), 1.0), text=label)
+
+    tok = training.train(*args, progress=progress)
+    box.empty()
+    return tok
+
+
+def _previous_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+    """After a Cancel: the session's previous tokenizer (``settings`` switched to its settings) or ``st.stop()``."""
+    last_key, last_settings = st.session_state.get(LAST_KEY) or (None, None)
+    previous = training.cached(last_key)
+    note = f"Training on {settings.text_label} was cancelled."
+    if previous is not None:
+        note += (
+            f" Still showing the previous tokenizer, {previous.name} with {previous.max_vocab_size:,} tokens, "
+            f"on the text it was trained on ({last_settings.text_label})."
+        )
+    with st.container(border=True):
+        st.warning(note, icon=":material/cancel:")
+        st.button(
+            "Train with these settings",
+            key="resume_training",
+            icon=":material/play_arrow:",
+            on_click=training.resume,
+            help="Start the training that was cancelled.",
+        )
+    if previous is None:
+        st.stop()
+    for f in dataclasses.fields(last_settings):
+        setattr(settings, f.name, getattr(last_settings, f.name))
+    return previous
 
 
 def vocab_slider(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size") -> int:

@@ -1,0 +1,110 @@
+"""Server-side page times of the Streamlit app, through ``streamlit.testing.v1.AppTest``, in one run.
+
+Usage::
+
+    python benchmarks/bench_app.py [--repeat 5]
+
+For each built-in sample (``ui.samples.SAMPLES``) with the default settings
+(byte-level BPE, GPT-2 pattern, vocab 1,000):
+
+* **first render** of each page in a fresh session, training included (the
+  training cache is emptied first), then the same page again with the
+  tokenizer already cached (``cached``);
+* **slider move** on the Playground: the time of the script run after
+  ``slider.set_value(...)`` (median over ``--repeat`` moves between sizes).
+
+AppTest runs the script in this process without a browser, so these are the
+server's times (Python work: training, encoding, HTML building), not what a
+browser adds.  The machine is shared with other jobs: numbers are noisy.
+Target: a slider move on a built-in sample in at most 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("BPE_PLAYGROUND_ENCODINGS", str(ROOT.parent / "shared" / "data" / "encodings"))
+
+PAGES = {
+    "Playground": "app_pages/playground.py",
+    "Merges": "app_pages/merges.py",
+    "Compare": "app_pages/compare.py",
+    "Encode step by step": "app_pages/encode.py",
+}
+
+
+def timed_run(at) -> float:
+    t0 = time.perf_counter()
+    at.run()
+    dt = time.perf_counter() - t0
+    if at.exception:
+        raise SystemExit(f"page raised: {at.exception}")
+    return dt
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=5, help="slider moves per sample (median reported)")
+    args = ap.parse_args()
+
+    import pandas as pd
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from ui.samples import SAMPLES
+
+    app = str(ROOT / "app.py")
+    # warm up imports (streamlit, plotly, pandas, tiktoken) so the first sample is not charged for them
+    AppTest.from_file(app, default_timeout=120).run()
+
+    rows = []
+    for key, (label, _file) in SAMPLES.items():
+        for page, path in PAGES.items():
+            st.cache_resource.clear()
+            st.cache_data.clear()
+            at = AppTest.from_file(app, default_timeout=120)
+            at.session_state["sample"] = key  # the sidebar's sample choice, as a first visit with it selected
+            at.run()  # landing page (trains)
+            if page != "Playground":
+                at.switch_page(path)
+                st.cache_resource.clear()
+                st.cache_data.clear()
+            else:
+                st.cache_resource.clear()
+                st.cache_data.clear()
+            first = timed_run(at)
+            cached = timed_run(at)
+            rows.append({"sample": label, "what": f"{page}: first render", "ms": round(first * 1000)})
+            rows.append({"sample": label, "what": f"{page}: again, cached", "ms": round(cached * 1000)})
+        at = AppTest.from_file(app, default_timeout=120)
+        at.session_state["sample"] = key
+        at.run()
+        slider = at.slider[0]
+        lo, hi = slider.min, slider.max
+        sizes = [lo + (hi - lo) * k // args.repeat for k in range(args.repeat)]
+        times = []
+        for n in sizes:
+            at.slider[0].set_value(n)
+            times.append(timed_run(at))
+        rows.append(
+            {"sample": label, "what": "Playground: slider move (median)", "ms": round(statistics.median(times) * 1000)}
+        )
+        print(rows[-1], flush=True)
+
+    table = pd.DataFrame(rows).pivot(index="what", columns="sample", values="ms")
+    print()
+    print(f"Server-side ms per script run (AppTest); load average {os.getloadavg()[0]:.1f}")
+    print(table.to_string())
+    moves = [r["ms"] for r in rows if "slider" in r["what"]]
+    print(f"slider move, worst sample: {max(moves)} ms (target <= 100 ms)")
+
+
+if __name__ == "__main__":
+    main()

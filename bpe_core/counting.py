@@ -1,0 +1,491 @@
+r"""Streaming, parallel pre-token counting: the first phase of BPE training.
+
+Training needs only the table ``{pre-token bytes: count}``.  This module builds
+it from a ``str``, an iterable of ``str`` pieces, or a file, without ever
+holding a whole file in memory: the input is cut into chunks at *safe
+boundaries* -- places where cutting the text cannot change how it is split
+into pre-tokens -- each chunk is counted on its own (in worker processes when
+the input is large), and the per-chunk tables are added up.  Peak memory is
+the merged table (it grows with the number of *distinct* pre-tokens) plus one
+chunk per worker, not the input size.
+
+Safe boundaries (chosen so that counting chunk by chunk gives exactly the counts
+of the whole text):
+
+1. **The start of a special-token occurrence.**  Special tokens are cut out of
+   the text before pre-tokenization anyway, so the text on either side is
+   pre-tokenized separately in any case.  Used only when no special token
+   occurs inside another and no proper suffix of one is a prefix of another
+   (true of ``<|endoftext|>``-style tokens); otherwise a cut found by a local
+   search could fall inside a different, overlapping occurrence.
+2. **Right after a line break that follows a printable ASCII character and
+   precedes an ASCII letter** (bytes ``[!-~] \n [A-Za-z]``).  None of the named
+   patterns (``gpt2``, ``cl100k``, ``o200k``, ``bert``, ``none``) builds a
+   pre-token across such a point: whitespace pre-tokens end at a single ``\n``
+   followed by a non-space, and pieces that may swallow trailing newlines
+   (cl100k's and o200k's punctuation runs) stop before a letter.  For a custom
+   regex this is assumed, not checked.  Not used when a special token contains
+   a line break.
+
+Both kinds of cut fall between whole characters: a ``\n`` byte and the UTF-8 form
+of a special token never start inside a multi-byte character (UTF-8 is
+self-synchronising), so a chunk of a file always decodes on its own.  A chunk
+is at least ``chunk_bytes`` long, ending at the first safe boundary after that;
+text without any boundary stays in one chunk.
+
+Files are read as UTF-8; a byte-order mark at the very start is dropped (as for
+uploads, :func:`bpe_core.io.decode_text_upload`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+import regex
+
+from .pretokenize import compile_pattern, iter_pretoken_strings, resolve_pattern, split_special, validate_special_tokens
+
+__all__ = [
+    "DEFAULT_CHUNK_BYTES",
+    "PARALLEL_MIN_BYTES",
+    "CountResult",
+    "count_file",
+    "count_iterable",
+    "count_text",
+    "file_chunks",
+]
+
+DEFAULT_CHUNK_BYTES = 1 << 20
+"""Target chunk length: 1 MiB (bytes for files, characters for ``str`` input)."""
+
+PARALLEL_MIN_BYTES = 4 << 20
+"""Inputs shorter than this (4 MiB) are counted in the calling process: starting
+worker processes (about 0.1 s each) costs more than it saves."""
+
+_WINDOW = 1 << 16  # bytes read at a time while looking for a boundary
+
+ProgressCallback = Callable[[str, int, int], None]
+
+
+@dataclass(slots=True)
+class CountResult:
+    """The pre-token table of a text and facts about how it was counted.
+
+    Attributes:
+        word_counts: ``{pre-token UTF-8 bytes: occurrences}``.
+        pretokens: pre-token occurrences (special tokens excluded).
+        special_occurrences: special-token occurrences cut out of the text.
+        chunks: how many chunks the input was cut into.
+        workers: processes that counted (1 = the calling process).
+        seconds: wall time of the counting (seconds).
+    """
+
+    word_counts: dict[bytes, int]
+    pretokens: int = 0
+    special_occurrences: int = 0
+    chunks: int = 0
+    workers: int = 1
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------------------
+# counting one piece of text (runs in workers too: module-level and picklable)
+
+
+def _surrogate_message(piece: str, exc: UnicodeEncodeError) -> str:
+    bad = piece[exc.start]
+    return (
+        f"text contains an unpaired surrogate U+{ord(bad):04X}, which is not a character and has no UTF-8 "
+        "form; remove it or replace it with U+FFFD"
+    )
+
+
+def _count_chunk(text: str, source: str, specials: tuple[str, ...]) -> tuple[dict[bytes, int], int, int]:
+    """Count one chunk: ``({pre-token bytes: count}, pre-tokens, special occurrences)``."""
+    rx = compile_pattern(source)
+    counts: Counter = Counter()
+    n_special = 0
+    for segment, is_special in split_special(text, specials):
+        if is_special:
+            n_special += 1
+        else:
+            counts.update(iter_pretoken_strings(segment, rx))
+    out: dict[bytes, int] = {}
+    for piece, c in counts.items():
+        try:
+            b = piece.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(_surrogate_message(piece, exc)) from None
+        out[b] = out.get(b, 0) + c
+    return out, sum(counts.values()), n_special
+
+
+def _count_file_range(
+    path: str, start: int, end: int, source: str, specials: tuple[str, ...]
+) -> tuple[dict[bytes, int], int, int]:
+    """Read bytes ``[start, end)`` of a file, decode them as UTF-8 and count them."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path} is not valid UTF-8: byte 0x{data[exc.start]:02X} at offset {start + exc.start} "
+            "cannot start or continue a character"
+        ) from None
+    del data
+    if start == 0:
+        text = text.removeprefix("\ufeff")
+    return _count_chunk(text, source, specials)
+
+
+# ---------------------------------------------------------------------------
+# boundaries
+
+
+def _specials_cuttable(specials: Sequence[str]) -> bool:
+    """True when cutting at the start of any found special-token occurrence is exact (see module doc)."""
+    for s in specials:
+        for t in specials:
+            if s != t and s in t:
+                return False
+            for k in range(1, len(s)):
+                if t.startswith(s[k:]):
+                    return False
+    return True
+
+
+def _boundary_regex_str(specials: tuple[str, ...]) -> regex.Pattern | None:
+    """Regex whose match *start* is a safe cut in a ``str`` (zero-width matches)."""
+    alts = []
+    if specials and _specials_cuttable(specials):
+        alts.append("(?=" + "|".join(regex.escape(s) for s in specials) + ")")
+    if not any("\n" in s for s in specials):
+        alts.append("(?<=[!-~]\\n)(?=[A-Za-z])")
+    return regex.compile("|".join(alts)) if alts else None
+
+
+def _boundary_regex_bytes(specials: tuple[str, ...]) -> regex.Pattern | None:
+    """As :func:`_boundary_regex_str`, on UTF-8 bytes."""
+    alts = []
+    if specials and _specials_cuttable(specials):
+        alts.append(b"(?=" + b"|".join(regex.escape(s.encode("utf-8")) for s in specials) + b")")
+    if not any("\n" in s for s in specials):
+        alts.append(rb"(?<=[!-~]\n)(?=[A-Za-z])")
+    return regex.compile(b"|".join(alts)) if alts else None
+
+
+def file_chunks(
+    path: str | os.PathLike, special_tokens: Sequence[str] = (), chunk_bytes: int = DEFAULT_CHUNK_BYTES
+) -> list[tuple[int, int]]:
+    """Cut a file into chunks at safe boundaries, reading only a small window around each cut.
+
+    Args:
+        path: the file.
+        special_tokens: the special-token strings of the training run.
+        chunk_bytes: minimum chunk length in bytes (the last chunk may be shorter);
+            each chunk ends at the first safe boundary at or after that length.
+
+    Returns:
+        ``[(start, end), ...]`` byte offsets, covering the file in order.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: ``chunk_bytes < 1``.
+    """
+    if chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be at least 1, got {chunk_bytes}")
+    specials = validate_special_tokens(special_tokens)
+    rx = _boundary_regex_bytes(specials)
+    size = os.path.getsize(path)
+    if rx is None or size <= chunk_bytes:
+        return [(0, size)] if size else []
+    overlap = max([8, *(len(s.encode("utf-8")) for s in specials)])
+    out: list[tuple[int, int]] = []
+    start = 0
+    with open(path, "rb") as f:
+        while start < size:
+            target = start + chunk_bytes
+            cut = size
+            pos = target  # look for a cut at or after ``pos``; the window starts a byte early for the look-behind
+            while pos < size:
+                f.seek(pos - 1)
+                window = f.read(_WINDOW + overlap + 1)
+                m = rx.search(window, 1)
+                if m is not None and (m.start() <= _WINDOW or pos - 1 + len(window) >= size):
+                    cut = pos - 1 + m.start()
+                    break
+                pos += _WINDOW
+            if cut <= start:
+                cut = size
+            out.append((start, cut))
+            start = cut
+    return out
+
+
+def _str_chunks(pieces: Iterable[str], specials: tuple[str, ...], chunk_chars: int) -> Iterator[str]:
+    """Re-cut a stream of ``str`` pieces into chunks of at least ``chunk_chars`` at safe boundaries."""
+    rx = _boundary_regex_str(specials)
+    parts: list[str] = []
+    n = 0
+    need = chunk_chars + 1  # join the buffered pieces once they hold this many characters
+    for piece in pieces:
+        if not isinstance(piece, str):
+            raise TypeError(f"training text pieces must be str, got {type(piece).__name__}")
+        parts.append(piece)
+        n += len(piece)
+        if n < need or rx is None:
+            continue
+        buf = "".join(parts) if len(parts) > 1 else parts[0]
+        start = 0  # ``buf[start:]`` is not yielded yet; slicing from ``start`` avoids re-copying the rest
+        while len(buf) - start > chunk_chars:
+            m = rx.search(buf, start + chunk_chars)
+            if m is None:
+                break  # a boundary straddling the end of ``buf`` is found again once more text arrives
+            yield buf[start : m.start()]
+            start = m.start()
+        rest = buf[start:] if start else buf
+        parts, n = [rest], len(rest)
+        # no boundary in the buffered text: wait until it doubles, so that a stream without
+        # boundaries costs linear, not quadratic, time
+        need = chunk_chars + 1 if n <= chunk_chars else 2 * n
+    if n:
+        yield "".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# running the chunks, in process or in workers
+
+
+def _pool_context() -> mp.context.BaseContext:
+    """``fork`` when it is safe (Linux, one thread: fast, nothing re-imported), else ``spawn``."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return mp.get_context("fork")
+    return mp.get_context("spawn")
+
+
+def _resolve_workers(num_workers: int | None) -> int:
+    if num_workers is None:
+        return max(1, os.cpu_count() or 1)
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int):
+        raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
+    if num_workers < 1:
+        raise ValueError(f"num_workers must be at least 1, got {num_workers}")
+    return num_workers
+
+
+class _Merger:
+    """Adds per-chunk tables into one, and reports progress per chunk."""
+
+    def __init__(self, progress: ProgressCallback | None, total: int) -> None:
+        self.counts: dict[bytes, int] = {}
+        self.pretokens = 0
+        self.specials = 0
+        self.chunks = 0
+        self.total = total
+        self.progress = progress
+
+    def add(self, part: tuple[dict[bytes, int], int, int]) -> None:
+        table, n, s = part
+        counts = self.counts
+        if not counts:
+            self.counts = table
+        else:
+            get = counts.get
+            for k, v in table.items():
+                counts[k] = get(k, 0) + v
+        self.pretokens += n
+        self.specials += s
+        self.chunks += 1
+        if self.progress is not None:
+            self.progress("count", self.chunks, self.total)
+
+
+def _run(
+    tasks: Iterable[tuple],
+    fn: Callable,
+    workers: int,
+    merger: _Merger,
+) -> int:
+    """Run ``fn(*task)`` for every task, in ``workers`` processes (1 = here); returns the workers used.
+
+    At most ``2 * workers`` tasks are in flight, so a lazy ``tasks`` iterator is
+    consumed only as fast as the workers count (bounded memory for streams).
+    An exception from ``fn`` or from the progress callback shuts the pool down
+    (pending chunks are cancelled) and propagates.
+    """
+    if workers == 1:
+        for t in tasks:
+            merger.add(fn(*t))
+        return 1
+    it = iter(tasks)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
+        pending: set[Future] = set()
+        try:
+            for t in it:
+                pending.add(pool.submit(fn, *t))
+                while len(pending) >= 2 * workers:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        merger.add(fut.result())
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    merger.add(fut.result())
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    return workers
+
+
+def _result(merger: _Merger, workers: int, t0: float) -> CountResult:
+    return CountResult(
+        word_counts=merger.counts,
+        pretokens=merger.pretokens,
+        special_occurrences=merger.specials,
+        chunks=merger.chunks,
+        workers=workers,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def count_file(
+    path: str | os.PathLike,
+    pattern: str = "gpt2",
+    special_tokens: Sequence[str] = (),
+    *,
+    num_workers: int | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    progress: ProgressCallback | None = None,
+) -> CountResult:
+    """Count the pre-tokens of a UTF-8 text file, streamed in chunks, in parallel when large.
+
+    Args:
+        path: the file (``str`` or ``os.PathLike``).
+        pattern: pattern name or regex source (see :func:`bpe_core.pretokenize.resolve_pattern`).
+        special_tokens: special-token strings, cut out before counting.
+        num_workers: worker processes (default: all cores).  Files under
+            :data:`PARALLEL_MIN_BYTES`, or of a single chunk, are counted in the
+            calling process.
+        chunk_bytes: minimum chunk length in bytes (see :func:`file_chunks`).
+        progress: ``progress("count", chunks_done, chunks_total)`` after each chunk;
+            may raise :class:`bpe_core.bpe.TrainingCancelled` to stop.
+
+    Returns:
+        A :class:`CountResult`.
+
+    Raises:
+        OSError: the file cannot be opened or read (``FileNotFoundError``, ...).
+        ValueError: the file is not UTF-8 (the message gives the byte offset);
+            bad pattern or special tokens.
+        TypeError: bad argument types.
+    """
+    t0 = time.perf_counter()
+    source = resolve_pattern(pattern)
+    specials = validate_special_tokens(special_tokens)
+    workers = _resolve_workers(num_workers)
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a directory, not a text file")
+    chunks = file_chunks(path, specials, chunk_bytes)
+    size = chunks[-1][1] if chunks else 0
+    if size < PARALLEL_MIN_BYTES:
+        workers = 1
+    workers = max(1, min(workers, len(chunks)))
+    merger = _Merger(progress, len(chunks))
+    if progress is not None:
+        progress("count", 0, len(chunks))
+    used = _run(((path, s, e, source, specials) for s, e in chunks), _count_file_range, workers, merger)
+    return _result(merger, used, t0)
+
+
+def count_iterable(
+    pieces: Iterable[str],
+    pattern: str = "gpt2",
+    special_tokens: Sequence[str] = (),
+    *,
+    num_workers: int | None = None,
+    chunk_chars: int = DEFAULT_CHUNK_BYTES,
+    progress: ProgressCallback | None = None,
+    total_chars: int | None = None,
+) -> CountResult:
+    """Count the pre-tokens of the text ``"".join(pieces)`` without joining it.
+
+    The pieces (lines of a file, say) are buffered and re-cut at safe boundaries
+    into chunks of at least ``chunk_chars`` characters.  With more than one
+    worker, chunks are counted in worker processes, at most two per worker in
+    flight, so the stream is read only as fast as it is counted.
+
+    Args:
+        pieces: an iterable of ``str``.
+        pattern: pattern name or regex source.
+        special_tokens: special-token strings, cut out before counting.
+        num_workers: worker processes (default: all cores); ``1`` counts here.
+            Streams are counted here when ``total_chars`` says they are small.
+        chunk_chars: minimum chunk length in characters.
+        progress: ``progress("count", chunks_done, chunks_total)`` after each chunk;
+            ``chunks_total`` is ``0`` when unknown (a stream of unknown length).
+        total_chars: the text's length if known (for progress and the
+            one-process decision), else ``None``.
+
+    Returns:
+        A :class:`CountResult`.
+
+    Raises:
+        TypeError: a piece is not a ``str``.
+        ValueError: the text holds an unpaired surrogate; bad pattern or special tokens.
+    """
+    t0 = time.perf_counter()
+    source = resolve_pattern(pattern)
+    specials = validate_special_tokens(special_tokens)
+    workers = _resolve_workers(num_workers)
+    if chunk_chars < 1:
+        raise ValueError(f"chunk_chars must be at least 1, got {chunk_chars}")
+    if total_chars is not None and total_chars < PARALLEL_MIN_BYTES:
+        workers = 1
+    total = 0 if total_chars is None else max(1, -(-total_chars // chunk_chars))
+    merger = _Merger(progress, total)
+    if progress is not None:
+        progress("count", 0, total)
+    tasks = ((c, source, specials) for c in _str_chunks(pieces, specials, chunk_chars))
+    used = _run(tasks, _count_chunk, workers, merger)
+    if total and progress is not None and merger.chunks != total:
+        progress("count", merger.chunks, merger.chunks)
+    return _result(merger, used, t0)
+
+
+def count_text(
+    text: str,
+    pattern: str = "gpt2",
+    special_tokens: Sequence[str] = (),
+    *,
+    num_workers: int | None = None,
+    chunk_chars: int = DEFAULT_CHUNK_BYTES,
+    progress: ProgressCallback | None = None,
+) -> CountResult:
+    """Count the pre-tokens of one ``str``; long texts are counted chunk by chunk (see :func:`count_iterable`).
+
+    Args and raises as :func:`count_iterable`; ``text`` must be a ``str``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return count_iterable(
+        (text,),
+        pattern,
+        special_tokens,
+        num_workers=num_workers,
+        chunk_chars=chunk_chars,
+        progress=progress,
+        total_chars=len(text),
+    )
