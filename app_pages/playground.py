@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import export_view, view
+from ui import export_view, token_click, view
+from ui.insights_view import token_dialog
 
 settings = st.session_state["settings"]
 
@@ -20,5 +21,8 @@ current = tok.with_vocab_size(size)
 counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
 show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
 view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
+clicked = token_click.clicked_token("playground_click")
+if clicked is not None and 0 <= clicked < current.vocab_size:
+    token_dialog(settings, current, clicked)
 view.training_details(tok)
 export_view.download_buttons(current)

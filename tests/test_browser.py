@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from bpe_core import train_bpe
-from tests.browser import screenshot
+from tests.browser import screenshot, wait_idle
 from tests.conftest import sample, unmark_whitespace
 
 pytestmark = pytest.mark.browser
@@ -73,3 +73,22 @@ def test_downloaded_exports_give_the_same_ids(page, tmp_path):
     data = (tmp_path / "own.json").read_bytes()
     assert json.loads(data)["format"] == "bpe-playground/bpe"
     assert load_tokenizer_bytes(data, "own.json").encode(text) == expected
+
+
+def test_clicking_a_token_shows_how_it_was_built(page):
+    text = sample("english")
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    spans = tok.token_spans(text)
+    # the first drawn token that a merge made at least two levels deep (an independent check: its trace)
+    index, span = next((i, s) for i, s in enumerate(spans) if s.rank is not None and s.rank > 50)
+    step = tok.trace[span.rank]
+    page.locator(".bpe-view .tk").nth(index).click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=30_000)
+    wait_idle(page)
+    body = dialog.inner_text()
+    assert f"id {span.id} · merge #{span.rank + 1}" in body
+    assert "Merge tree" in body
+    # the tree's first level is the merged pair: both parts are listed with their ids
+    assert f"id {step.left_id} · " in body and f"id {step.right_id} · " in body
+    screenshot(page, "playground-token-dialog")

@@ -107,10 +107,14 @@ def _counts(cache_key: str, text: str, _tok: Any) -> dict[int, int]:
 # token genealogy
 
 
+def token_text(tok: Trained, token_id: int) -> str:
+    """A token's readable form: WordPiece's vocabulary string, or BPE bytes (``<0xNN>`` for partial characters)."""
+    return tok.id_to_token(token_id) if isinstance(tok, WordPieceTokenizer) else readable(tok.token_bytes(token_id))
+
+
 def token_label(tok: Trained, token_id: int) -> str:
     """Menu text of a learned token: readable form, merge rank (1-based) and id."""
-    shown = tok.id_to_token(token_id) if isinstance(tok, WordPieceTokenizer) else readable(tok.token_bytes(token_id))
-    return f"{shown}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
+    return f"{token_text(tok, token_id)}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
 
 
 def tree_html(tree: MergeTree) -> str:
@@ -192,6 +196,23 @@ def genealogy_view(settings: Settings, tok: Trained) -> None:
         key="ins_token",
         help="Every token a merge made at this vocabulary size, the latest merge first.",
     )
+    genealogy_details(settings, tok, token_id)
+
+
+def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
+    """One token's genealogy: figures, merge tree, occurrences in context, and the references' view of its bytes.
+
+    Used by the Insights tab and by the Playground's click-a-token dialog.  A
+    token no merge made (a byte, an alphabet entry, a special token) gets a
+    short note instead of a tree.
+    """
+    if token_id in set(tok.special_tokens.values()):
+        st.info("A special token: never merged, never split, added before any merge.", icon=":material/info:")
+        return
+    if tok.rank_of(token_id) is None:
+        kind = "an alphabet entry of WordPiece" if isinstance(tok, WordPieceTokenizer) else "a single byte"
+        st.info(f"Token {token_id} is {kind}: a base token, no merge made it.", icon=":material/info:")
+        return
     tree = merge_tree(tok, token_id)
     counts = _counts(tok_key(settings, tok.vocab_size), settings.text, tok)
     c = st.columns(4)
@@ -224,6 +245,18 @@ def genealogy_view(settings: Settings, tok: Trained) -> None:
     if refs:
         st.dataframe(reference_rows(tree.token_bytes, refs), hide_index=True, width="stretch")
         st.caption("Rank there = the token's id in that encoding (its merge order; the 256 bytes come first).")
+
+
+@st.dialog("Where this token comes from", width="large")
+def token_dialog(settings: Settings, tok: Trained, token_id: int) -> None:
+    """A dialog with one token's genealogy (the Playground opens it when a token is clicked)."""
+    shown = token_text(tok, token_id)
+    rank = tok.rank_of(token_id)
+    made = f"merge #{rank + 1:,}" if rank is not None else "base token"
+    chip = f'<span class="tk" style="background:{render.id_colour(token_id)}">{render.visible_text(shown)}</span>'
+    st.html(render.CSS + f'<div class="bpe-view" style="font-size:1.6rem;padding:.4em .6em">{chip}</div>')
+    st.caption(f"id {token_id} · {made} · {tok.name} at {tok.vocab_size:,} tokens")
+    genealogy_details(settings, tok, token_id)
 
 
 # ---------------------------------------------------------------------------

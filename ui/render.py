@@ -256,7 +256,9 @@ def tokens_html(
             content = _with_seam(s, highlight[s.id], show_whitespace) or content
         tip = html.escape(token_tooltip(s), quote=True)
         style = f"background:{colours[i]}"
-        parts.append(f'<span class="{" ".join(classes)}" style="{style}" data-tip="{tip}">{content}</span>')
+        parts.append(
+            f'<span class="{" ".join(classes)}" style="{style}" data-id="{s.id}" data-tip="{tip}">{content}</span>'
+        )
     if text is not None and pos < len(text) and text[pos:].isspace():  # trailing whitespace no token covers
         parts.append(f'<wbr><span class="gap">{_visible(text[pos:], show_whitespace)}</span>')
     parts.append("</div>")
@@ -290,7 +292,8 @@ def visible_text(text: str, show_whitespace: bool = True) -> str:
 
 
 LEGEND_HTML = (
-    '<div class="bpe-legend">Each coloured box is one token; hover it for its id, merge rank and bytes. '
+    '<div class="bpe-legend">Each coloured box is one token; hover it for its id, merge rank and bytes, '
+    "click it (on the Playground) to see how it was built. "
     "<code>·</code> space, <code>→</code> tab, <code>↵</code> newline, "
     "<code>&lt;0xE2&gt;</code> a byte that is only part of a character.</div>"
 )
@@ -299,7 +302,8 @@ LEGEND_HTML = (
 WORDPIECE_LEGEND_HTML = (
     '<div class="bpe-legend">Each coloured box is one token; boxes that touch are the pieces of one word, '
     "the later ones being <code>##</code> continuations. Hover a token for its id, merge rank and vocabulary "
-    "string. A dark box is a special token, or a word the vocabulary cannot spell (<code>[UNK]</code>). "
+    "string; click it (on the Playground) to see how it was built. A dark box is a special token, "
+    "or a word the vocabulary cannot spell (<code>[UNK]</code>). "
     "Whitespace belongs to no token: <code>·</code> space, <code>→</code> tab, <code>↵</code> newline.</div>"
 )
 """The key to the coloured view of a WordPiece tokenizer."""
