@@ -12,7 +12,7 @@ from bpe_core.wordpiece import train_wordpiece
 from tests.conftest import html_bodies, sample
 from ui import render
 
-STYLE = re.compile(r'style="background:(#[0-9a-f]{6})" data-tip="id (\d+) ')
+STYLE = re.compile(r'style="background:(#[0-9a-f]{6})" data-id="(\d+)" data-tip="id \2 ')
 
 
 def colours_and_ids(body: str) -> list[tuple[str, int]]:
