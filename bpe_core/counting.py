@@ -39,6 +39,7 @@ uploads, :func:`bpe_core.io.decode_text_upload`).
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import os
 import sys
@@ -432,7 +433,8 @@ def count_iterable(
         pattern: pattern name or regex source.
         special_tokens: special-token strings, cut out before counting.
         num_workers: worker processes (default: all cores); ``1`` counts here.
-            Streams are counted here when ``total_chars`` says they are small.
+            A text under :data:`PARALLEL_MIN_BYTES` characters (by
+            ``total_chars``, or found by reading that far ahead) is counted here.
         chunk_chars: minimum chunk length in characters.
         progress: ``progress("count", chunks_done, chunks_total)`` after each chunk;
             ``chunks_total`` is ``0`` when unknown (a stream of unknown length).
@@ -458,7 +460,21 @@ def count_iterable(
     merger = _Merger(progress, total)
     if progress is not None:
         progress("count", 0, total)
-    tasks = ((c, source, specials) for c in _str_chunks(pieces, specials, chunk_chars))
+    chunks: Iterator[str] = _str_chunks(pieces, specials, chunk_chars)
+    if workers > 1 and total_chars is None:
+        # a stream of unknown length: read ahead up to PARALLEL_MIN_BYTES characters, and
+        # count a stream that ends before that here, without starting workers
+        head: list[str] = []
+        n = 0
+        for c in chunks:
+            head.append(c)
+            n += len(c)
+            if n >= PARALLEL_MIN_BYTES:
+                break
+        else:
+            workers = 1
+        chunks = itertools.chain(head, chunks)
+    tasks = ((c, source, specials) for c in chunks)
     used = _run(tasks, _count_chunk, workers, merger)
     if total and progress is not None and merger.chunks != total:
         progress("count", merger.chunks, merger.chunks)

@@ -218,3 +218,13 @@ def test_count_text_chunks_a_long_string(text):
     got = count_text(text, "gpt2", [EOT], num_workers=1, chunk_chars=1000)
     whole, _ = count_pretokens(text, "gpt2", [EOT])
     assert got.chunks > 20 and got.word_counts == as_bytes_counts(whole)
+
+
+def test_small_inputs_are_counted_without_workers(text, text_file):
+    # Under PARALLEL_MIN_BYTES (4 MiB) nothing is gained from processes: all three kinds count here,
+    # even with the default num_workers (all cores) -- a stream of unknown length is read ahead to know.
+    assert len(text.encode()) < counting.PARALLEL_MIN_BYTES
+    assert count_file(text_file, "gpt2", [EOT]).workers == 1
+    assert count_text(text, "gpt2", [EOT], chunk_chars=2000).workers == 1
+    streamed = count_iterable(iter(text.splitlines(keepends=True)), "gpt2", [EOT], chunk_chars=2000)
+    assert streamed.workers == 1 and streamed.chunks > 10

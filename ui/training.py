@@ -71,6 +71,14 @@ def settings_key(
 ) -> SettingsKey:
     """The cache key of a training: the text's digest and every parameter.
 
+    Args:
+        text: training text.
+        algorithm: ``"bpe"`` or ``"wordpiece"``.
+        pattern: pattern name.
+        max_vocab: vocabulary size to train to.
+        special_tokens: special-token strings.
+        lowercase: WordPiece lower-casing.
+
     Returns:
         A hashable tuple; equal keys mean the same tokenizer.
     """
