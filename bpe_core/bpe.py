@@ -63,6 +63,10 @@ A callback may raise :class:`TrainingCancelled` to stop training cleanly."""
 _LONG_PIECE = 64  # pre-tokens longer than this many bytes are encoded with a heap
 
 
+_NO_RANK = 1 << 62
+"""Rank of a pair no merge makes (above every real rank)."""
+
+
 class TrainingCancelled(Exception):
     """Raised by a progress callback to stop training; the trainer lets it propagate."""
 
@@ -743,40 +747,30 @@ class BPETokenizer:
             return tuple(ids)
         if len(ids) > _LONG_PIECE:
             return tuple(self._encode_long(ids))
-        ranks = self._ranks
-        get = ranks.get
+        get = self._ranks.get
         limit = self._n_merges
         shift = self._shift
         new_ids = self._new_ids
-        while True:
-            best = limit
-            bi = -1
-            prev = ids[0]
-            for i in range(1, len(ids)):
-                cur = ids[i]
-                r = get(prev << shift | cur)
-                if r is not None and r < best:
-                    best = r
-                    bi = i - 1
-                prev = cur
-            if bi < 0:
-                return tuple(ids)
-            a, b = ids[bi], ids[bi + 1]
+        # ranks[i] = merge rank of the pair (ids[i], ids[i + 1]), or a rank past the view's last merge.
+        # Each round merges the lowest-rank pair, leftmost first (min and index run in C), then re-ranks
+        # only the two pairs next to it.  Merging one occurrence at a time gives the same result as
+        # replacing every occurrence of the pair at once: a pair that contains the new token always
+        # ranks after it, so the next lowest rank is the same pair further right, if any.
+        ranks = [get(ids[i] << shift | ids[i + 1], _NO_RANK) for i in range(len(ids) - 1)]
+        while ranks:
+            best = min(ranks)
+            if best >= limit:
+                break
+            i = ranks.index(best)
             new = new_ids[best]
-            # replace every occurrence of (a, b), left to right (all share the lowest rank)
-            out = ids[:bi]
-            i = bi
-            n = len(ids)
-            while i < n:
-                if i < n - 1 and ids[i] == a and ids[i + 1] == b:
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
-            if len(ids) < 2:
-                return tuple(ids)
+            ids[i] = new
+            del ids[i + 1]
+            del ranks[i]
+            if i < len(ranks):
+                ranks[i] = get(new << shift | ids[i + 1], _NO_RANK)
+            if i > 0:
+                ranks[i - 1] = get(ids[i - 1] << shift | new, _NO_RANK)
+        return tuple(ids)
 
     def _encode_long(self, ids: list[int]) -> list[int]:
         """Same result as the quadratic loop, in O(n log n): a heap of (rank, position)."""
