@@ -42,6 +42,7 @@ from .pretokenize import (
     pretokenize,
     resolve_pattern,
     split_special,
+    surrogate_message,
     validate_special_tokens,
 )
 from .spans import TokenSpan, display_bytes, spans_from_token_bytes
@@ -246,26 +247,6 @@ def _check_vocab_size(vocab_size: int, specials: Sequence[str]) -> None:
             f"vocab_size {vocab_size} is below the base alphabet: byte-level BPE needs at least "
             f"{minimum} (256 byte tokens + {len(specials)} special tokens)"
         )
-
-
-def _encode_counts(counts: Mapping[str, int]) -> dict[bytes, int]:
-    """Map pre-token strings to UTF-8 bytes, merging counts (raises ValueError on surrogates)."""
-    out: dict[bytes, int] = {}
-    for piece, c in counts.items():
-        try:
-            b = piece.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(_surrogate_message(piece, exc)) from None
-        out[b] = out.get(b, 0) + c
-    return out
-
-
-def _surrogate_message(piece: str, exc: UnicodeEncodeError) -> str:
-    bad = piece[exc.start]
-    return (
-        f"text contains an unpaired surrogate U+{ord(bad):04X}, which is not a character and has no UTF-8 "
-        "form; remove it or replace it with U+FFFD"
-    )
 
 
 def train_bpe_from_counts(
@@ -826,7 +807,7 @@ class BPETokenizer:
                 try:
                     data = piece.encode("utf-8")
                 except UnicodeEncodeError as exc:
-                    raise ValueError(_surrogate_message(piece, exc)) from None
+                    raise ValueError(surrogate_message(piece, exc)) from None
                 ids = encode_piece(data)
                 if len(cache) >= 1 << 20:
                     cache.clear()

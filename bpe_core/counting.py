@@ -45,14 +45,18 @@ import os
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
 import regex
 
-from .pretokenize import compile_pattern, iter_pretoken_strings, resolve_pattern, split_special, validate_special_tokens
+from .pretokenize import (
+    count_pretokens,
+    resolve_pattern,
+    surrogate_message,
+    validate_special_tokens,
+)
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
@@ -101,30 +105,15 @@ class CountResult:
 # counting one piece of text (runs in workers too: module-level and picklable)
 
 
-def _surrogate_message(piece: str, exc: UnicodeEncodeError) -> str:
-    bad = piece[exc.start]
-    return (
-        f"text contains an unpaired surrogate U+{ord(bad):04X}, which is not a character and has no UTF-8 "
-        "form; remove it or replace it with U+FFFD"
-    )
-
-
 def _count_chunk(text: str, source: str, specials: tuple[str, ...]) -> tuple[dict[bytes, int], int, int]:
     """Count one chunk: ``({pre-token bytes: count}, pre-tokens, special occurrences)``."""
-    rx = compile_pattern(source)
-    counts: Counter = Counter()
-    n_special = 0
-    for segment, is_special in split_special(text, specials):
-        if is_special:
-            n_special += 1
-        else:
-            counts.update(iter_pretoken_strings(segment, rx))
+    counts, n_special = count_pretokens(text, source, specials)
     out: dict[bytes, int] = {}
     for piece, c in counts.items():
         try:
             b = piece.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise ValueError(_surrogate_message(piece, exc)) from None
+            raise ValueError(surrogate_message(piece, exc)) from None
         out[b] = out.get(b, 0) + c
     return out, sum(counts.values()), n_special
 

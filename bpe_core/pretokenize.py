@@ -271,6 +271,15 @@ def iter_pretoken_strings(text: str, rx: regex.Pattern) -> list[str]:
     return [text[s:e] for s, e in _cover(rx, text)]
 
 
+def surrogate_message(piece: str, exc: UnicodeEncodeError) -> str:
+    """The error text for a pre-token holding an unpaired surrogate (``exc`` from ``piece.encode("utf-8")``)."""
+    bad = piece[exc.start]
+    return (
+        f"text contains an unpaired surrogate U+{ord(bad):04X}, which is not a character and has no UTF-8 "
+        "form; remove it or replace it with U+FFFD"
+    )
+
+
 def count_pretokens(text: str, pattern: str = "gpt2", special_tokens: Sequence[str] = ()) -> tuple[Counter, int]:
     """Count the pre-tokens of a text, with special tokens removed.
 

@@ -178,6 +178,21 @@ def train(
     return tok
 
 
+def settings_args(settings) -> tuple:
+    """``(text, algorithm, pattern, max_vocab, special_tokens, lowercase)`` of a :class:`ui.inputs.Settings`.
+
+    The positional arguments of :func:`train` and :func:`settings_key` for the sidebar's settings.
+    """
+    return (
+        settings.text,
+        settings.algorithm,
+        settings.pattern,
+        settings.max_vocab,
+        settings.special_tokens,
+        settings.lowercase,
+    )
+
+
 def for_settings(settings, *, progress: ProgressCallback | None = None) -> Tokenizer:
     """The sidebar's tokenizer: the imported one, or :func:`train` on the sidebar's text and parameters.
 
@@ -188,13 +203,4 @@ def for_settings(settings, *, progress: ProgressCallback | None = None) -> Token
     Raises:
         ValueError, TypeError, TrainingWasCancelled: as :func:`train`.
     """
-    return train(
-        settings.text,
-        settings.algorithm,
-        settings.pattern,
-        settings.max_vocab,
-        settings.special_tokens,
-        settings.lowercase,
-        settings.imported,
-        progress=progress,
-    )
+    return train(*settings_args(settings), settings.imported, progress=progress)

@@ -45,14 +45,7 @@ def trained_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     if settings.problem:
         st.info(settings.problem, icon=":material/edit_note:")
         st.stop()
-    args = (
-        settings.text,
-        settings.algorithm,
-        settings.pattern,
-        settings.max_vocab,
-        settings.special_tokens,
-        settings.lowercase,
-    )
+    args = training.settings_args(settings)
     if settings.imported is not None:  # nothing to train: the file's tokenizer, as it is
         try:
             return training.train(*args, imported=settings.imported)
