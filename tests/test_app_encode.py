@@ -140,3 +140,22 @@ def test_wordpiece_shows_the_greedy_longest_match_steps(encode_page):
     assert '<span class="enc-miss">tokenizatio</span>' in body  # a candidate tried and missed, struck out
     steps = len(boxes[0]) + len(boxes[1]) - 2  # every line but the two starting lines
     assert f"2 words, {steps} steps" in [c.value for c in encode_page.caption]
+
+
+@pytest.mark.parametrize("mode", ["id", "rank"])
+def test_chips_follow_the_colour_mode(encode_page, mode):
+    from ui import render
+
+    encode_page.radio(key="colour_mode").set_value(mode).run()
+    encode_page.text_input(key="encode_word").input("tokenization").run()
+    assert not encode_page.exception
+    tok = train_bpe(sample("english"), 1000, ["<|endoftext|>"])
+    final = tok.encode("tokenization")
+    top = tok.vocab_size - tok.min_vocab_size - 1
+    want = [render.id_colour(i) if mode == "id" else render.rank_colour(tok.rank_of(i), top) for i in final]
+    body = html_bodies(encode_page)
+    # the trained column's last line: its chips in order, with their backgrounds
+    first_column = body.split('<div class="enc-steps">')[1]
+    lines = first_column.split('<div class="enc-line">')
+    chips = re.findall(r'class="enc-tok[^"]*" style="background:(#[0-9a-f]{6})"', lines[-1])
+    assert chips == want

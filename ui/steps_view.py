@@ -9,7 +9,7 @@ candidates (:class:`bpe_core.wordpiece_trace.GreedyStep`) are drawn struck out.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
@@ -17,7 +17,11 @@ from bpe_core.reference import ENCODINGS, EncodingUnavailable, bpe_from_referenc
 from bpe_core.trace import PieceSteps, encode_steps
 from bpe_core.wordpiece import WordPieceTokenizer
 from bpe_core.wordpiece_trace import GreedyStep
+from ui import render
 from ui.render import visible_text
+
+ChipColour = Callable[[int, int], str | None]
+"""``(token id, position in its line) -> background colour`` of a chip, or ``None`` for the default."""
 
 MAX_WORD_CHARS = 200
 """Longest text the page encodes step by step (characters)."""
@@ -78,20 +82,43 @@ STEPS_CSS = """
 """Style sheet for :func:`steps_html`."""
 
 
-def _chip(label: str, classes: str) -> str:
-    return f'<span class="enc-tok{classes}">{visible_text(label)}</span>'
+def _chip(label: str, classes: str, background: str | None = None) -> str:
+    style = f' style="background:{background}"' if background else ""
+    return f'<span class="enc-tok{classes}"{style}>{visible_text(label)}</span>'
 
 
-def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400) -> str:
+def chip_colours(tokenizer, mode: str) -> ChipColour:
+    """Chip backgrounds for a colour mode (see :func:`ui.render.token_colours`).
+
+    ``"cycle"`` keeps this view's own scheme (one colour, the tokens a step
+    made in amber), ``"id"`` gives each id its stable colour and ``"rank"`` the
+    merge-rank gradient over ``tokenizer``'s merges.  Special tokens keep
+    their dark chip in every mode.
+
+    Args:
+        tokenizer: the tokenizer whose steps are drawn (``rank_of``, ``vocab_size``, ``min_vocab_size``).
+        mode: a key of :data:`ui.render.COLOUR_MODES`.
+    """
+    if mode == "id":
+        return lambda token_id, _pos: render.id_colour(token_id)
+    if mode == "rank":
+        top = max(tokenizer.vocab_size - tokenizer.min_vocab_size - 1, 0)
+        return lambda token_id, _pos: render.rank_colour(tokenizer.rank_of(token_id), top)
+    return lambda _id, _pos: None
+
+
+def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400, colour: ChipColour | None = None) -> str:
     """HTML of step-by-step encoding: one box per pre-token, one line per step; all text escaped.
 
     Args:
         pieces: :func:`bpe_core.trace.encode_steps` output.
         max_lines: stop drawing after this many lines (a note says so).
+        colour: chip backgrounds (:func:`chip_colours`); default this view's own scheme.
 
     Returns:
         An HTML string including :data:`STEPS_CSS`.
     """
+    colour = colour or (lambda _id, _pos: None)
     out = [STEPS_CSS, '<div class="enc-steps">']
     lines = 0
     noun = "word" if any(isinstance(step, GreedyStep) for p in pieces for step in p.steps) else "pre-token"
@@ -103,7 +130,10 @@ def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400) -> str:
         if len(piece.steps) == 1:  # nothing happens to it: one compact line
             step = piece.steps[0]
             extra = " special" if piece.is_special else ""
-            chips = "".join(_chip(label, extra) for label in step.labels)
+            chips = "".join(
+                _chip(label, extra, None if piece.is_special else colour(i, k))
+                for k, (i, label) in enumerate(zip(step.ids, step.labels, strict=True))
+            )
             out.append(
                 f'<div class="enc-piece flat"><span class="head">{kind}</span><span class="toks">{chips}</span>'
                 f'<span class="what">{html.escape(step.note)}{"" if piece.is_special else ", no merge applies"}'
@@ -116,7 +146,8 @@ def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400) -> str:
             marked = set(step.marked)
             extra = " special" if piece.is_special else ""
             chips = "".join(
-                _chip(label, extra + (" new" if i in marked else "")) for i, label in enumerate(step.labels)
+                _chip(label, extra + (" new" if k in marked else ""), None if piece.is_special else colour(i, k))
+                for k, (i, label) in enumerate(zip(step.ids, step.labels, strict=True))
             )
             tried = ""
             if isinstance(step, GreedyStep) and step.tried:
@@ -159,7 +190,7 @@ def encoder_column(title: str, tokenizer, text: str) -> None:
     noun = "word" if isinstance(tokenizer, WordPieceTokenizer) else "pre-token"
     st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
     st.html(final_html(pieces))
-    st.html(steps_html(pieces))
+    st.html(steps_html(pieces, colour=chip_colours(tokenizer, render.session_colour_mode())))
 
 
 def reference_label(name: str) -> str:
