@@ -16,8 +16,24 @@ pytest_plugins = [
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
-SHARED_ENCODINGS = ROOT.parent / "shared" / "data" / "encodings"
-SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def _shared_dir() -> Path:
+    """The read-only ``shared/`` folder beside the checkout (or the workplace's, for a checkout elsewhere)."""
+    for candidate in (ROOT.parent / "shared", Path("/work/shared")):
+        if candidate.is_dir():
+            return candidate
+    return ROOT.parent / "shared"
+
+
+SHARED = _shared_dir()
+SHARED_ENCODINGS = (
+    Path(os.environ["BPE_PLAYGROUND_ENCODINGS"])
+    if os.environ.get("BPE_PLAYGROUND_ENCODINGS")
+    else SHARED / "data" / "encodings"
+)
+"""The verified tiktoken ranks files (r50k_base, cl100k_base, o200k_base)."""
+SEEDS = SHARED / "seeds"
 
 # Tests and CI point reference loading at the verified copies; an explicit setting wins.
 if "BPE_PLAYGROUND_ENCODINGS" not in os.environ and SHARED_ENCODINGS.is_dir():
