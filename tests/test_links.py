@@ -156,3 +156,19 @@ def test_compare_and_encode_settings_in_the_link():
     assert at.text_input(key="encode_word").value == "naïve"
     # an unknown tokenizer key spoils the list: it is ignored as a whole
     assert links.parse_query({"cmp": "gpt2,gpt5", "cmpon": "Other text"}) == {}
+
+
+def test_merges_step_in_the_link():
+    from tests.test_app_merges import card_number
+
+    at = fresh({"step": "5"})
+    at.switch_page("app_pages/merges.py").run()
+    assert not at.exception, at.exception
+    assert card_number(at) == "Merge #5"
+    at.run()
+    assert at.query_params["step"] == "5"
+    # a step past the last merge is clamped to it: the sample's BPE learns 657 merges at vocab 1,000
+    n = train_bpe(sample("english"), 1000, ["<|endoftext|>"]).max_vocab_size - 257
+    far = fresh({"step": "999999"})
+    far.switch_page("app_pages/merges.py").run()
+    assert card_number(far) == f"Merge #{n}"

@@ -31,6 +31,9 @@ from ui.samples import SAMPLES
 RESTORED_FLAG = "_links_restored"
 """Session-state flag: the URL has been read for this session."""
 
+PENDING_STEP = "_links_pending_merge_step"
+"""Session-state key of the Merges page's step from the URL, applied when its history is first shown."""
+
 PENDING_SIZE = "_links_pending_vocab_size"
 """Session-state key of a slider size from the URL, applied once the tokenizer exists (:func:`apply_pending_size`)."""
 
@@ -157,6 +160,7 @@ PARAMS: tuple[Param, ...] = (
         lambda v: next((k for k, x in _COMPARE_SOURCES.items() if x == v), "training"),
     ),
     Param("word", "encode_word", _word),
+    Param("step", "merge_step", _int_in(0, 10_000_000)),
     # the Insights page
     Param("view", "ins_tab", lambda r: _insight_views()[r], _view_key),
     Param("token", "ins_token", _int_in(0, 10_000_000)),
@@ -244,7 +248,7 @@ def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, A
     state[RESTORED_FLAG] = True
     query = st.query_params.to_dict() if query is None else query
     for key, value in parse_query(query).items():
-        state[key] = value
+        state[PENDING_STEP if key == "merge_step" else key] = value
     try:
         size = query.get("size")
         state[PENDING_SIZE] = _int_in(1, 100_000)(str(size[-1] if isinstance(size, list) else size))

@@ -29,6 +29,7 @@ from bpe_core.trace import CandidateRanking, TrainingReplay
 from bpe_core.wordpiece_trace import ScoreRanking, TrainerView, WordPieceReplay
 from ui import charts, render
 from ui.inputs import Settings
+from ui.links import PENDING_STEP
 from ui.training import train
 
 MAX_STEP_CHARS = 4_000
@@ -909,12 +910,13 @@ def _table_clicked(key: str, numbers: list[int], shown_step: int) -> None:
 
 
 def reset_for(history: MergeHistory) -> None:
-    """Reset the step to 1 and stop playing when a different history (tokenizer) is shown."""
+    """Reset the step to 1 (or a shared link's step) and stop playing when a different history is shown."""
     ss = st.session_state
     owner = f"{STEP_KEY}__owner"
     if ss.get(owner) != id(history):
         ss[owner] = id(history)
-        ss[STEP_KEY] = min(1, history.n_steps)
+        linked = ss.pop(PENDING_STEP, None)  # a step from a shared link, once
+        ss[STEP_KEY] = min(1, history.n_steps) if linked is None else linked
         ss[PLAYING_KEY] = False
     ss[STEP_KEY] = _clamp(ss.get(STEP_KEY, 1), history.n_steps)
     ss.setdefault(SPEED_KEY, DEFAULT_SPEED)
