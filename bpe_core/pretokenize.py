@@ -258,12 +258,43 @@ _COVERING = frozenset({GPT2_PATTERN, GPT2_ORIGINAL_PATTERN, CL100K_PATTERN, O200
 (each ends in a bare ``\\s`` or ``\\s+`` alternative after alternatives for letters, numbers and
 everything else), so their ``findall`` already covers the text."""
 
-_ASCII_CUT = re.compile(r"(?<=[!-~]\n)(?=[!-~])")
-"""Where a text may be cut without changing its GPT-2 pre-tokens: after a newline that stands
-between two visible ASCII characters.  The newline is a pre-token of its own in the whole text
-(no alternative joins it to a visible character, and ``\\s+(?!\\S)`` cannot take a lone newline
-before a non-space) and also at the end of the left part (``\\s++$``); the pattern never looks
-behind, so matching resumes at the cut exactly as it would in the whole text."""
+_BLOCK = 256  # characters: text is checked for non-ASCII characters in blocks this long
+_ASCII = "".join(map(chr, range(128)))
+
+
+def _visible(ch: str) -> bool:
+    return "!" <= ch <= "~"
+
+
+def _cut_at_or_before(text: str, i: int) -> int:
+    r"""The last cut position ``p <= i`` (0 if none).
+
+    A cut is a position ``p`` with ``text[p - 1] == "\n"`` between two visible ASCII
+    characters.  Cutting GPT-2 text there does not change its pre-tokens: that newline is
+    a pre-token of its own in the whole text (no alternative joins it to a visible
+    character, and ``\s+(?!\S)`` cannot take a lone newline before a non-space) and
+    also at the end of the left part (``\s++$``), and the pattern never looks behind,
+    so matching resumes at ``p`` exactly as it would in the whole text.
+    """
+    while True:
+        j = text.rfind("\n", 0, i)
+        if j < 1:
+            return 0
+        if j + 1 < len(text) and _visible(text[j - 1]) and _visible(text[j + 1]):
+            return j + 1
+        i = j
+
+
+def _cut_at_or_after(text: str, i: int) -> int:
+    """The first cut position ``p >= i`` (``len(text)`` if none); see :func:`_cut_at_or_before`."""
+    n = len(text)
+    while True:
+        j = text.find("\n", max(i - 1, 1))
+        if j < 0 or j + 1 >= n:
+            return n
+        if _visible(text[j - 1]) and _visible(text[j + 1]):
+            return j + 1
+        i = j + 2
 
 
 def _ascii_class(prop: str) -> str:
@@ -289,22 +320,43 @@ def _gpt2_ascii_twin() -> re.Pattern:
 
 
 def _gpt2_findall(text: str, rx: regex.Pattern) -> list[str]:
-    """``rx.findall(text)`` for the GPT-2 pattern: ASCII stretches go to :func:`_gpt2_ascii_twin`."""
+    """``rx.findall(text)`` for the GPT-2 pattern: ASCII stretches go to :func:`_gpt2_ascii_twin`.
+
+    Each block of :data:`_BLOCK` characters holding a non-ASCII character is widened to
+    the nearest cuts (see :func:`_cut_at_or_before`) on both sides and matched with
+    ``rx``; the ASCII text between those regions is matched with the ``re`` twin.
+    """
     fast = _gpt2_ascii_twin()
     if text.isascii():
         return fast.findall(text)
     out: list[str] = []
-    run: list[str] = []
-    run_ascii = False
-    for part in _ASCII_CUT.split(text):
-        is_ascii = part.isascii()
-        if is_ascii is not run_ascii and run:
-            out += (fast if run_ascii else rx).findall("".join(run))
-            run = []
-        run.append(part)
-        run_ascii = is_ascii
-    if run:
-        out += (fast if run_ascii else rx).findall("".join(run))
+    pos = 0  # text[pos:start] is ASCII and still to match
+    start = end = 0  # the pending non-ASCII region, between two cuts
+    n = len(text)
+    for s in range(0, n, _BLOCK):
+        e = s + _BLOCK
+        if e <= end:
+            continue  # inside the pending region
+        s = max(s, end)  # noqa: PLW2901 -- only the part past the pending region is new
+        block = text[s:e]
+        if block.isascii():
+            continue
+        # the first and the last non-ASCII character of the block, widened to cuts
+        lo = _cut_at_or_before(text, s + len(block) - len(block.lstrip(_ASCII)))
+        hi = _cut_at_or_after(text, s + len(block.rstrip(_ASCII)))
+        if lo <= end and end > start:
+            end = hi  # overlaps the pending region: widen it
+            continue
+        if end > start:
+            out += fast.findall(text[pos:start])
+            out += rx.findall(text[start:end])
+            pos = end
+        start, end = lo, hi
+    if end > start:
+        out += fast.findall(text[pos:start])
+        out += rx.findall(text[start:end])
+        pos = end
+    out += fast.findall(text[pos:])
     return out
 
 

@@ -70,6 +70,11 @@ def test_gpt2_fast_split_on_mixed_real_text(english, multilingual, code):
     assert not text.isascii() and regex.search("[!-~]\n[!-~]", text)  # both matchers and cuts are exercised
     for t in (text, english, code, text + "\n \n", " \n" + text):
         assert iter_pretoken_strings(t, rx) == rx.findall(t)
+    # windows at many offsets put the non-ASCII characters at every position of the
+    # 256-character blocks the fast path scans
+    for k in range(0, 3000, 37):
+        t = text[k : k + 4000]
+        assert iter_pretoken_strings(t, rx) == rx.findall(t)
 
 
 def test_bert_pattern_matches_hugging_face_bert_pretokenizer(multilingual, english):
