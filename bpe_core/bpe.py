@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import gc
 import heapq
 import json
 import os
@@ -300,7 +301,16 @@ def train_bpe_from_counts(
     if len(token_bytes) + min(n_merges, pairs_total) > sys.maxunicode + 1:
         raise ValueError(f"vocab_size {vocab_size} is too large: at most {sys.maxunicode + 1} ids are supported")
 
-    steps = _merge_loop(words, counts, n_merges, token_bytes, initial_tokens, progress)
+    # The loop allocates millions of small containers (index lists, heap entries) and frees
+    # none in cycles, so the cyclic garbage collector only rescans them: off for the loop
+    # (measured 9.6 s -> 8.5 s CPU for the 20 MB corpus at vocab 10,000).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        steps = _merge_loop(words, counts, n_merges, token_bytes, initial_tokens, progress)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     info = TrainingInfo(
         requested_vocab_size=vocab_size,
         pretokens=sum(word_counts.values()),
