@@ -376,7 +376,7 @@ def iter_pretoken_strings(text: str, rx: regex.Pattern) -> list[str]:
         The pre-token strings, in order; they concatenate to ``text``.
     """
     source = rx.pattern
-    if source in _COVERING:
+    if source in _COVERING and rx.flags == compile_pattern(source).flags:  # compiled as compile_pattern does
         return _gpt2_findall(text, rx) if source == GPT2_PATTERN else rx.findall(text)
     pieces = rx.findall(text) if rx.groups == 0 else [m.group() for m in rx.finditer(text)]
     if sum(map(len, pieces)) == len(text) and all(pieces):
