@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import gc
 import heapq
 import json
 import os
@@ -63,6 +64,8 @@ A callback may raise :class:`TrainingCancelled` to stop training cleanly."""
 
 _LONG_PIECE = 64  # pre-tokens longer than this many bytes are encoded with a heap
 
+
+_CACHE_LIMIT = 1 << 20  # pre-tokens cached per tokenizer (the cache is emptied when full)
 
 _NO_RANK = 1 << 62
 """Rank of a pair no merge makes (above every real rank)."""
@@ -300,7 +303,16 @@ def train_bpe_from_counts(
     if len(token_bytes) + min(n_merges, pairs_total) > sys.maxunicode + 1:
         raise ValueError(f"vocab_size {vocab_size} is too large: at most {sys.maxunicode + 1} ids are supported")
 
-    steps = _merge_loop(words, counts, n_merges, token_bytes, initial_tokens, progress)
+    # The loop allocates millions of small containers (index lists, heap entries) and frees
+    # none in cycles, so the cyclic garbage collector only rescans them: off for the loop
+    # (measured 9.6 s -> 8.5 s CPU for the 20 MB corpus at vocab 10,000).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        steps = _merge_loop(words, counts, n_merges, token_bytes, initial_tokens, progress)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     info = TrainingInfo(
         requested_vocab_size=vocab_size,
         pretokens=sum(word_counts.values()),
@@ -799,8 +811,13 @@ class BPETokenizer:
     def _encode_ordinary(self, segment: str, out: list[int]) -> None:
         cache = self._cache
         get = cache.get
-        encode_piece = self._encode_piece
         extend = out.extend
+        # the cache-miss path of _encode_piece, inlined with its tables bound once per segment
+        limit = self._n_merges
+        rank_get = self._ranks.get
+        shift = self._shift
+        new_ids = self._new_ids
+        byte_id = None if self._identity_bytes else self._byte_ids.__getitem__
         for piece in iter_pretoken_strings(segment, self._rx):
             ids = get(piece)
             if ids is None:
@@ -808,8 +825,28 @@ class BPETokenizer:
                     data = piece.encode("utf-8")
                 except UnicodeEncodeError as exc:
                     raise ValueError(surrogate_message(piece, exc)) from None
-                ids = encode_piece(data)
-                if len(cache) >= 1 << 20:
+                if len(data) > _LONG_PIECE or limit == 0:
+                    ids = self._encode_piece(data)
+                else:
+                    seq = list(data) if byte_id is None else list(map(byte_id, data))
+                    if len(seq) > 1:
+                        ranks = [rank_get(seq[i] << shift | seq[i + 1], _NO_RANK) for i in range(len(seq) - 1)]
+                        best = min(ranks)
+                        while best < limit:  # as in _encode_piece
+                            i = ranks.index(best)
+                            new = new_ids[best]
+                            seq[i] = new
+                            del seq[i + 1]
+                            del ranks[i]
+                            if i < len(ranks):
+                                ranks[i] = rank_get(new << shift | seq[i + 1], _NO_RANK)
+                            elif not i:
+                                break  # one token left
+                            if i:
+                                ranks[i - 1] = rank_get(seq[i - 1] << shift | new, _NO_RANK)
+                            best = min(ranks)
+                    ids = tuple(seq)
+                if len(cache) >= _CACHE_LIMIT:
                     cache.clear()
                 cache[piece] = ids
             extend(ids)

@@ -12,6 +12,7 @@ from bpe_core.pretokenize import (
     GPT2_ORIGINAL_PATTERN,
     PATTERNS,
     count_pretokens,
+    iter_pretoken_strings,
     pretokenize,
     resolve_pattern,
     split_special,
@@ -46,6 +47,34 @@ def test_gpt2_split_published_in_seed_002():
 @given(st.text(alphabet=st.sampled_from(list("ab1 \t\n\r'sldmtvre!.,é語😀\u00a0\u2003")), max_size=60))
 def test_tiktoken_form_of_gpt2_pattern_equals_original(text):
     assert regex.findall(PATTERNS["gpt2"], text) == regex.findall(GPT2_ORIGINAL_PATTERN, text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab1 \t\n\r\x0b\x0c\x1c\x85'sldmtvre!.,_é語😀\u00a0\u2003")), max_size=60))
+def test_gpt2_fast_split_equals_regex_findall(text):
+    # iter_pretoken_strings matches ASCII stretches of GPT-2 text with the standard re module and
+    # cuts the text after "visible\nvisible" newlines; the regex module's own findall on the
+    # whole text is the independent reference.
+    rx = regex.compile(PATTERNS["gpt2"])
+    assert iter_pretoken_strings(text, rx) == rx.findall(text)
+
+
+def test_gpt2_fast_split_on_mixed_real_text(english, multilingual, code):
+    # Real text: ASCII code and English around multilingual lines, so the split alternates
+    # between the two matchers many times; again regex.findall on the whole text is the reference.
+    rx = regex.compile(PATTERNS["gpt2"])
+    text = "\n".join(
+        f"{a}\n{b}\n{c}"
+        for a, b, c in zip(english.splitlines(), multilingual.splitlines(), code.splitlines(), strict=False)
+    )
+    assert not text.isascii() and regex.search("[!-~]\n[!-~]", text)  # both matchers and cuts are exercised
+    for t in (text, english, code, text + "\n \n", " \n" + text):
+        assert iter_pretoken_strings(t, rx) == rx.findall(t)
+    # windows at many offsets put the non-ASCII characters at every position of the
+    # 256-character blocks the fast path scans
+    for k in range(0, 3000, 37):
+        t = text[k : k + 4000]
+        assert iter_pretoken_strings(t, rx) == rx.findall(t)
 
 
 def test_bert_pattern_matches_hugging_face_bert_pretokenizer(multilingual, english):
