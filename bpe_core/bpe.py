@@ -470,6 +470,35 @@ def _merge_loop(
     return steps
 
 
+def _merge_short(ids: list[int], rank_get: Callable, shift: int, new_ids: Sequence[int], limit: int) -> tuple[int, ...]:
+    """BPE inside one short pre-token (``ids`` of length >= 2, mutated): the lowest-rank merge until none applies.
+
+    ``ranks[i]`` holds the merge rank of the pair ``(ids[i], ids[i + 1])``, or a
+    rank past the view's last merge (``limit``).  Each round merges the lowest-rank
+    pair, leftmost first (``min`` and ``index`` run in C), then re-ranks only the
+    two pairs next to it.  Merging one occurrence at a time gives the same result
+    as replacing every occurrence of the pair at once: a pair that contains the
+    new token always ranks after it, so the next lowest rank is the same pair
+    further right, if any.  Module-level, with its tables passed in, so that the
+    encoder's hot loop binds them once per segment.
+    """
+    ranks = [rank_get(ids[i] << shift | ids[i + 1], _NO_RANK) for i in range(len(ids) - 1)]
+    while ranks:
+        best = min(ranks)
+        if best >= limit:
+            break
+        i = ranks.index(best)
+        new = new_ids[best]
+        ids[i] = new
+        del ids[i + 1]
+        del ranks[i]
+        if i < len(ranks):
+            ranks[i] = rank_get(new << shift | ids[i + 1], _NO_RANK)
+        if i > 0:
+            ranks[i - 1] = rank_get(ids[i - 1] << shift | new, _NO_RANK)
+    return tuple(ids)
+
+
 # ---------------------------------------------------------------------------
 # the tokenizer
 
@@ -740,30 +769,7 @@ class BPETokenizer:
             return tuple(ids)
         if len(ids) > _LONG_PIECE:
             return tuple(self._encode_long(ids))
-        get = self._ranks.get
-        limit = self._n_merges
-        shift = self._shift
-        new_ids = self._new_ids
-        # ranks[i] = merge rank of the pair (ids[i], ids[i + 1]), or a rank past the view's last merge.
-        # Each round merges the lowest-rank pair, leftmost first (min and index run in C), then re-ranks
-        # only the two pairs next to it.  Merging one occurrence at a time gives the same result as
-        # replacing every occurrence of the pair at once: a pair that contains the new token always
-        # ranks after it, so the next lowest rank is the same pair further right, if any.
-        ranks = [get(ids[i] << shift | ids[i + 1], _NO_RANK) for i in range(len(ids) - 1)]
-        while ranks:
-            best = min(ranks)
-            if best >= limit:
-                break
-            i = ranks.index(best)
-            new = new_ids[best]
-            ids[i] = new
-            del ids[i + 1]
-            del ranks[i]
-            if i < len(ranks):
-                ranks[i] = get(new << shift | ids[i + 1], _NO_RANK)
-            if i > 0:
-                ranks[i - 1] = get(ids[i - 1] << shift | new, _NO_RANK)
-        return tuple(ids)
+        return _merge_short(ids, self._ranks.get, self._shift, self._new_ids, self._n_merges)
 
     def _encode_long(self, ids: list[int]) -> list[int]:
         """Same result as the quadratic loop, in O(n log n): a heap of (rank, position)."""
@@ -829,23 +835,7 @@ class BPETokenizer:
                     ids = self._encode_piece(data)
                 else:
                     seq = list(data) if byte_id is None else list(map(byte_id, data))
-                    if len(seq) > 1:
-                        ranks = [rank_get(seq[i] << shift | seq[i + 1], _NO_RANK) for i in range(len(seq) - 1)]
-                        best = min(ranks)
-                        while best < limit:  # as in _encode_piece
-                            i = ranks.index(best)
-                            new = new_ids[best]
-                            seq[i] = new
-                            del seq[i + 1]
-                            del ranks[i]
-                            if i < len(ranks):
-                                ranks[i] = rank_get(new << shift | seq[i + 1], _NO_RANK)
-                            elif not i:
-                                break  # one token left
-                            if i:
-                                ranks[i - 1] = rank_get(seq[i - 1] << shift | new, _NO_RANK)
-                            best = min(ranks)
-                    ids = tuple(seq)
+                    ids = _merge_short(seq, rank_get, shift, new_ids, limit) if len(seq) > 1 else tuple(seq)
                 if len(cache) >= _CACHE_LIMIT:
                     cache.clear()
                 cache[piece] = ids
