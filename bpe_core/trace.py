@@ -202,6 +202,19 @@ def _non_overlapping(ids: Sequence[int], a: int, b: int) -> tuple[int, int]:
     return total, replaced
 
 
+def check_top(top: int) -> None:
+    """Validate a candidate-list length.
+
+    Raises:
+        TypeError: ``top`` is not an int.
+        ValueError: ``top < 1``.
+    """
+    if isinstance(top, bool) or not isinstance(top, int):
+        raise TypeError(f"top must be an int, got {type(top).__name__}")
+    if top < 1:
+        raise ValueError(f"top must be at least 1, got {top}")
+
+
 class TrainingReplay:
     """A trained tokenizer's training text, as a pre-token table that can be replayed to any step.
 
@@ -348,10 +361,7 @@ class TrainingReplay:
             TypeError: ``k`` or ``top`` is not an int.
             ValueError: ``k`` is out of range, or ``top < 1``.
         """
-        if isinstance(top, bool) or not isinstance(top, int):
-            raise TypeError(f"top must be an int, got {type(top).__name__}")
-        if top < 1:
-            raise ValueError(f"top must be at least 1, got {top}")
+        check_top(top)
         memo = self._rankings.get((k, top))
         if memo is not None:
             return memo

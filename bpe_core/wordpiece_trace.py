@@ -35,7 +35,7 @@ from itertools import pairwise
 
 from .pretokenize import split_special
 from .spans import TokenSpan
-from .trace import EncodeStep, PieceSteps, _merge_pair
+from .trace import EncodeStep, PieceSteps, _merge_pair, check_top
 from .wordpiece import _BERT_RX, WordPieceTokenizer, _normalize, count_words
 
 __all__ = [
@@ -377,10 +377,7 @@ class WordPieceReplay:
             TypeError: ``k`` or ``top`` is not an int.
             ValueError: ``k`` is out of range, or ``top < 1``.
         """
-        if isinstance(top, bool) or not isinstance(top, int):
-            raise TypeError(f"top must be an int, got {type(top).__name__}")
-        if top < 1:
-            raise ValueError(f"top must be at least 1, got {top}")
+        check_top(top)
         self._check_k(k)
         memo = self._rankings.get((k, top))
         if memo is not None:

@@ -170,6 +170,33 @@ class MergeHistory(Protocol):
         ...
 
 
+def _why_start(history, k: int):
+    """Start of ``why(k)``: ``(merge_no, ranking, step)``, or a :class:`WhyThisPair` when nothing was merged."""
+    history._check(k)
+    if history.n_steps == 0:
+        return WhyThisPair("No merges", pd.DataFrame(), ["No adjacent pair was left to merge."])
+    merge_no = max(k, 1)
+    return merge_no, history.replay.candidates(merge_no - 1, top=10), history.trace[merge_no - 1]
+
+
+def _disagreement(merge_no: int, replayed: object, traced: object) -> str:
+    """The message shown when the replay's winner is not the trace's merge (a bug, never expected)."""
+    return (
+        f"Replaying the training text disagrees with the trace at merge #{merge_no}: "
+        f"replay {replayed}, trace {traced}. Please report this."
+    )
+
+
+def _tie_lines_html(explained: list[str]) -> str:
+    """The tie-break explanations as list items: the first three shown, the rest folded."""
+    e = html.escape
+    lines = "".join(f"<li>{e(line)}</li>" for line in explained[:3])
+    if len(explained) > 3:
+        rest = "".join(f"<li>{e(line)}</li>" for line in explained[3:])
+        lines += f"<details><summary>{len(explained) - 3} more</summary>{rest}</details>"
+    return f"<ul>{lines}</ul>"
+
+
 class BPEMergeHistory:
     """The merge history of a byte-level BPE tokenizer trained here (it has a full trace).
 
@@ -299,19 +326,14 @@ class BPEMergeHistory:
 
     def why(self, k: int) -> WhyThisPair:
         """The top 10 pairs merge ``k`` was chosen from (at step 0, those merge 1 will be chosen from)."""
-        self._check(k)
-        if self.n_steps == 0:
-            return WhyThisPair("No merges", pd.DataFrame(), ["No adjacent pair was left to merge."])
-        merge_no = max(k, 1)
-        ranking = self.replay.candidates(merge_no - 1, top=10)
-        s = self.trace[merge_no - 1]
+        start = _why_start(self, k)
+        if isinstance(start, WhyThisPair):
+            return start
+        merge_no, ranking, s = start
         w = ranking.winner
         problem = None
         if w is None or (w.left_id, w.right_id, w.count, w.replaceable) != (s.left_id, s.right_id, s.count, s.replaced):
-            problem = (
-                f"Replaying the training text disagrees with the trace at merge #{merge_no}: "
-                f"replay {w}, trace {s}. Please report this."
-            )
+            problem = _disagreement(merge_no, w, s)
         verb = "will join" if k == 0 else "joined"
         title = f"Why merge #{merge_no} {verb} {readable(s.left)} + {readable(s.right)}"  # plain text
         table = pd.DataFrame(
@@ -334,16 +356,12 @@ class BPEMergeHistory:
         if ranking.tied > 1:
             shown = sum(1 for c in ranking.candidates if c.count == s.count)
             more = ranking.tied - shown
-            explained = ranking.tie_break_lines()
-            lines = "".join(f"<li>{e(line)}</li>" for line in explained[:3])
-            if len(explained) > 3:
-                rest = "".join(f"<li>{e(line)}</li>" for line in explained[3:])
-                lines += f"<details><summary>{len(explained) - 3} more</summary>{rest}</details>"
+            lines = _tie_lines_html(ranking.tie_break_lines())
             notes.append(
                 f"<b>Tie:</b> {ranking.tied:,} pairs have count {s.count:,}. The rule: ties go to the "
                 "lexicographically greatest pair, comparing the left parts' bytes first, then the right parts'."
                 + (f" ({more:,} more tied pairs are not in the table.)" if more > 0 else "")
-                + f"<ul>{lines}</ul>"
+                + lines
             )
         else:
             notes.append("No tie: this pair's count is the only maximum, so the tie-break rule is not needed.")
@@ -531,21 +549,16 @@ class WordPieceMergeHistory:
 
     def why(self, k: int) -> WhyThisPair:
         """The top 10 pairs by score that merge ``k`` was chosen from (at step 0, merge 1's)."""
-        self._check(k)
-        if self.n_steps == 0:
-            return WhyThisPair("No merges", pd.DataFrame(), ["No adjacent pair was left to merge."])
-        merge_no = max(k, 1)
-        ranking = self.replay.candidates(merge_no - 1, top=10)
-        s = self.trace[merge_no - 1]
+        start = _why_start(self, k)
+        if isinstance(start, WhyThisPair):
+            return start
+        merge_no, ranking, s = start
         w = ranking.winner
         problem = None
         if w is None or (w.left_id, w.right_id, w.pair_freq, w.left_freq, w.right_freq) != (
             s.left_id, s.right_id, s.pair_freq, s.left_freq, s.right_freq,
         ):  # fmt: skip
-            problem = (
-                f"Replaying the training text disagrees with the trace at merge #{merge_no}: "
-                f"replay {w}, trace {s}. Please report this."
-            )
+            problem = _disagreement(merge_no, w, s)
         verb = "will join" if k == 0 else "joined"
         title = f"Why merge #{merge_no} {verb} {s.left} + {s.right}"  # plain text
         cands = ranking.candidates
@@ -581,17 +594,13 @@ class WordPieceMergeHistory:
         if ranking.tied > 1:
             shown = sum(1 for c in cands if c.score == w.score)
             more = ranking.tied - shown
-            explained = ranking.tie_break_lines()
-            lines = "".join(f"<li>{e(line)}</li>" for line in explained[:3])
-            if len(explained) > 3:
-                rest = "".join(f"<li>{e(line)}</li>" for line in explained[3:])
-                lines += f"<details><summary>{len(explained) - 3} more</summary>{rest}</details>"
+            lines = _tie_lines_html(ranking.tie_break_lines())
             notes.append(
                 f"<b>Tie:</b> {ranking.tied:,} pairs have exactly the score {e(str(w.score))}. The rule: ties go to "
                 "the pair whose first occurrence comes earliest when scanning the words in order of first "
                 "appearance, left to right."
                 + (f" ({more:,} more tied pairs are not in the table.)" if more > 0 else "")
-                + f"<ul>{lines}</ul>"
+                + lines
             )
         else:
             notes.append("No tie: this pair's score is the only maximum, so the tie-break rule is not needed.")
