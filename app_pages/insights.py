@@ -16,7 +16,7 @@ st.caption(
     "are only stepping stones."
 )
 
-full = view.trained_or_stop(settings)
+full = view.trained_or_stop(settings, brief=True)
 size = view.vocab_slider(full)
 tok = full.with_vocab_size(size)
 

@@ -21,6 +21,6 @@ else:
         "token. Step through the merges, or press Play, and watch the text shrink into fewer, longer tokens."
     )
 
-view.trained_or_stop(settings)
+view.trained_or_stop(settings, brief=True)
 history = merges_view.history_or_stop(settings)
 merges_view.stepper(history, settings.text)

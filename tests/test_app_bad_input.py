@@ -217,3 +217,16 @@ def test_replacement_character_from_a_lone_surrogate_is_tokenized(app):
     assert not app.error
     assert metric(app, "Bytes (UTF-8)") == f"{len(text.encode()):,}"  # U+FFFD is 3 bytes: EF BF BD
     assert shown_text(app) == text
+
+
+def test_other_pages_say_it_in_one_line(app):
+    paste(app, "abcdefg abcdefg")
+    # GPT-2 cuts "abcdefg" and " abcdefg": 6 merges make "abcdefg" one token in both, a 7th joins
+    # the space to it; then each pre-token is one token: 256 bytes + 1 special + 7 merges = 264 of 1,000
+    assert "264 tokens instead of 1000" in infos(app)
+    for page in ("app_pages/merges.py", "app_pages/insights.py"):
+        app.switch_page(page).run()
+        assert not app.exception
+        captions = "\n".join(c.value for c in app.caption)
+        assert "Training stopped at 264 of the 1,000 tokens asked for" in captions
+        assert "instead of" not in infos(app)

@@ -28,7 +28,7 @@ LAST_KEY = "training_last"
 """Session-state key: ``(settings key, Settings)`` of the last tokenizer this session was shown."""
 
 
-def trained_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer | WordPieceTokenizer:
     """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
 
     Texts of at least :data:`ui.training.PROGRESS_MIN_CHARS` characters train
@@ -40,7 +40,9 @@ def trained_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     sidebar's widgets keep what the user chose), says so, and offers a button
     to train after all.  Input and
     engine errors are shown as messages; the sidebar keeps the user's text and
-    settings untouched.
+    settings untouched.  When training stopped before the size asked for, the
+    page says why: in full, or in one line with ``brief`` (pages after the
+    Playground).
     """
     if settings.problem:
         st.info(settings.problem, icon=":material/edit_note:")
@@ -70,7 +72,14 @@ def trained_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     if not settings.text.strip():
         st.info("The text is only whitespace: every token below is spaces, tabs or newlines.", icon=":material/info:")
     if tok.training is not None and tok.training.stop_reason:
-        st.info(tok.training.stop_reason[0].upper() + tok.training.stop_reason[1:] + ".", icon=":material/info:")
+        if brief:  # pages other than the Playground: one line, the Playground has the full reason
+            asked = tok.training.requested_vocab_size
+            st.caption(
+                f":material/info: Training stopped at {tok.max_vocab_size:,} of the {asked:,} tokens asked for: "
+                "no pair was left to merge."
+            )
+        else:
+            st.info(tok.training.stop_reason[0].upper() + tok.training.stop_reason[1:] + ".", icon=":material/info:")
     return tok
 
 
