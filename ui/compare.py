@@ -170,13 +170,8 @@ def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int 
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
     p, specials, n = bpe_parameters(settings)
-    if (
-        settings.imported is not None
-        and settings.algorithm == "bpe"
-        and pattern in (None, p)
-        and train_size in (None, n)
-    ):
-        return sidebar_tokenizer(settings)  # the imported BPE stands in for the sidebar's
+    if settings.algorithm == "bpe" and pattern in (None, p) and train_size in (None, n):
+        return sidebar_tokenizer(settings)  # the sidebar's own BPE: trained, or imported from a file
     return train(settings.text, "bpe", pattern or p, train_size or n, specials, lowercase=False)
 
 
