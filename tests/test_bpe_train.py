@@ -120,6 +120,18 @@ def test_matches_naive_trainer_with_special_tokens(seeds):
     assert [(s.left, s.right, s.count) for s in tok.trace] == expected
 
 
+def test_matches_naive_trainer_down_to_single_occurrences(seeds):
+    # Trained until no pair is left, so the last merges have count 1: pairs made with count 1
+    # are only queued by the trainer once no pair of count 2 or more is left (a rebuild of its
+    # index), and the tie rule must still pick among all of them.
+    text = seeds[:3000]
+    tok = train_bpe(text, 5000)
+    expected = naive_train(text, 5000, PATTERNS["gpt2"])
+    assert tok.training.stop_reason is not None
+    assert [(s.left, s.right, s.count) for s in tok.trace] == expected
+    assert sum(s.count == 1 for s in tok.trace) > 100
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet="abcab  \n", max_size=120), st.integers(min_value=0, max_value=40))
 def test_matches_naive_trainer_on_random_text(text, n_merges):
