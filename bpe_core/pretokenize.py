@@ -262,39 +262,36 @@ _BLOCK = 256  # characters: text is checked for non-ASCII characters in blocks t
 _ASCII = "".join(map(chr, range(128)))
 
 
-def _visible(ch: str) -> bool:
-    return "!" <= ch <= "~"
+_CUT = re.compile(r"(?<=[!-~])[ \n]")
+"""A cut position (see :func:`_cut_at_or_before`): a space or newline right after a visible ASCII character."""
 
 
 def _cut_at_or_before(text: str, i: int) -> int:
-    r"""The last cut position ``p <= i`` (0 if none).
+    r"""The last cut position ``p <= i`` (0 if none), for GPT-2's pattern.
 
-    A cut is a position ``p`` with ``text[p - 1] == "\n"`` between two visible ASCII
-    characters.  Cutting GPT-2 text there does not change its pre-tokens: that newline is
-    a pre-token of its own in the whole text (no alternative joins it to a visible
-    character, and ``\s+(?!\S)`` cannot take a lone newline before a non-space) and
-    also at the end of the left part (``\s++$``), and the pattern never looks behind,
-    so matching resumes at ``p`` exactly as it would in the whole text.
+    A cut is a position ``p`` where a visible ASCII character (``text[p - 1]``) is
+    followed by a space or a newline (``text[p]``).  Cutting GPT-2 text there does not
+    change its pre-tokens: no alternative of the pattern matches whitespace after a
+    non-whitespace character (a space may only *start* a match), so a pre-token ends
+    at ``p`` in the whole text; the left part ends with that same character, so its
+    matches are the same (the only look-ahead, ``\s+(?!\S)``, looks at a character
+    before ``p``); and the pattern never looks behind, so matching resumes at ``p``
+    exactly as it would in the whole text.
     """
-    while True:
-        j = text.rfind("\n", 0, i)
+    while i > 0:
+        j = max(text.rfind(" ", 0, i + 1), text.rfind("\n", 0, i + 1))
         if j < 1:
             return 0
-        if j + 1 < len(text) and _visible(text[j - 1]) and _visible(text[j + 1]):
-            return j + 1
-        i = j
+        if "!" <= text[j - 1] <= "~":
+            return j
+        i = j - 1
+    return 0
 
 
 def _cut_at_or_after(text: str, i: int) -> int:
     """The first cut position ``p >= i`` (``len(text)`` if none); see :func:`_cut_at_or_before`."""
-    n = len(text)
-    while True:
-        j = text.find("\n", max(i - 1, 1))
-        if j < 0 or j + 1 >= n:
-            return n
-        if _visible(text[j - 1]) and _visible(text[j + 1]):
-            return j + 1
-        i = j + 2
+    m = _CUT.search(text, max(i, 1))
+    return m.start() if m else len(text)
 
 
 def _ascii_class(prop: str) -> str:
