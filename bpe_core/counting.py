@@ -108,13 +108,15 @@ class CountResult:
 def _count_chunk(text: str, source: str, specials: tuple[str, ...]) -> tuple[dict[bytes, int], int, int]:
     """Count one chunk: ``({pre-token bytes: count}, pre-tokens, special occurrences)``."""
     counts, n_special = count_pretokens(text, source, specials)
-    out: dict[bytes, int] = {}
-    for piece, c in counts.items():
-        try:
-            b = piece.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(surrogate_message(piece, exc)) from None
-        out[b] = out.get(b, 0) + c
+    try:  # distinct strings have distinct UTF-8 forms, so the keys stay distinct
+        out = dict(zip(map(str.encode, counts), counts.values(), strict=True))
+    except UnicodeEncodeError:
+        for piece in counts:  # name the piece that holds the unpaired surrogate
+            try:
+                piece.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError(surrogate_message(piece, exc)) from None
+        raise
     return out, sum(counts.values()), n_special
 
 
