@@ -18,6 +18,7 @@ st.caption(
 if settings.problem:
     st.info(settings.problem, icon=":material/edit_note:")
     st.stop()
+view.previous_if_cancelled(settings)  # after a Cancel: the previous tokenizer and its settings, as on every page
 
 picked = st.pills(
     "Tokenizers",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import steps_view, view
-from ui.training import for_settings
+from ui import steps_view
 
 settings = st.session_state["settings"]
 
@@ -41,14 +40,7 @@ chosen = st.multiselect(
     persist_state="session",
 )
 
-trained = None
-trained_problem = settings.problem
-if "trained" in chosen and not trained_problem:
-    try:
-        full = for_settings(settings)
-        trained = full.with_vocab_size(view.vocab_slider(full))
-    except (ValueError, TypeError) as exc:
-        trained_problem = f"Cannot train on this input: {exc}"
+trained, trained_problem = steps_view.trained_or_problem(settings) if "trained" in chosen else (None, None)
 
 if not word:
     st.info("Type a word or phrase above.", icon=":material/edit_note:")

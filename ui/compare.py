@@ -18,6 +18,13 @@ its full size.
 :class:`~bpe_core.reference.EncodingUnavailable`; the page then shows that
 message in place of the tokenizer and everything else as usual.
 
+After the user cancels the sidebar's training the page goes on with the
+session's previous tokenizer and its settings, as every page does
+(:func:`ui.view.previous_if_cancelled`, called once at the top of the page);
+without a previous tokenizer the sidebar's column says that training was
+cancelled, the reference columns are shown as usual, and no other tokenizer
+is trained on the cancelled text (see :func:`_train_extra`).
+
 Special tokens are treated the same way by every column: each tokenizer
 encodes the special-token strings of its own vocabulary as one special token
 wherever they occur (tiktoken's ``allowed_special="all"``; the trained BPE's
@@ -45,7 +52,7 @@ from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
-from ui.training import for_settings, train
+from ui.training import TrainingWasCancelled, cached, cancel_applies, for_settings, settings_key, train
 
 DRAW_CHARS = 4_000
 """Each coloured view draws at most this many characters of the text (the figures cover all of it)."""
@@ -172,7 +179,49 @@ def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int 
     p, specials, n = bpe_parameters(settings)
     if settings.algorithm == "bpe" and pattern in (None, p) and train_size in (None, n):
         return sidebar_tokenizer(settings)  # the sidebar's own BPE: trained, or imported from a file
-    return train(settings.text, "bpe", pattern or p, train_size or n, specials, lowercase=False)
+    return _train_extra(settings, "bpe", pattern or p, train_size or n, specials)
+
+
+def _train_extra(
+    settings: Settings,
+    algorithm: str,
+    pattern: str,
+    max_vocab: int,
+    special_tokens: tuple[str, ...],
+    lowercase: bool = False,
+) -> BPETokenizer | WordPieceTokenizer:
+    """A tokenizer other than the sidebar's trained on the sidebar's text: a BPE variant, or the other algorithm.
+
+    After the user cancels the sidebar's training, the page first calls
+    :func:`ui.view.previous_if_cancelled`: with a previous tokenizer in the
+    session, ``settings`` become the previous tokenizer's, so these extras are
+    trained on the previous text -- the page shows what it showed before the
+    user changed the settings, and every column, count and curve describes the
+    same text.  Without one, ``settings`` stay the cancelled ones, and their
+    text is the one whose training the user just stopped, most likely because
+    it took too long: Compare (which has no Cancel button) does not start
+    another long training on it, so an extra not already trained is skipped
+    and its column says so in one line.
+
+    Args:
+        settings: the sidebar settings (their text is trained on).
+        algorithm: ``"bpe"`` or ``"wordpiece"``.
+        pattern: pattern name (BPE only).
+        max_vocab: vocabulary size to train to.
+        special_tokens: special-token strings.
+        lowercase: WordPiece only: lower-case the text first.
+
+    Returns:
+        The tokenizer at its full trained size (cached).
+
+    Raises:
+        ui.training.TrainingWasCancelled: skipped after a Cancel, as above.
+        ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
+    """
+    args = (settings.text, algorithm, pattern, max_vocab, special_tokens, lowercase)
+    if cancel_applies(settings) and cached(settings_key(*args)) is None:
+        raise TrainingWasCancelled("not trained, since training on this text was cancelled")
+    return train(*args)
 
 
 def _bpe_built(settings: Settings, pattern: str, train_size: int, view_size: int | None) -> Built:
@@ -195,7 +244,7 @@ def _build_wordpiece(settings: Settings, size: int | None) -> Built:
         specials, lowercase = settings.special_tokens, settings.lowercase
     else:  # the sidebar trains BPE: WordPiece with BERT's special tokens, at its full size
         specials, lowercase, view_size = BERT_SPECIALS, False, None
-        full = train(settings.text, "wordpiece", "bert", settings.max_vocab, specials, lowercase=lowercase)
+        full = _train_extra(settings, "wordpiece", "bert", settings.max_vocab, specials, lowercase)
     lo, hi = full.min_vocab_size, full.max_vocab_size
     n = hi if view_size is None else min(max(view_size, lo), hi)
     joined = "\x1f".join(specials)

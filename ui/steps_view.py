@@ -13,12 +13,14 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from bpe_core import BPETokenizer
 from bpe_core.reference import ENCODINGS, EncodingUnavailable, bpe_from_reference
 from bpe_core.trace import PieceSteps, encode_steps
 from bpe_core.wordpiece import WordPieceTokenizer
 from bpe_core.wordpiece_trace import GreedyStep
-from ui import render
+from ui import render, view
 from ui.render import visible_text
+from ui.training import TrainingWasCancelled
 
 ChipColour = Callable[[int, int], str | None]
 """``(token id, position in its line) -> background colour`` of a chip, or ``None`` for the default."""
@@ -51,6 +53,33 @@ def reference_or_message(name: str):
     except (EncodingUnavailable, ValueError, OSError) as exc:
         st.warning(str(exc), icon=":material/cloud_off:")
         return None
+
+
+def trained_or_problem(settings) -> tuple[BPETokenizer | WordPieceTokenizer | None, str | None]:
+    """The "Trained on your text" column's tokenizer at the vocabulary slider's size, or why there is none.
+
+    The tokenizer is :func:`ui.view.sidebar_tokenizer`'s: after a Cancel, the
+    session's previous tokenizer (``settings`` switched to its settings, the
+    cancel notice and "Train with these settings" button drawn), as on every
+    page.  The slider is drawn when there is a tokenizer.
+
+    Args:
+        settings: the sidebar's :class:`~ui.inputs.Settings`.
+
+    Returns:
+        ``(tokenizer, None)``, or ``(None, message)`` for the column: the
+        sidebar's input problem, a cancelled training with no previous
+        tokenizer, or the engine's error.
+    """
+    if settings.problem:
+        return None, settings.problem
+    try:
+        full = view.sidebar_tokenizer(settings)
+    except TrainingWasCancelled as exc:
+        return None, f"Not trained: {exc}."
+    except (ValueError, TypeError) as exc:
+        return None, f"Cannot train on this input: {exc}"
+    return full.with_vocab_size(view.vocab_slider(full)), None
 
 
 STEPS_CSS = """

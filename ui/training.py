@@ -8,7 +8,7 @@ Playground's progress bar and Cancel button -- and a training that is stopped
 part-way caches nothing, so the previous tokenizer stays in place.
 
 A session can mark one settings key as cancelled (see :func:`cancel` and
-:func:`ui.view.trained_or_stop`); :func:`train` then refuses to start that
+:func:`ui.view.previous_if_cancelled`); :func:`train` then refuses to start that
 training again in that session until :func:`resume` is called, so pages other
 than the Playground do not silently restart a training the user stopped.
 """
@@ -122,6 +122,25 @@ def is_cancelled(key: SettingsKey) -> bool:
     return st.session_state.get(CANCELLED_KEY) == key
 
 
+def cancel_applies(settings) -> bool:
+    """Whether the sidebar's settings are the ones this session cancelled, and are still untrained.
+
+    An imported tokenizer or settings with a problem train nothing, so no
+    Cancel applies to them; neither does it once their tokenizer is cached
+    after all (another session trained it).
+
+    Args:
+        settings: a :class:`ui.inputs.Settings`.
+
+    Returns:
+        ``True`` when :func:`for_settings` would raise :class:`TrainingWasCancelled` for them.
+    """
+    if settings.imported is not None or settings.problem or CANCELLED_KEY not in st.session_state:
+        return False
+    key = settings_key(*settings_args(settings))
+    return is_cancelled(key) and cached(key) is None
+
+
 def train(
     text: str,
     algorithm: str,
@@ -164,8 +183,8 @@ def train(
         return tok
     if is_cancelled(key):
         raise TrainingWasCancelled(
-            "training on these settings was cancelled; press “Train with these settings” on the Playground "
-            "to train, or change the settings"
+            "training on these settings was cancelled; press “Train with these settings” to train, "
+            "or change the settings"
         )
     if algorithm == "wordpiece":
         tok = train_wordpiece(text, max_vocab, special_tokens, lowercase=lowercase, progress=progress)

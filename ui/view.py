@@ -35,14 +35,24 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer 
     with a progress bar (counting, then merging) and a Cancel button.  Cancel
     stops training at once (Streamlit interrupts the run at the next progress
     update) and caches nothing; the page then goes on with the previous
-    tokenizer of this session *and the settings it was trained with* (``settings``
-    is updated in place, so counts, trace and merges stay consistent; the
-    sidebar's widgets keep what the user chose), says so, and offers a button
-    to train after all.  Input and
+    tokenizer of this session *and the settings it was trained with* (see
+    :func:`previous_if_cancelled`, which every page shares), or stops after
+    saying so when this session has no previous tokenizer.  Input and
     engine errors are shown as messages; the sidebar keeps the user's text and
     settings untouched.  When training stopped before the size asked for, the
     page says why: in full, or in one line with ``brief`` (pages after the
     Playground).
+
+    Args:
+        settings: the sidebar's :class:`~ui.inputs.Settings`; switched in place
+            to the previous tokenizer's settings after a Cancel.
+        brief: say an early training stop in one line instead of in full.
+
+    Returns:
+        The tokenizer at its full trained size (or the imported one).
+
+    Raises:
+        streamlit's stop exception (:func:`st.stop`): when there is nothing to show.
     """
     if settings.problem:
         st.info(settings.problem, icon=":material/edit_note:")
@@ -54,10 +64,13 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer 
         except ValueError as exc:
             st.error(f"Cannot use the imported tokenizer: {exc}", icon=":material/error:")
             st.stop()
+    previous = previous_if_cancelled(settings)
+    if previous is not None:
+        return previous
+    if training.cancel_applies(settings):  # cancelled, and nothing to fall back on: the notice says so
+        st.stop()
     key = training.settings_key(*args)
     tok = training.cached(key)
-    if tok is None and training.is_cancelled(key):
-        return _previous_or_stop(settings)
     if tok is None:
         try:
             if len(settings.text) < training.PROGRESS_MIN_CHARS:
@@ -81,6 +94,34 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer 
         else:
             st.info(tok.training.stop_reason[0].upper() + tok.training.stop_reason[1:] + ".", icon=":material/info:")
     return tok
+
+
+def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+    """The sidebar's tokenizer for a page that shows it beside others (Encode step by step).
+
+    Unlike :func:`trained_or_stop` it never stops the page: the page's other
+    columns go on whatever happens here.  After a Cancel it is the session's
+    previous tokenizer, as on every page (:func:`previous_if_cancelled`:
+    ``settings`` is switched to its settings, the notice and the "Train with
+    these settings" button are shown).  Otherwise it is
+    :func:`ui.training.for_settings` (trained without a progress bar, or the
+    imported tokenizer).
+
+    Args:
+        settings: the sidebar's :class:`~ui.inputs.Settings` (may be switched in place).
+
+    Returns:
+        The tokenizer at its full trained size.
+
+    Raises:
+        ui.training.TrainingWasCancelled: this session cancelled training on
+            these settings and has no previous tokenizer (the notice is shown).
+        ValueError, TypeError: from the engine, as :func:`ui.training.train`.
+    """
+    previous = previous_if_cancelled(settings)
+    if previous is not None:
+        return previous
+    return training.for_settings(settings)
 
 
 def _train_with_progress(args: tuple, key: tuple) -> BPETokenizer | WordPieceTokenizer:
@@ -117,8 +158,33 @@ def _train_with_progress(args: tuple, key: tuple) -> BPETokenizer | WordPieceTok
     return tok
 
 
-def _previous_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
-    """After a Cancel: the session's previous tokenizer (``settings`` switched to its settings) or ``st.stop()``."""
+def previous_if_cancelled(settings: Settings) -> BPETokenizer | WordPieceTokenizer | None:
+    """After a Cancel: say so, offer to train after all, and go on with the session's previous tokenizer.
+
+    The one cancel fallback of every page (Playground, Merges and Insights
+    through :func:`trained_or_stop`, Encode step by step through
+    :func:`sidebar_tokenizer`, Compare directly).  When this session cancelled
+    training on the sidebar's settings (:func:`ui.training.cancel_applies`),
+    it draws a warning naming the cancelled text and the tokenizer still shown,
+    with a "Train with these settings" button (:func:`ui.training.resume`),
+    and switches ``settings`` in place to the settings the previous tokenizer
+    was trained with, so that the page's texts, counts and labels all describe
+    that tokenizer (the sidebar's widgets keep what the user chose).  Once
+    switched, ``settings`` are no longer the cancelled ones, so calling this
+    again in the same run does nothing; without a previous tokenizer they
+    stay cancelled, so a page calls it once per run (the button has a fixed key).
+
+    Args:
+        settings: the sidebar's :class:`~ui.inputs.Settings`.
+
+    Returns:
+        The previous tokenizer (at its full size), or ``None``: no Cancel
+        applies (nothing drawn, ``settings`` untouched), or this session has no
+        previous tokenizer (the warning says that training was cancelled;
+        ``settings`` untouched, and :func:`ui.training.train` refuses them).
+    """
+    if not training.cancel_applies(settings):
+        return None
     last_key, last_settings = st.session_state.get(LAST_KEY) or (None, None)
     previous = training.cached(last_key)
     note = f"Training on {settings.text_label} was cancelled."
@@ -137,7 +203,7 @@ def _previous_or_stop(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
             help="Start the training that was cancelled.",
         )
     if previous is None:
-        st.stop()
+        return None
     for f in dataclasses.fields(last_settings):
         setattr(settings, f.name, getattr(last_settings, f.name))
     return previous
