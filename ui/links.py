@@ -47,24 +47,24 @@ def _choice(options: Mapping[str, Any] | tuple[str, ...]) -> Callable[[str], str
     return parse
 
 
-def _int_in(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(raw: str) -> int:
-        n = int(raw)
-        if not lo <= n <= hi:
-            raise ValueError(f"{n} is outside {lo}..{hi}")
-        return n
+def _number_in(kind: Callable[[str], float], lo: float, hi: float) -> Callable[[str], float]:
+    """A parser of ``kind(raw)`` (``int`` or ``float``) that accepts only ``lo <= value <= hi``."""
 
-    return parse
-
-
-def _float_in(lo: float, hi: float) -> Callable[[str], float]:
     def parse(raw: str) -> float:
-        x = float(raw)
+        x = kind(raw)
         if not lo <= x <= hi:  # also rejects nan
             raise ValueError(f"{x} is outside {lo}..{hi}")
         return x
 
     return parse
+
+
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    return _number_in(int, lo, hi)
+
+
+def _float_in(lo: float, hi: float) -> Callable[[str], float]:
+    return _number_in(float, lo, hi)
 
 
 def _bool(raw: str) -> bool:
