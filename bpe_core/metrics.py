@@ -15,6 +15,7 @@ from itertools import accumulate
 
 import regex
 
+from .pretokenize import Split, aligned_chunks
 from .spans import TokenSpan
 
 _WORD = regex.compile(r"\S+")
@@ -222,78 +223,42 @@ def basic_counts(text: str, n_tokens: int) -> dict[str, float]:
     }
 
 
-def chunk_bounds(text: str, max_chars: int) -> list[tuple[int, int]]:
-    """Cut ``text`` into consecutive ``(start, end)`` character ranges of at most ``max_chars`` each.
-
-    Each cut is placed just after a single newline between two non-space
-    characters, where every named split pattern has a pre-token boundary and
-    no word continues (the rule of :func:`bpe_core.spans.safe_prefix`); only a
-    stretch of ``max_chars`` characters without such a newline is cut at its end.
-
-    Args:
-        text: the text.
-        max_chars: the longest range, in characters (``>= 1``).
-
-    Returns:
-        Ranges covering ``text`` in order (empty for an empty text).
-
-    Raises:
-        ValueError: ``max_chars < 1``.
-    """
-    if max_chars < 1:
-        raise ValueError(f"max_chars must be at least 1, got {max_chars}")
-    out: list[tuple[int, int]] = []
-    n = len(text)
-    start = 0
-    while n - start > max_chars:
-        limit = start + max_chars
-        cut = limit
-        i = limit
-        while True:
-            i = text.rfind("\n", start, i)
-            if i < 0:
-                break
-            if not text[i + 1].isspace() and (i == 0 or not text[i - 1].isspace()):
-                cut = i + 1
-                break
-        out.append((start, cut))
-        start = cut
-    if start < n:
-        out.append((start, n))
-    return out
-
-
 def compute_metrics_chunked(
     text: str,
     token_spans: Callable[[str], Sequence[TokenSpan]],
     vocab_size: int,
     chunk_chars: int = 500_000,
     unknown_id: int | None = None,
+    *,
+    split: Split,
 ) -> TextMetrics:
     """:func:`compute_metrics` of a long text in bounded memory, one chunk at a time.
 
-    The text is cut by :func:`chunk_bounds`; every count adds up over the
-    chunks (distinct tokens as a union of ids), so the result equals
-    ``compute_metrics(text, token_spans(text), vocab_size)`` whenever each cut
-    is a pre-token boundary of the tokenizer: always for the named patterns on
-    text with a single line break between non-space characters at least every
-    ``chunk_chars`` characters.
+    The text is cut by :func:`bpe_core.pretokenize.aligned_chunks` at
+    pre-token boundaries of the tokenizer's ``split`` that fall between two
+    words; every count adds up over the chunks (distinct tokens as a union of
+    ids), so the result equals ``compute_metrics(text, token_spans(text),
+    vocab_size)``, unless a stretch of more than a million characters has no
+    such boundary (one giant word).
 
     Args:
         text: the text.
         token_spans: the tokenizer's ``token_spans`` (or any function giving the
             spans of a piece of text).
         vocab_size: the tokenizer's vocabulary size.
-        chunk_chars: the longest chunk, in characters.
+        chunk_chars: the shortest chunk, in characters (a chunk ends at the
+            first suitable boundary after that).
         unknown_id: as for :func:`compute_metrics`.
+        split: the tokenizer's ``(pattern, special_tokens)``.
 
     Returns:
         The metrics of the whole text.
 
     Raises:
-        Whatever ``token_spans`` raises; ValueError for ``chunk_chars < 1``.
+        Whatever ``token_spans`` raises; ValueError for ``chunk_chars < 1`` or
+        a bad pattern or special-token list in ``split``.
     """
-    bounds = chunk_bounds(text, chunk_chars)
+    bounds = aligned_chunks(text, chunk_chars, [split])
     if len(bounds) <= 1:
         return compute_metrics(text, token_spans(text), vocab_size, unknown_id)
     tokens = chars = n_bytes = words = split = specials = unknown = 0

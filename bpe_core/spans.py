@@ -161,33 +161,3 @@ def spans_from_token_bytes(
         out.append(TokenSpan(tid, tb, display, start, cj + 1, tid in special_ids, partial, rank_of(tid)))
         pos += n
     return out
-
-
-def safe_prefix(text: str, max_chars: int) -> str:
-    """A prefix of ``text`` of at most ``max_chars`` characters that ends on a pre-token boundary.
-
-    The cut is placed just after a single newline between two non-space
-    characters: every named pattern (gpt2, cl100k, o200k, bert, none) has a
-    pre-token boundary there, so encoding the prefix gives exactly the first
-    tokens of encoding the whole text.  (After a run of whitespace it would
-    not: at the end of the prefix GPT-2's "whitespace up to the end"
-    alternative takes the whole run as one pre-token, where the full text
-    splits it before its last character.)  Without such a newline the cut
-    falls at ``max_chars`` (the last tokens may then differ).
-
-    Args:
-        text: the text.
-        max_chars: maximum length of the prefix, in characters.
-
-    Returns:
-        ``text`` itself when it is short enough, else the prefix.
-    """
-    if len(text) <= max_chars:
-        return text
-    i = max_chars
-    while True:
-        i = text.rfind("\n", 0, i)
-        if i < 0:
-            return text[:max_chars]
-        if i + 1 < len(text) and not text[i + 1].isspace() and (i == 0 or not text[i - 1].isspace()):
-            return text[: i + 1]

@@ -146,5 +146,5 @@ def token_texts(body: str) -> list[str]:
 
 
 def unmark_whitespace(shown: str) -> str:
-    """Undo the view's whitespace markers: ``·`` space, ``→`` tab, ``↵`` newline (followed by a real one)."""
-    return shown.replace("↵\n", "\n").replace("→\t", "\t").replace("·", " ")
+    """Undo the view's whitespace markers: ``·`` space, ``→`` tab, ``↵`` newline (followed by a real one), ``␍`` CR."""
+    return shown.replace("↵\n", "\n").replace("→\t", "\t").replace("·", " ").replace("␍", "\r")

@@ -8,6 +8,7 @@ import pytest
 import tiktoken
 
 import bpe_core.reference
+import ui.compare
 from bpe_core import train_bpe
 from bpe_core.reference import ENCODINGS_DIR_ENV, load_reference
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
@@ -262,3 +263,26 @@ def test_slider_follows_the_sidebars_wordpiece(app):
     assert list(rows) == [f"BPE (gpt2) · {bpe.vocab_size:,}", "WordPiece · 150"]
     assert rows["WordPiece · 150"]["Tokens"] == len(wp.encode(text))
     assert rows[f"BPE (gpt2) · {bpe.vocab_size:,}"]["Tokens"] == len(bpe.encode(text))
+
+
+def test_windows_line_ends_are_counted_and_drawn_exactly(app, monkeypatch, tiktoken_official):
+    # An uploaded file with Windows line ends has no newline between two non-space characters, so every cut
+    # (the drawn prefix, the measuring chunks) must come from the pre-token scan.  Measured 2,000 characters
+    # at a time, the counts must still be tiktoken's for the whole text, and the drawn tokens its first tokens.
+    monkeypatch.setattr(ui.compare, "MEASURE_CHUNK_CHARS", 2_000)
+    text = (sample("english") + "\n\n" + sample("python")).replace("\n", "\r\n")  # ASCII only, 6,800 characters
+    assert len(text) > ui.compare.DRAW_CHARS + 2_000
+    app.radio(key="source").set_value("Upload").run()
+    app.file_uploader[0].set_value(("windows.txt", text.encode(), "text/plain")).run()
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    rows = table(app)
+    views = dict(zip(view_headers(app), [b for b in (h.proto.body for h in app.get("html")) if 'class="bpe-view' in b]))
+    for label in ("GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"):
+        enc = tiktoken_official(TIKTOKEN_NAME[label])
+        ids = enc.encode(text, allowed_special="all")
+        assert rows[label]["Tokens"] == len(ids)
+        assert rows[label]["Distinct tokens"] == len(set(ids))
+        shown = [unmark_whitespace(t) for t in token_texts(views[label])]
+        assert 4_000 <= len("".join(shown)) < len(text)  # a prefix is drawn
+        assert shown == [enc.decode([i]) for i in ids[: len(shown)]]

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_core import train_bpe, train_wordpiece
-from bpe_core.pretokenize import pretoken_prefix, pretokenize
+from bpe_core.pretokenize import aligned_chunks, pretoken_prefix, pretokenize, shared_pretoken_prefix
 from tests.conftest import sample
 
 PATTERNS = ["gpt2", "cl100k", "o200k", "bert", "none"]
+# custom patterns (no fast path): one with a look-ahead that sees past a cut, one with a look-behind
+CUSTOM = [r"\w+(?=\s)|\w+|\s+|[^\w\s]", r"(?<=\s)\w+|\w|\s+|[^\w\s]+"]
 SPECIALS = ("<|endoftext|>",)
 
 # a small alphabet that exercises every pattern's branches: letters, digits, contractions,
@@ -30,8 +33,10 @@ pieces = st.sampled_from(
         "\n",
         "\n\n",
         " \n",
+        "\r\n",
         ".",
         "!?",
+        "/",
         "中文",
         "🙂",
         "<|endoftext|>",
@@ -93,3 +98,47 @@ def test_gpt2_whitespace_run_is_not_cut_where_the_lookahead_differs():
     whole = [(p.start, p.end) for p in pretokenize(text, "gpt2")]
     part = [(p.start, p.end) for p in pretokenize(prefix, "gpt2")]
     assert part == [w for w in whole if w[1] <= len(prefix)]
+
+
+def _pretokens(text: str, pattern: str, specials=SPECIALS, offset: int = 0) -> list[tuple[int, int, bool]]:
+    return [(p.start + offset, p.end + offset, p.is_special) for p in pretokenize(text, pattern, specials)]
+
+
+splits = st.lists(
+    st.tuples(st.sampled_from(PATTERNS + CUSTOM), st.sampled_from([(), SPECIALS])), min_size=1, max_size=3
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, cut=st.integers(min_value=0, max_value=60), splits=splits)
+def test_shared_prefix_is_exact_for_every_tokenizer(text, cut, splits):
+    prefix = shared_pretoken_prefix(text, cut, splits)
+    assert text.startswith(prefix) and len(prefix) >= min(cut, len(text))
+    for pattern, specials in splits:
+        whole = _pretokens(text, pattern, specials)
+        assert _pretokens(prefix, pattern, specials) == [w for w in whole if w[1] <= len(prefix)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, size=st.integers(min_value=1, max_value=30), splits=splits)
+def test_aligned_chunks_tokenize_exactly_as_the_whole_text(text, size, splits):
+    chunks = aligned_chunks(text, size, splits)
+    assert "".join(text[a:b] for a, b in chunks) == text
+    assert all(b - a >= size for a, b in chunks[:-1])
+    words = [m.span() for m in regex.finditer(r"\S+", text)]
+    for _a, cut in chunks[:-1]:
+        assert not any(ws < cut < we for ws, we in words), f"a word runs over the cut at {cut}"
+    for pattern, specials in splits:
+        pieces = [t for a, b in chunks for t in _pretokens(text[a:b], pattern, specials, a)]
+        assert pieces == _pretokens(text, pattern, specials)
+
+
+def test_windows_line_ends_are_cut_exactly():
+    # every newline follows a carriage return, so no cut comes from the safe-newline rule
+    text = "First line, with words.\r\nSecond line: more words here.\r\n" * 200
+    for pattern in PATTERNS:
+        prefix = pretoken_prefix(text, 1_000, pattern)
+        assert _pretokens(prefix, pattern) == [w for w in _pretokens(text, pattern) if w[1] <= len(prefix)]
+        chunks = aligned_chunks(text, 700, [(pattern, ())])
+        assert len(chunks) > 5
+        assert [t for a, b in chunks for t in _pretokens(text[a:b], pattern, (), a)] == _pretokens(text, pattern)

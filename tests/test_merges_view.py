@@ -11,7 +11,15 @@ from bpe_core import train_bpe
 from bpe_core.spans import TokenSpan
 from tests.conftest import sample, unmark_whitespace
 from ui import charts, render
-from ui.merges_view import BPEMergeHistory, card_html, filter_merges, history_for, readable, step_text_html
+from ui.merges_view import (
+    MAX_STEP_CHARS,
+    BPEMergeHistory,
+    card_html,
+    filter_merges,
+    history_for,
+    readable,
+    step_text_html,
+)
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +150,20 @@ def test_segmentation_at_step_k_equals_the_view_of_that_size(english_history):
             assert set(highlighted) == {readable(fresh.token_bytes(new_id))}
         else:
             assert occurrences == 0
+
+
+def test_a_long_text_with_windows_line_ends_is_drawn_exactly():
+    # longer than MAX_STEP_CHARS, with no newline between two non-space characters: the drawn part ends on
+    # a pre-token boundary, so its tokens at every step are the whole text's first tokens
+    text = (sample("english") + "\n\n" + sample("python")).replace("\n", "\r\n")
+    assert len(text) > MAX_STEP_CHARS + 2_000
+    history = BPEMergeHistory(train_bpe(text, 600, ["<|endoftext|>"]), text)
+    fresh = train_bpe(text, 600, ["<|endoftext|>"])
+    for k in (0, 3, 200, history.n_steps):
+        shown = [unmark_whitespace(t) for _c, t, _s in parse_tokens(step_text_html(history, k, text)[0])]
+        assert MAX_STEP_CHARS <= len("".join(shown)) < len(text)
+        whole = fresh.with_vocab_size(256 + 1 + k).token_spans(text)
+        assert shown == [sp.display for sp in whole[: len(shown)]], k
 
 
 def test_highlight_draws_a_seam_between_the_halves(english_history):

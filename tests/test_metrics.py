@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from bpe_core import train_bpe, train_wordpiece
 from bpe_core.metrics import (
-    chunk_bounds,
     compute_metrics,
     compute_metrics_chunked,
     word_pieces,
     words_split_differently,
 )
+from bpe_core.pretokenize import aligned_chunks, pretoken_prefix, tokenizer_split
 from bpe_core.reference import load_reference
-from bpe_core.spans import TokenSpan, safe_prefix, spans_from_token_bytes
+from bpe_core.spans import TokenSpan, spans_from_token_bytes
 from tests.conftest import sample, seed_text
 
 
@@ -112,36 +113,65 @@ def test_different_byte_cuts_of_one_character_differ():
     assert words_split_differently(text, [a, c]) == []
 
 
-def test_chunk_bounds_cut_after_a_line_break_before_a_word():
-    text = "ab cd\nef\n gh ij\nkl.\n\nmn op qr"  # 29 characters, \n at 5, 8, 15, 19 and 20
-    # At most 10 characters. From 0: the \n at 8 is followed by a space, the one at 5 sits between "d" and
-    # "e" -> cut at 6. From 6: the \n at 15 sits between "j" and "k" -> cut at 16. From 16: the \n at 20
-    # follows another \n, the one at 19 is followed by one -> hard cut at 26; the rest is 3 characters.
-    assert chunk_bounds(text, 10) == [(0, 6), (6, 16), (16, 26), (26, 29)]
-    assert chunk_bounds("x" * 10, 4) == [(0, 4), (4, 8), (8, 10)]  # no line break: hard cuts
-    assert chunk_bounds("", 4) == []
+def test_aligned_chunks_cut_after_a_safe_line_break_or_at_a_checked_boundary():
+    # GPT-2 cuts "ab cd\nef gh" into "ab" " cd" "\n" "ef" " gh". At least 3 characters: the newline at 5
+    # sits between "d" and "e", so the cut falls after it at 6; the rest has no newline, and its
+    # pre-tokens end at 8 (not yet 3 characters) and 11, the end.
+    assert aligned_chunks("ab cd\nef gh", 3, [("gpt2", ())]) == [(0, 6), (6, 11)]
+    # With Windows line ends GPT-2 cuts "ab" " cd" "\r" "\n" "ef" " gh" and cl100k "ab" " cd" "\r\n" "ef"
+    # " gh". No newline sits between two non-spaces, so the pre-tokens are scanned: the first boundary at or
+    # after 3 that both share and that splits no word is 5 ("cd|\r"); from 5, at or after 8 it is 9
+    # ("ef| gh"); 3 characters are left.
+    crlf = "ab cd\r\nef gh"
+    assert aligned_chunks(crlf, 3, [("gpt2", ()), ("cl100k", ())]) == [(0, 5), (5, 9), (9, 12)]
+    # no boundary at all within the slack: cut at max_chars + slack
+    assert aligned_chunks("x" * 10, 2, [("gpt2", ())], slack=2) == [(0, 4), (4, 8), (8, 10)]
+    assert aligned_chunks("", 4, [("gpt2", ())]) == []
     with pytest.raises(ValueError, match="at least 1"):
-        chunk_bounds("abc", 0)
+        aligned_chunks("abc", 0, [("gpt2", ())])
+
+
+def _crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
-def test_chunked_metrics_equal_whole_text_metrics(name):
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+def test_chunked_metrics_equal_whole_text_metrics(name, line_end):
+    # Windows line ends leave no newline between two non-spaces: every cut comes from the pre-token scan
     ref = load_reference(name)
     text = seed_text() + "<|endoftext|>\n" + sample("multilingual")
+    if line_end == "\r\n":
+        text = _crlf(text)
     whole = compute_metrics(text, ref.token_spans(text), ref.vocab_size)
-    chunks = chunk_bounds(text, 5_000)
+    chunks = aligned_chunks(text, 5_000, [tokenizer_split(ref)])
     assert len(chunks) > 10
-    assert compute_metrics_chunked(text, ref.token_spans, ref.vocab_size, chunk_chars=5_000) == whole
+    got = compute_metrics_chunked(text, ref.token_spans, ref.vocab_size, chunk_chars=5_000, split=tokenizer_split(ref))
+    assert got == whole
 
 
-def test_safe_prefix_gives_the_first_tokens_of_the_whole_text():
+def test_chunked_metrics_of_a_custom_pattern_and_wordpiece_equal_whole_text_metrics():
+    text = _crlf(seed_text())
+    bpe = train_bpe(text, 400, pattern=r"\w+|[^\w\s]+|\s+")
+    wp = train_wordpiece(text, 300)
+    for tok in (bpe, wp):
+        unk = getattr(tok, "unk_id", None)
+        whole = compute_metrics(text, tok.token_spans(text), tok.vocab_size, unk)
+        got = compute_metrics_chunked(text, tok.token_spans, tok.vocab_size, 3_000, unk, split=tokenizer_split(tok))
+        assert got == whole
+
+
+def test_prefix_gives_the_first_tokens_of_the_whole_text():
     # GPT-2 encodes "there.\n\nThe" as ... "." "\n" "\n" "The" (198, 198), but a text *ending* in ".\n\n"
     # as ... "." "\n\n" (628): a prefix must not be cut after a run of whitespace.
     ref = load_reference("gpt2")
     text = "Hello there.\n\nThe end is near.\nAnd far away."
     assert ref.encode(text)[:5] == [15496, 612, 13, 198, 198]
-    prefix = safe_prefix(text, 35)
-    assert prefix == "Hello there.\n\nThe end is near.\n"
+    # pre-tokens "Hello" " there" "." "\n" "\n" "The": at least 13 characters can end after the first "\n"
+    assert pretoken_prefix(text, 13, *tokenizer_split(ref)) == "Hello there.\n"
+    # at least 14 would end after the second "\n", but at the end "\n\n" is one run: the cut moves to 17
+    prefix = pretoken_prefix(text, 14, *tokenizer_split(ref))
+    assert prefix == "Hello there.\n\nThe"
     assert ref.encode(text)[: len(ref.encode(prefix))] == ref.encode(prefix)
 
 
@@ -158,4 +188,4 @@ def test_unknown_tokens_are_counted_apart_from_specials():
     m = compute_metrics(text, spans, 100, unknown_id=1)
     assert (m.tokens, m.special_tokens, m.unknown_tokens, m.words, m.words_split) == (4, 2, 1, 4, 0)
     assert compute_metrics(text, spans, 100).special_tokens == 3  # without an unknown id, all three are special
-    assert compute_metrics_chunked(text, lambda t: spans, 100, unknown_id=1) == m
+    assert compute_metrics_chunked(text, lambda t: spans, 100, unknown_id=1, split=("bert", ("[CLS]", "[UNK]"))) == m

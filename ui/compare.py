@@ -45,8 +45,9 @@ import streamlit as st
 
 from bpe_core import BPETokenizer
 from bpe_core.metrics import TextMetrics, compute_metrics_chunked, words_split_differently
+from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
 from bpe_core.reference import ENCODINGS, EncodingUnavailable, load_reference
-from bpe_core.spans import TokenSpan, safe_prefix, spans_from_token_bytes
+from bpe_core.spans import TokenSpan, spans_from_token_bytes
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
@@ -65,6 +66,9 @@ FAST_ENCODE_CHARS = 100_000
 
 CURVE_POINTS = 24
 """Vocabulary sizes measured for a compression curve on a text other than the training text."""
+
+MEASURE_CHUNK_CHARS = 500_000
+"""A long text is measured this many characters at a time (cut at pre-token boundaries, so the counts are exact)."""
 
 CURVE_MAX_CHARS = 1_000_000
 """A compression curve on another text is measured on at most this many of its characters."""
@@ -370,7 +374,7 @@ def encode_fast(built: Built, text: str) -> list[int]:
     """Token ids of ``text``; a long text under a trained BPE goes through its tiktoken copy when exact."""
     tok = built.tokenizer
     if isinstance(tok, BPETokenizer) and len(text) > FAST_ENCODE_CHARS:
-        enc = _fast_encoder(built.cache_key, tok, safe_prefix(text, 20_000))
+        enc = _fast_encoder(built.cache_key, tok, text[:20_000])
         if enc is not None:
             return enc.encode(text, allowed_special="all")
     return tok.encode(text)
@@ -397,7 +401,14 @@ def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
     """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text)."""
     tok = _built.tokenizer
     unknown_id = getattr(tok, "unk_id", None)
-    return compute_metrics_chunked(text, lambda t: spans_fast(_built, t), tok.vocab_size, unknown_id=unknown_id)
+    return compute_metrics_chunked(
+        text,
+        lambda t: spans_fast(_built, t),
+        tok.vocab_size,
+        MEASURE_CHUNK_CHARS,
+        unknown_id,
+        split=tokenizer_split(tok),
+    )
 
 
 def _sample_sizes(lo: int, hi: int, shown: Sequence[int], n: int = CURVE_POINTS) -> list[int]:
@@ -444,7 +455,7 @@ def curve_text(text: str, on_training_text: bool) -> str:
     """The text the compression chart measures: all of it, or a bounded prefix of another long text."""
     if on_training_text:
         return text
-    return safe_prefix(text, CURVE_MAX_CHARS)
+    return text[:CURVE_MAX_CHARS]
 
 
 def compression_data(
@@ -637,7 +648,8 @@ def draw_views(
     the same way are underlined and the rest dimmed.  Only a prefix of the
     text is drawn (:data:`DRAW_CHARS`); the counts in the headers cover it all.
     """
-    prefix = safe_prefix(text, DRAW_CHARS)
+    splits = [tokenizer_split(b.tokenizer) for b in builts]
+    prefix = shared_pretoken_prefix(text, DRAW_CHARS, splits, slack=3 * DRAW_CHARS)
     spans = [b.tokenizer.token_spans(prefix) for b in builts]
     differing = words_split_differently(prefix, spans) if highlight else []
     n_words = len(prefix.split())

@@ -36,8 +36,15 @@ from bpe_core.insights import (
     vocab_diff,
 )
 from bpe_core.metrics import TextMetrics
-from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern, count_pretokens
-from bpe_core.spans import safe_prefix
+from bpe_core.pretokenize import (
+    PATTERN_LABELS,
+    PATTERNS,
+    compile_pattern,
+    count_pretokens,
+    pretoken_prefix,
+    shared_pretoken_prefix,
+    tokenizer_split,
+)
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import compare, render
 from ui.inputs import Settings
@@ -226,7 +233,7 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
         st.html(tree_html(tree))
     with right:
         st.plotly_chart(tree_figure(tree), config={"displayModeBar": False})
-    prefix = safe_prefix(settings.text, 20_000)
+    prefix = pretoken_prefix(settings.text, 20_000, *tokenizer_split(tok), slack=20_000)
     shown = examples_html(tok.token_spans(prefix), {token_id: None})
     if shown:
         st.html(shown)
@@ -517,11 +524,12 @@ def scripts_figure(breakdowns: dict[str, list[ScriptRow]]) -> go.Figure:
 
 def scripts_view(settings: Settings, tok: Trained) -> None:
     """Per character group: characters, and tokens per character for the trained tokenizer and the references."""
-    text = safe_prefix(settings.text, SCRIPT_MAX_CHARS)
-    if len(text) < len(settings.text):
-        st.caption(f"The breakdown covers the first {len(text):,} characters of the text.")
     builts = [compare.Built(tok, f"{tok.name} · {tok.vocab_size:,}", tok_key(settings, tok.vocab_size))]
     builts += list(references(settings).values())
+    splits = [tokenizer_split(b.tokenizer) for b in builts]
+    text = shared_pretoken_prefix(settings.text, SCRIPT_MAX_CHARS, splits, slack=SCRIPT_MAX_CHARS)
+    if len(text) < len(settings.text):
+        st.caption(f"The breakdown covers the first {len(text):,} characters of the text.")
     with st.spinner("Encoding…"):
         breakdowns = {b.label: _breakdown(b.cache_key, text, b.tokenizer) for b in builts}
     frame = scripts_frame(text, breakdowns)
@@ -609,8 +617,8 @@ def pretok_view(settings: Settings) -> None:
         )
     pattern = playground_pattern()
     _p, specials, n = compare.bpe_parameters(settings)
-    prefix = safe_prefix(settings.text, CHUNK_DRAW_CHARS)
     try:
+        prefix = pretoken_prefix(settings.text, CHUNK_DRAW_CHARS, pattern, specials, slack=3 * CHUNK_DRAW_CHARS)
         counts, _total = count_pretokens(settings.text, pattern, specials)
         chunks = pretoken_chunks(prefix, pattern, specials)
     except (ValueError, TypeError) as exc:

@@ -24,7 +24,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core import BPETokenizer, WordPieceTokenizer
-from bpe_core.spans import TokenSpan, display_bytes, safe_prefix
+from bpe_core.pretokenize import pretoken_prefix, tokenizer_split
+from bpe_core.spans import TokenSpan, display_bytes
 from bpe_core.trace import CandidateRanking, TrainingReplay
 from bpe_core.wordpiece_trace import ScoreRanking, TrainerView, WordPieceReplay
 from ui import charts, render
@@ -128,6 +129,7 @@ class MergeHistory(Protocol):
     :meth:`figures`, the best-scoring pairs in :meth:`why`).
 
     Attributes:
+        tokenizer: the trained tokenizer at its full size.
         algorithm: ``"bpe"`` or ``"wordpiece"``.
         unit: what a step-0 token is, for captions (``"byte"``, ``"character"``).
         n_steps: merges in the trace.
@@ -135,6 +137,7 @@ class MergeHistory(Protocol):
         unique_pretokens: distinct pre-tokens (words) of the training text.
     """
 
+    tokenizer: BPETokenizer | WordPieceTokenizer
     algorithm: str
     unit: str
     n_steps: int
@@ -761,9 +764,21 @@ def card_html(card: StepCard | None, tokens_at_zero: int | None = None, unit: st
     )  # fmt: skip
 
 
+def drawn_text(history: MergeHistory, text: str) -> str:
+    """The part of ``text`` the page draws: about :data:`MAX_STEP_CHARS` characters, cut at a pre-token boundary.
+
+    The cut is a boundary of the tokenizer's pre-tokenization (WordPiece: a
+    word boundary), so the drawn tokens are exactly the whole text's first
+    tokens at every step; a word running far past the cap is cut at
+    ``4 * MAX_STEP_CHARS`` characters (see :func:`bpe_core.pretokenize.pretoken_prefix`).
+    """
+    pattern, specials = tokenizer_split(history.tokenizer)
+    return pretoken_prefix(text, MAX_STEP_CHARS, pattern, specials, slack=3 * MAX_STEP_CHARS)
+
+
 def step_spans(history: MergeHistory, k: int, text: str) -> list[TokenSpan]:
-    """The tokens at step ``k`` of the drawn part of ``text`` (its first :data:`MAX_STEP_CHARS` characters)."""
-    return history.view(k).token_spans(safe_prefix(text, MAX_STEP_CHARS))
+    """The tokens at step ``k`` of the drawn part of ``text`` (:func:`drawn_text`)."""
+    return history.view(k).token_spans(drawn_text(history, text))
 
 
 def step_text_html(
@@ -782,7 +797,7 @@ def step_text_html(
         ``(html, occurrences)``: the HTML (style sheet included) and how many
         tokens of the drawn text merge ``k`` produced.
     """
-    prefix = safe_prefix(text, MAX_STEP_CHARS)
+    prefix = drawn_text(history, text)
     spans = step_spans(history, k, text) if spans is None else spans
     highlight = history.highlight(k)
     occurrences = sum(1 for s in spans if s.id in highlight)
@@ -1103,9 +1118,7 @@ def step_view(history: MergeHistory, text: str) -> None:
         card = history.card(k)
         st.html(card_html(card, history.tokens_at(0), history.unit))
         wordpiece = history.algorithm == "wordpiece"
-        examples = examples_html(
-            spans, history.highlight(k), text=safe_prefix(text, MAX_STEP_CHARS) if wordpiece else None
-        )
+        examples = examples_html(spans, history.highlight(k), text=drawn_text(history, text) if wordpiece else None)
         if examples:
             st.html(examples)
         figs = history.figures(k)
