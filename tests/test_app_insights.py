@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -353,3 +355,36 @@ def test_scripts_and_heldout_figures_carry_the_table():
     train_bars, held_bars = heldout_figure(frame).data
     assert list(train_bars.x) == ["Mine<br>300", "&lt;b&gt;x&lt;/b&gt;"]  # labels are escaped
     assert list(train_bars.y) == [4.0, 3.0] and list(held_bars.y) == [2.0, 2.5]
+
+
+def test_heldout_with_an_imported_tokenizer_says_where_it_was_trained():
+    # a BPE trained on Python source, imported from its JSON: it never saw the English sample, so it must
+    # not be labelled as trained on all the text; the row trained on the training part takes its settings
+    imported = train_bpe(sample("python"), 600, ["<|endoftext|>"])
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.run()
+    at.radio(key="tokenizer_source").set_value("import").run()
+    upload = [("mine.json", json.dumps(imported.to_dict()).encode(), "application/json")]
+    at.file_uploader(key="tokenizer_upload").set_value(upload).run()
+    at.switch_page(PAGE)
+    at.session_state["ins_tab"] = VIEWS["heldout"]
+    at.run()
+    assert not at.exception, at.exception
+    rows = {r["Tokenizer"]: r for r in frame(at).to_dict("records")}
+    assert not any(label.startswith("Trained on all the text") for label in rows)
+    train_part, held = heldout_split(sample("english"), 0.2, 0, "<|endoftext|>")
+    assert rows["Imported tokenizer (trained on other data) · 600"]["Held-out tokens"] == len(imported.encode(held))
+    part = train_bpe(train_part, 600, ["<|endoftext|>"])
+    label = f"Trained on the training part · {part.vocab_size:,}"
+    assert rows[label]["Held-out tokens"] == len(part.encode(held))
+    captions = "\n".join(c.value for c in at.caption)
+    assert "The imported tokenizer and the references were trained on other data" in captions
+
+    # another file with the same algorithm, pattern, size and special tokens: its own numbers, not the cached ones
+    other = train_bpe(sample("numbers"), 600, ["<|endoftext|>"])
+    assert len(other.encode(held)) != len(imported.encode(held))
+    upload = [("other.json", json.dumps(other.to_dict()).encode(), "application/json")]
+    at.file_uploader(key="tokenizer_upload").set_value(upload).run()
+    assert not at.exception, at.exception
+    rows = {r["Tokenizer"]: r for r in frame(at).to_dict("records")}
+    assert rows["Imported tokenizer (trained on other data) · 600"]["Held-out tokens"] == len(other.encode(held))

@@ -83,8 +83,8 @@ def tok_key(settings: Settings, size: int, text: str | None = None) -> str:
     t = settings.text if text is None else text
     specials = "\x1f".join(settings.special_tokens)
     return (
-        f"{settings.algorithm}|{compare.text_key(t)}|{settings.pattern}|{settings.max_vocab}|{specials}"
-        f"|{settings.lowercase}|{size}"
+        f"{settings.algorithm}|{settings.imported or ''}|{compare.text_key(t)}|{settings.pattern}"
+        f"|{settings.max_vocab}|{specials}|{settings.lowercase}|{size}"
     )
 
 
@@ -447,17 +447,29 @@ def heldout_figure(frame: pd.DataFrame) -> go.Figure:
 def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
     """Split, train on the training part, and measure every tokenizer on both parts.
 
-    ``tok`` is the sidebar's tokenizer (trained on the whole text, held-out part
-    included), shown for contrast.
+    ``tok`` is the sidebar's tokenizer, shown for contrast: trained on the whole
+    text (held-out part included), or imported from a file (trained on other
+    data; the tokenizer trained on the training part then takes its algorithm,
+    pattern, special tokens and vocabulary size).
     """
     parts = split_controls(settings)
     if parts is None:
         return
     train_text, held_text = parts
+    if settings.imported is not None:
+        how = "A tokenizer like the imported one (its algorithm, pattern, special tokens and size) is trained"
+        whole_label = f"Imported tokenizer (trained on other data) · {tok.vocab_size:,}"
+        unseen = "The imported tokenizer and the references were trained on other data"
+    else:
+        how = "The trained tokenizer is retrained, at the sidebar's settings,"
+        whole_label = f"Trained on all the text (saw the held-out part) · {tok.vocab_size:,}"
+        unseen = (
+            "the tokenizer trained on all the text has seen the held-out part, which flatters it. "
+            "The references were trained on other data"
+        )
     st.caption(
         f"Training part: {len(train_text):,} characters · held-out part: {len(held_text):,} characters. "
-        f"The trained tokenizer is retrained on the training part only, at the sidebar's settings "
-        f"(shown at vocabulary size {size:,} or its largest)."
+        f"{how} on the training part only (shown at vocabulary size {size:,} or its largest)."
     )
     try:
         with st.spinner("Training on the training part…"):
@@ -468,8 +480,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
     builts = [
         compare.Built(part_tok, f"Trained on the training part · {part_tok.vocab_size:,}",
                       tok_key(settings, part_tok.vocab_size, train_text)),
-        compare.Built(tok, f"Trained on all the text (saw the held-out part) · {tok.vocab_size:,}",
-                      tok_key(settings, tok.vocab_size)),
+        compare.Built(tok, whole_label, tok_key(settings, tok.vocab_size)),
         *references(settings).values(),
     ]  # fmt: skip
     with st.spinner("Encoding…"):
@@ -482,8 +493,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
     st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
     st.caption(
         "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "
-        "much; the tokenizer trained on all the text has seen the held-out part, which flatters it. The "
-        "references were trained on other data, so both parts are unseen for them."
+        f"much. {unseen[0].upper() + unseen[1:]}, so both parts are unseen for them."
     )
 
 
