@@ -246,3 +246,31 @@ def test_encode_without_a_previous_tokenizer_after_a_cancel(spy, tiktoken_offici
     # the trained column says why it is empty; GPT-2 and cl100k run on
     assert any(i.value.startswith("Not trained: training on these settings was cancelled") for i in at.info)
     assert shown_ids(at) == [tiktoken_official(n).encode(word) for n in ("r50k_base", "cl100k_base")]
+
+
+def test_a_tokenizer_trained_on_compare_is_the_previous_one_after_a_cancel(spy):
+    # English trained on the Playground; then, on the Compare page, the user picks the numbers sample (trained
+    # there, for Compare's own column); then the Python sample, whose training is cancelled.  The previous
+    # tokenizer is the last one trained -- the numbers sample's -- not the Playground's English one.
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.switch_page(COMPARE).run()
+    at.selectbox(key="sample").set_value("numbers").run()
+    assert not at.exception, at.exception
+    numbers = sample("numbers")
+    assert [c["text"] for c in spy] == [sample("english"), numbers]
+    python = sample("python")
+    s = at.session_state["settings"]
+    at.session_state[training.CANCELLED_KEY] = training.settings_key(
+        python, s.algorithm, s.pattern, s.max_vocab, s.special_tokens, False
+    )
+    at.selectbox(key="sample").set_value("python")
+    at.switch_page("app_pages/playground.py").run()
+    assert not at.exception, at.exception
+    assert len(spy) == 2
+    notice = cancel_notice(at)
+    assert "Training on Sample: Python source code was cancelled" in notice
+    assert "Sample: Numbers" in notice
+    numbers_tok = train_bpe(numbers, 1000, EOT)
+    assert metric(at, "Tokens") == f"{len(numbers_tok.encode(numbers)):,}"
+    assert shown_text(at) == numbers

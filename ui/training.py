@@ -15,6 +15,7 @@ than the Playground do not silently restart a training the user stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -38,6 +39,10 @@ PROGRESS_MIN_CHARS = 300_000
 
 CANCELLED_KEY = "training_cancelled_for"
 """Session-state key: the settings key whose training the user cancelled, if any."""
+
+
+LAST_KEY = "training_last"
+"""Session-state key: ``(settings key, Settings)`` of the sidebar tokenizer this session last trained or used."""
 
 
 class TrainingWasCancelled(ValueError):
@@ -212,8 +217,24 @@ def settings_args(settings) -> tuple:
     )
 
 
+def remember(settings) -> None:
+    """Note the sidebar's settings as this session's last trained tokenizer (the fallback after a Cancel).
+
+    Args:
+        settings: a :class:`ui.inputs.Settings` whose tokenizer is trained (not imported).
+    """
+    st.session_state[LAST_KEY] = (settings_key(*settings_args(settings)), dataclasses.replace(settings))
+
+
+def last_trained() -> tuple[SettingsKey | None, object]:
+    """``(settings key, Settings)`` noted by :func:`remember`, or ``(None, None)``."""
+    return st.session_state.get(LAST_KEY) or (None, None)
+
+
 def for_settings(settings, *, progress: ProgressCallback | None = None) -> Tokenizer:
     """The sidebar's tokenizer: the imported one, or :func:`train` on the sidebar's text and parameters.
+
+    A trained one is :func:`remember`-ed, whichever page asked for it.
 
     Args:
         settings: a :class:`ui.inputs.Settings`.
@@ -222,4 +243,7 @@ def for_settings(settings, *, progress: ProgressCallback | None = None) -> Token
     Raises:
         ValueError, TypeError, TrainingWasCancelled: as :func:`train`.
     """
-    return train(*settings_args(settings), settings.imported, progress=progress)
+    tok = train(*settings_args(settings), settings.imported, progress=progress)
+    if settings.imported is None:
+        remember(settings)
+    return tok

@@ -24,10 +24,6 @@ MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens."""
 
 
-LAST_KEY = "training_last"
-"""Session-state key: ``(settings key, Settings)`` of the last tokenizer this session was shown."""
-
-
 def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer | WordPieceTokenizer:
     """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
 
@@ -81,7 +77,7 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer 
         except (ValueError, TypeError) as exc:
             st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
             st.stop()
-    st.session_state[LAST_KEY] = (key, dataclasses.replace(settings))
+    training.remember(settings)
     if not settings.text.strip():
         st.info("The text is only whitespace: every token below is spaces, tabs or newlines.", icon=":material/info:")
     if tok.training is not None and tok.training.stop_reason:
@@ -185,7 +181,7 @@ def previous_if_cancelled(settings: Settings) -> BPETokenizer | WordPieceTokeniz
     """
     if not training.cancel_applies(settings):
         return None
-    last_key, last_settings = st.session_state.get(LAST_KEY) or (None, None)
+    last_key, last_settings = training.last_trained()
     previous = training.cached(last_key)
     note = f"Training on {settings.text_label} was cancelled."
     if previous is not None:
