@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_app.py [--repeat 5]
+    python benchmarks/bench_app.py [--repeat 5] [--upload FILE]
 
 For each built-in sample (``ui.samples.SAMPLES``) with the default settings
 (byte-level BPE, GPT-2 pattern, vocab 1,000):
@@ -12,6 +12,11 @@ For each built-in sample (``ui.samples.SAMPLES``) with the default settings
   tokenizer already cached (``cached``);
 * **slider move** on the Playground: the time of the script run after
   ``slider.set_value(...)`` (median over ``--repeat`` moves between sizes).
+
+With ``--upload FILE`` (for example the 20 MB corpus), the same for that file
+uploaded in the sidebar, as one session would meet it: the upload's run
+(training included, on the Playground), slider moves, then the first render of
+each other page (the tokenizer already trained) and a second one (cached).
 
 AppTest runs the script in this process without a browser, so these are the
 server's times (Python work: training, encoding, HTML building), not what a
@@ -37,6 +42,7 @@ PAGES = {
     "Merges": "app_pages/merges.py",
     "Compare": "app_pages/compare.py",
     "Encode step by step": "app_pages/encode.py",
+    "Insights": "app_pages/insights.py",
 }
 
 
@@ -49,9 +55,47 @@ def timed_run(at) -> float:
     return dt
 
 
+def slider_moves(at, repeat: int) -> list[float]:
+    """Move the Playground's slider ``repeat`` times across its range; the seconds of each run."""
+    slider = at.slider[0]
+    lo, hi = slider.min, slider.max
+    times = []
+    for n in [lo + (hi - lo) * k // repeat for k in range(repeat)]:
+        at.slider[0].set_value(n)
+        times.append(timed_run(at))
+    return times
+
+
+def bench_upload(app: str, path: Path, repeat: int) -> None:
+    """One session with ``path`` uploaded in the sidebar: the upload's run, slider moves, every page."""
+    import pandas as pd
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    data = path.read_bytes()
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    at = AppTest.from_file(app, default_timeout=1200)
+    at.run()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader[0].set_value((path.name, data, "text/plain"))
+    rows = [{"what": "Playground: upload (training included)", "ms": round(timed_run(at) * 1000)}]
+    rows.append(
+        {"what": "Playground: slider move (median)", "ms": round(statistics.median(slider_moves(at, repeat)) * 1000)}
+    )
+    for page, page_path in list(PAGES.items())[1:]:
+        at.switch_page(page_path)
+        rows.append({"what": f"{page}: first render", "ms": round(timed_run(at) * 1000)})
+        rows.append({"what": f"{page}: again, cached", "ms": round(timed_run(at) * 1000)})
+    print()
+    print(f"{path} ({len(data) / 1e6:.1f} MB uploaded): server-side ms; load average {os.getloadavg()[0]:.1f}")
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="slider moves per sample (median reported)")
+    ap.add_argument("--upload", type=Path, default=None, help="also time one session with this file uploaded")
     args = ap.parse_args()
 
     import pandas as pd
@@ -86,13 +130,7 @@ def main() -> None:
         at = AppTest.from_file(app, default_timeout=120)
         at.session_state["sample"] = key
         at.run()
-        slider = at.slider[0]
-        lo, hi = slider.min, slider.max
-        sizes = [lo + (hi - lo) * k // args.repeat for k in range(args.repeat)]
-        times = []
-        for n in sizes:
-            at.slider[0].set_value(n)
-            times.append(timed_run(at))
+        times = slider_moves(at, args.repeat)
         rows.append(
             {"sample": label, "what": "Playground: slider move (median)", "ms": round(statistics.median(times) * 1000)}
         )
@@ -104,6 +142,8 @@ def main() -> None:
     print(table.to_string())
     moves = [r["ms"] for r in rows if "slider" in r["what"]]
     print(f"slider move, worst sample: {max(moves)} ms (target <= 100 ms)")
+    if args.upload is not None:
+        bench_upload(app, args.upload, args.repeat)
 
 
 if __name__ == "__main__":

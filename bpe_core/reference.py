@@ -369,6 +369,11 @@ class ReferenceTokenizer:
         return self.spec.pattern
 
     @property
+    def vocab(self) -> dict[int, bytes]:
+        """``{id: bytes}`` of every token id the encoding can emit (special tokens as their UTF-8)."""
+        return dict(self._decoder)
+
+    @property
     def mergeable_ranks(self) -> Mapping[bytes, int]:
         """The encoding's ``{token bytes: rank}`` (the rank is the token id); special tokens not included.
 

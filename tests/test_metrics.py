@@ -6,6 +6,9 @@ import pytest
 
 from bpe_core import train_bpe, train_wordpiece
 from bpe_core.metrics import (
+    byte_lengths,
+    byte_level_counts,
+    byte_level_metrics_chunked,
     compute_metrics,
     compute_metrics_chunked,
     word_pieces,
@@ -189,3 +192,53 @@ def test_unknown_tokens_are_counted_apart_from_specials():
     assert (m.tokens, m.special_tokens, m.unknown_tokens, m.words, m.words_split) == (4, 2, 1, 4, 0)
     assert compute_metrics(text, spans, 100).special_tokens == 3  # without an unknown id, all three are special
     assert compute_metrics_chunked(text, lambda t: spans, 100, unknown_id=1, split=("bert", ("[CLS]", "[UNK]"))) == m
+
+
+ODD_WHITESPACE = (
+    "tab\there, no\u00a0break, ideographic\u3000space, line\u2028sep, cr\r\nlf, \x1cfile-sep\x1c, em\u2003dash"
+)
+
+
+def _counts_of(m):
+    return (m.tokens, m.characters, m.bytes, m.words, m.words_split, m.special_tokens, m.unknown_tokens)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_byte_level_counts_equal_the_span_counts(name):
+    # two independent computations of the same figures: spans and word pieces, and numpy over byte offsets
+    ref = load_reference(name)
+    lengths = byte_lengths(ref.vocab)
+    specials = frozenset(ref.special_tokens.values())
+    for text in (
+        seed_text() + "<|endoftext|>" + sample("multilingual"),
+        ODD_WHITESPACE,
+        "👩‍👩‍👧‍👦 family, 🇫🇷 flag, e\u0301 combining, שלום עולם, 中文不用空格",
+        "",
+        "   \n\n  ",
+    ):
+        whole = compute_metrics(text, ref.token_spans(text), ref.vocab_size)
+        assert _counts_of(byte_level_counts(text, ref.encode(text), lengths, specials)) == _counts_of(whole)
+
+
+def test_byte_level_counts_of_a_bpe_that_cuts_characters_into_bytes():
+    # at 300 tokens a BPE trained on English cuts most CJK and Cyrillic characters into byte tokens
+    bpe = train_bpe(sample("english"), 300, ["<|endoftext|>"])
+    text = sample("multilingual") + ODD_WHITESPACE
+    spans = bpe.token_spans(text)
+    assert sum(s.is_partial for s in spans) > 100
+    whole = compute_metrics(text, spans, bpe.vocab_size)
+    got = byte_level_counts(text, bpe.encode(text), byte_lengths(bpe.vocab), frozenset(bpe.special_tokens.values()))
+    assert _counts_of(got) == _counts_of(whole)
+    chunked = byte_level_metrics_chunked(
+        text * 20, bpe.encode, byte_lengths(bpe.vocab), bpe.vocab_size, chunk_chars=500, split=tokenizer_split(bpe)
+    )
+    assert chunked == compute_metrics(text * 20, bpe.token_spans(text * 20), bpe.vocab_size)
+
+
+def test_byte_level_counts_refuse_ids_that_do_not_spell_the_text():
+    ref = load_reference("gpt2")
+    lengths = byte_lengths(ref.vocab)
+    with pytest.raises(ValueError, match="the tokens hold 5 bytes, the text 6"):
+        byte_level_counts("hello!", ref.encode("hello"), lengths)
+    with pytest.raises(ValueError, match="outside the tokenizer's vocabulary"):
+        byte_level_counts("hi", [len(lengths)], lengths)

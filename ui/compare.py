@@ -40,14 +40,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from bpe_core import BPETokenizer
-from bpe_core.metrics import TextMetrics, compute_metrics_chunked, words_split_differently
+from bpe_core.metrics import (
+    TextMetrics,
+    byte_lengths,
+    byte_level_metrics_chunked,
+    compute_metrics_chunked,
+    words_split_differently,
+)
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
-from bpe_core.reference import ENCODINGS, EncodingUnavailable, load_reference
-from bpe_core.spans import TokenSpan, spans_from_token_bytes
+from bpe_core.reference import ENCODINGS, EncodingUnavailable, ReferenceTokenizer, load_reference
+from bpe_core.spans import TokenSpan
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
@@ -380,33 +387,37 @@ def encode_fast(built: Built, text: str) -> list[int]:
     return tok.encode(text)
 
 
-def spans_fast(built: Built, text: str) -> list[TokenSpan]:
-    """``token_spans(text)``, through :func:`encode_fast` for a long text under a trained BPE."""
-    tok = built.tokenizer
-    if isinstance(tok, BPETokenizer) and len(text) > FAST_ENCODE_CHARS:
-        ids = encode_fast(built, text)
-        vocab = tok.vocab
-        return spans_from_token_bytes(
-            text,
-            ids,
-            [vocab[i] for i in ids],
-            special_ids=frozenset(tok.special_tokens.values()),
-            rank_of=tok.rank_of,
-        )
-    return tok.token_spans(text)
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _byte_lengths(cache_key: str, _tok: BPETokenizer | ReferenceTokenizer) -> np.ndarray:
+    """:func:`~bpe_core.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key)."""
+    return byte_lengths(_tok.vocab)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
-    """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text)."""
+    """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text).
+
+    A byte-level tokenizer (trained BPE, the references) is measured from its
+    ids (:func:`~bpe_core.metrics.byte_level_metrics_chunked`, through tiktoken
+    when that is exact); WordPiece from its spans.
+    """
     tok = _built.tokenizer
-    unknown_id = getattr(tok, "unk_id", None)
+    if isinstance(tok, BPETokenizer | ReferenceTokenizer):
+        return byte_level_metrics_chunked(
+            text,
+            lambda t: encode_fast(_built, t),
+            _byte_lengths(cache_key, tok),
+            tok.vocab_size,
+            frozenset(tok.special_tokens.values()),
+            MEASURE_CHUNK_CHARS,
+            split=tokenizer_split(tok),
+        )
     return compute_metrics_chunked(
         text,
-        lambda t: spans_fast(_built, t),
+        tok.token_spans,
         tok.vocab_size,
         MEASURE_CHUNK_CHARS,
-        unknown_id,
+        getattr(tok, "unk_id", None),
         split=tokenizer_split(tok),
     )
 
