@@ -182,19 +182,20 @@ def compute_metrics(
         its character range (see :func:`word_pieces`); a character cut into
         several byte tokens therefore splits its word.
     """
+    return _from_counts(_span_counts(text, spans, unknown_id), {s.id for s in spans}, vocab_size)
+
+
+def _span_counts(text: str, spans: Sequence[TokenSpan], unknown_id: int | None) -> Counts:
+    """The :class:`Counts` of :func:`compute_metrics`."""
     pieces = word_pieces(text, spans)
-    return _from_counts(
-        Counts(
-            tokens=len(spans),
-            characters=len(text),
-            bytes=len(text.encode("utf-8", errors="surrogatepass")),
-            words=len(pieces),
-            words_split=sum(1 for p in pieces if len(p) > 1),
-            special_tokens=sum(1 for s in spans if s.is_special and not _is_unknown(s, unknown_id)),
-            unknown_tokens=sum(1 for s in spans if _is_unknown(s, unknown_id)),
-        ),
-        {s.id for s in spans},
-        vocab_size,
+    return Counts(
+        tokens=len(spans),
+        characters=len(text),
+        bytes=len(text.encode("utf-8", errors="surrogatepass")),
+        words=len(pieces),
+        words_split=sum(1 for p in pieces if len(p) > 1),
+        special_tokens=sum(1 for s in spans if s.is_special and not _is_unknown(s, unknown_id)),
+        unknown_tokens=sum(1 for s in spans if _is_unknown(s, unknown_id)),
     )
 
 
@@ -293,9 +294,7 @@ def compute_metrics_chunked(
 
     def measure(piece: str) -> tuple[Counts, set[int]]:
         spans = token_spans(piece)
-        m = compute_metrics(piece, spans, vocab_size, unknown_id)
-        c = Counts(m.tokens, m.characters, m.bytes, m.words, m.words_split, m.special_tokens, m.unknown_tokens)
-        return c, {sp.id for sp in spans}
+        return _span_counts(piece, spans, unknown_id), {sp.id for sp in spans}
 
     return _chunked(text, measure, vocab_size, chunk_chars, split)
 
