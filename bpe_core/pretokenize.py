@@ -645,8 +645,10 @@ def shared_pretoken_prefix(text: str, max_chars: int, splits: Sequence[Split], *
             and :func:`validate_special_tokens`.
     """
     compiled = [_compile_split(s) for s in splits]
-    if len(text) <= max_chars or not compiled:
-        return text if len(text) <= max_chars else text[:max_chars]
+    if len(text) <= max_chars:
+        return text
+    if not compiled:  # no tokenizer whose boundaries to keep
+        return text[:max_chars]
     return text[: _shared_boundary(text, 0, max_chars, max_chars + slack, compiled)]
 
 
