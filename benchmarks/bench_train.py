@@ -212,6 +212,7 @@ def main() -> None:
         for label, path, vocab, as_str in cases:
             ours = best_of("ours", path, vocab, args.workers, args.repeat, as_str)
             hf = best_of("hf", path, vocab, args.workers, args.repeat)
+            ours_added, hf_added = (r["rss_mib"] - r["base_mib"] for r in (ours, hf))
             rows.append(
                 {
                     "corpus": label,
@@ -224,11 +225,9 @@ def main() -> None:
                     "ours MiB": round(ours["rss_mib"]),
                     "HF MiB": round(hf["rss_mib"]),
                     "RSS ours/HF": round(ours["rss_mib"] / hf["rss_mib"], 2),
-                    "ours +MiB": round(ours["rss_mib"] - ours["base_mib"]),
-                    "HF +MiB": round(hf["rss_mib"] - hf["base_mib"]),
-                    "+RSS ours/HF": round(
-                        (ours["rss_mib"] - ours["base_mib"]) / max(hf["rss_mib"] - hf["base_mib"], 1), 2
-                    ),
+                    "ours +MiB": round(ours_added),
+                    "HF +MiB": round(hf_added),
+                    "+RSS ours/HF": round(ours_added / max(hf_added, 1), 2),
                 }
             )
             print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1), flush=True)

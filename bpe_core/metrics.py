@@ -366,8 +366,9 @@ def byte_level_counts(
     char_bytes = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
     starts_b = np.concatenate(([0], np.cumsum(char_bytes)))  # byte offset of each character, and the end
     n_bytes = int(starts_b[-1])
-    if (int(ends[-1]) if ends.size else 0) != n_bytes:
-        raise ValueError(f"the tokens hold {int(ends[-1]) if ends.size else 0} bytes, the text {n_bytes}")
+    token_bytes = int(ends[-1]) if ends.size else 0
+    if token_bytes != n_bytes:
+        raise ValueError(f"the tokens hold {token_bytes} bytes, the text {n_bytes}")
     word = ~np.isin(cps, _whitespace_code_points())
     edges = np.flatnonzero(np.diff(np.concatenate(([False], word, [False])).astype(np.int8)))
     w_start, w_end = starts_b[edges[0::2]], starts_b[edges[1::2]]  # each word's byte range
