@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from .counting import DEFAULT_CHUNK_BYTES, count_file, count_iterable, count_text
+from .interface import Algorithm, TrainingCancelled, register_algorithm
 from .pretokenize import (
     PATTERNS,
     compile_pattern,
@@ -72,10 +73,6 @@ _CACHE_LIMIT = 1 << 20  # pre-tokens cached per tokenizer (the cache is emptied 
 
 _NO_RANK = 1 << 62
 """Rank of a pair no merge makes (above every real rank)."""
-
-
-class TrainingCancelled(Exception):
-    """Raised by a progress callback to stop training; the trainer lets it propagate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -812,6 +809,8 @@ class BPETokenizer:
             view = copy.copy(self)
             view._n_merges = n - lo
             view._cache = {}
+            view.__dict__.pop("_tiktoken_exact", None)  # remembered per view
+            view.__dict__.pop("_tiktoken", None)
             if len(self._views) >= 16:  # views share this memo; keep the newest 16
                 self._views.pop(next(iter(self._views)))
             self._views[n] = view
@@ -1082,6 +1081,85 @@ class BPETokenizer:
         """Readable form of one token's bytes (``<0xNN>`` for bytes that are not whole characters)."""
         return display_bytes(self.token_bytes(token_id))
 
+    # -- the declared interface (bpe_core.interface) ---------------------------
+
+    algorithm = "bpe"
+    """The key of :data:`bpe_core.interface.ALGORITHMS` that trains this kind of tokenizer."""
+
+    is_byte_level = True
+    """Every id stands for bytes; the ids of a text hold exactly its UTF-8."""
+
+    unknown_id = None
+    """Byte-level BPE spells every text: there is no unknown token."""
+
+    def encode_steps(self, text: str) -> list:
+        """``list[PieceSteps]``: each pre-token's merges in rank order (:func:`bpe_core.trace.bpe_encode_steps`)."""
+        from .trace import bpe_encode_steps
+
+        return bpe_encode_steps(self, text)
+
+    def learned_tokens(self) -> list[tuple[int, int]]:
+        """``(merge rank, new id)`` of every merge of this view, in rank order."""
+        return [(r, new) for r, (_a, _b, new) in enumerate(self._merges[: self._n_merges])]
+
+    def training_text_tokens(self) -> int | None:
+        """Tokens of the training text at this size, read off the trace (exact, free), or ``None``.
+
+        ``None`` for a tokenizer loaded without its full trace or training facts.
+        """
+        trace, info = self._trace_full, self.training
+        if trace is None or info is None or len(trace) != len(self._merges):
+            return None
+        k = self._n_merges
+        return trace[k - 1].tokens_after if k > 0 else info.initial_tokens
+
+    def replay(self, text: str):
+        """A :class:`bpe_core.trace.TrainingReplay` of training on ``text`` (its own training text)."""
+        from .trace import TrainingReplay
+
+        return TrainingReplay.from_text(self, text)
+
+    def tiktoken_exact(self) -> bool:
+        """Whether :meth:`to_tiktoken` gives exactly :meth:`encode`'s ids on every text.
+
+        Checks the conditions of :meth:`to_tiktoken`'s docstring: no two tokens
+        share their bytes (1), every token is rebuilt by its own merge (2), a
+        named split pattern (3; a custom regex is not proven to cut alike in
+        tiktoken's engine) and no special token a prefix of another (4).
+        Remembered per view.
+        """
+        cached = self.__dict__.get("_tiktoken_exact")
+        if cached is not None:
+            return cached
+        from .io import mergeable_ranks
+        from .reference import ranks_to_vocab_merges
+
+        specials = list(self._specials)
+        ok = self._pattern_name is not None and not any(a != b and b.startswith(a) for a in specials for b in specials)
+        if ok:
+            ranks = mergeable_ranks(self)
+            ok = len(ranks) == self.vocab_size - len(specials)
+        if ok:
+            try:
+                ok = ranks_to_vocab_merges(ranks)[1] == self.merges
+            except ValueError:
+                ok = False
+        self.__dict__["_tiktoken_exact"] = ok
+        return ok
+
+    def fast_encoder(self):
+        """``text -> ids`` through :meth:`to_tiktoken` when :meth:`tiktoken_exact`, else ``None``."""
+        if not self.tiktoken_exact():
+            return None
+        enc = self.__dict__.get("_tiktoken")
+        if enc is None:
+            try:
+                enc = self.to_tiktoken()
+            except ValueError:
+                return None
+            self.__dict__["_tiktoken"] = enc
+        return lambda text: enc.encode(text, allowed_special="all")
+
     def to_tiktoken(self, name: str | None = None):
         """A ``tiktoken.Encoding`` of this view, for fast encoding of long texts.
 
@@ -1263,3 +1341,22 @@ def _step_to_json(s: MergeStep) -> list:
 def _step_from_json(row: Sequence, vocab: Mapping[int, bytes]) -> MergeStep:
     rank, left, right, new, count, replaced, tokens_after = (int(x) for x in row)
     return MergeStep(rank, left, right, new, vocab[left], vocab[right], count, replaced, tokens_after)
+
+
+def _train_spec(text, spec, *, progress=None, num_workers=None) -> BPETokenizer:
+    """:data:`bpe_core.interface.ALGORITHMS`' trainer for ``"bpe"``: :func:`train_bpe` with a spec's fields."""
+    return train_bpe(
+        text, spec.vocab_size, spec.special_tokens, spec.pattern, progress=progress, num_workers=num_workers
+    )
+
+
+register_algorithm(
+    Algorithm(
+        name="bpe",
+        label="Byte-level BPE",
+        train=_train_spec,
+        from_dict=BPETokenizer.from_dict,
+        default_pattern="gpt2",
+        default_special_tokens=("<|endoftext|>",),
+    )
+)

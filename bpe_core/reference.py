@@ -471,6 +471,22 @@ class ReferenceTokenizer:
         """Readable form of one token's bytes (``<0xNN>`` for bytes that are not whole characters)."""
         return display_bytes(self.token_bytes(token_id))
 
+    # -- the declared interface (bpe_core.interface) ---------------------------
+
+    is_byte_level = True
+    """Every id stands for bytes; the ids of a text hold exactly its UTF-8."""
+
+    unknown_id = None
+    """A byte-level encoding spells every text: there is no unknown token."""
+
+    def fast_encoder(self):
+        """Tiktoken's own encoder (what :meth:`encode` already uses)."""
+        return self.encode
+
+    def encode_steps(self, text: str) -> list:
+        """``list[PieceSteps]``: each pre-token's merges in rank order, through :func:`bpe_from_reference`."""
+        return bpe_from_reference(self.encoding_name).encode_steps(text)
+
     def __repr__(self) -> str:
         return f"ReferenceTokenizer(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
 

@@ -1,7 +1,7 @@
 """Token spans: the pure-data view of how a tokenizer cut a text.
 
-Every tokenizer in this package (trained BPE, trained WordPiece, the tiktoken
-references) answers ``token_spans(text) -> list[TokenSpan]``; the colouring,
+Every tokenizer in this package answers ``token_spans(text) -> list[TokenSpan]``
+(the :class:`bpe_core.interface.Tokenizer` protocol); the colouring,
 the metrics and the comparison page consume only that.  Nothing here knows
 about HTML: ``ui/`` turns spans into markup.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,30 +44,6 @@ class TokenSpan:
     is_partial: bool = False
     rank: int | None = None
     is_continuation: bool = False
-
-
-@runtime_checkable
-class Tokenizer(Protocol):
-    """The one interface shared by trained BPE, trained WordPiece and the references."""
-
-    name: str
-
-    @property
-    def vocab_size(self) -> int:  # pragma: no cover - protocol
-        """Number of token ids the tokenizer can emit (specials included)."""
-        ...
-
-    def encode(self, text: str) -> list[int]:  # pragma: no cover - protocol
-        """Token ids of ``text``."""
-        ...
-
-    def decode(self, ids: list[int]) -> str:  # pragma: no cover - protocol
-        """Text of a list of token ids."""
-        ...
-
-    def token_spans(self, text: str) -> list[TokenSpan]:  # pragma: no cover - protocol
-        """Tokens of ``text`` with their offsets (see :class:`TokenSpan`)."""
-        ...
 
 
 def _byte_fallback_handler(err: UnicodeDecodeError) -> tuple[str, int]:

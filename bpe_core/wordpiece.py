@@ -44,7 +44,8 @@ from pathlib import Path
 
 import regex
 
-from .bpe import TrainingCancelled, TrainingInfo
+from .bpe import TrainingInfo
+from .interface import Algorithm, TrainingCancelled, register_algorithm
 from .pretokenize import BERT_PATTERN, compile_pattern, split_special, validate_special_tokens
 from .spans import TokenSpan
 
@@ -906,6 +907,33 @@ class WordPieceTokenizer:
         """Readable form of a token: its vocabulary string."""
         return self.id_to_token(token_id)
 
+    # -- the declared interface (bpe_core.interface) ---------------------------
+
+    algorithm = "wordpiece"
+    """The key of :data:`bpe_core.interface.ALGORITHMS` that trains this kind of tokenizer."""
+
+    is_byte_level = False
+    """Tokens are vocabulary strings (``##`` continuations), not bytes."""
+
+    @property
+    def unknown_id(self) -> int:
+        """The id of the unknown token (``[UNK]``), which stands for a word the vocabulary cannot spell."""
+        return self._unk_id
+
+    def fast_encoder(self):
+        """``None``: WordPiece has no faster encoder than :meth:`encode`."""
+        return None
+
+    def learned_tokens(self) -> list[tuple[int, int]]:
+        """``(merge rank, new id)`` of every merge of this view that added a token, in rank order."""
+        return [(m.rank, m.new_id) for m in self.trace if m.added]
+
+    def replay(self, text: str):
+        """A :class:`bpe_core.wordpiece_trace.WordPieceReplay` of training on ``text`` (its own training text)."""
+        from .wordpiece_trace import WordPieceReplay
+
+        return WordPieceReplay.from_text(self, text)
+
     def rank_of(self, token_id: int) -> int | None:
         """Merge rank that created ``token_id`` (0-based), or ``None`` for specials and the alphabet."""
         r = self._rank_of_id.get(token_id)
@@ -1293,3 +1321,23 @@ def _merge_from_json(row: Sequence, tokens: Sequence[str], prefix: str) -> WordP
         rank, left, right, new, tokens[left], tokens[right], merged, pair_freq, left_freq, right_freq, replaced,
         tokens_after, bool(row[9]),
     )  # fmt: skip
+
+
+def _train_spec(text, spec, *, progress=None, num_workers=None) -> WordPieceTokenizer:
+    """:data:`bpe_core.interface.ALGORITHMS`' trainer for ``"wordpiece"`` (``num_workers`` is not used)."""
+    del num_workers  # WordPiece counts words in this process
+    return train_wordpiece(text, spec.vocab_size, spec.special_tokens, lowercase=spec.lowercase, progress=progress)
+
+
+register_algorithm(
+    Algorithm(
+        name="wordpiece",
+        label="WordPiece",
+        train=_train_spec,
+        from_dict=WordPieceTokenizer.from_dict,
+        default_pattern="bert",
+        fixed_pattern=True,
+        default_special_tokens=DEFAULT_SPECIAL_TOKENS,
+        uses_lowercase=True,
+    )
+)

@@ -1,0 +1,277 @@
+"""The declared interfaces every tokenizer of the app answers, and the one training spec.
+
+Pages and ``ui/`` use only what is declared here: :class:`Tokenizer` for
+anything that turns text into ids (trained BPE, WordPiece, Unigram, the
+production encodings, imported files) and :class:`TrainedTokenizer` for the
+ones trained in this project (a vocabulary-size slider, a training trace, a
+replay of training).  :class:`TrainingSpec` is the one value that says how to
+train; :data:`ALGORITHMS` maps an algorithm's name to its trainer and class,
+so a new algorithm is one :func:`register_algorithm` call.
+
+Data flows one way: text -> trainer (:meth:`TrainingSpec.train`) ->
+tokenizer -> spans / metrics / trace -> ``ui`` -> page.
+
+>>> from bpe_core.interface import TrainingSpec, Tokenizer, TrainedTokenizer
+>>> spec = TrainingSpec(algorithm="bpe", vocab_size=260, special_tokens=())
+>>> tok = spec.train("low lower lowest")
+>>> isinstance(tok, Tokenizer) and isinstance(tok, TrainedTokenizer)
+True
+>>> tok.decode(tok.encode("lowest")), tok.vocab_size
+('lowest', 260)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
+
+from .spans import TokenSpan
+
+ProgressCallback = Callable[[str, int, int], None]
+"""``progress(phase, done, total)``: a trainer's report; raise :class:`TrainingCancelled` in it to stop."""
+
+
+class TrainingCancelled(Exception):
+    """Raised by a progress callback to stop training; every trainer lets it propagate and returns nothing."""
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What every tokenizer the app shows answers.
+
+    Attributes:
+        name: display name (``"GPT-2 (r50k_base)"``, ``"BPE"``, an imported file's name).
+        vocab_size: token ids this tokenizer can emit (special tokens included).
+        special_tokens: ``{special token string: id}``, in id order.
+        unknown_id: the id standing for text the vocabulary cannot spell
+            (WordPiece's ``[UNK]``), or ``None`` when every text can be spelt
+            (byte-level tokenizers).
+        is_byte_level: every id stands for bytes and the ids of a text hold
+            exactly its UTF-8 (true for byte-level BPE and tiktoken encodings);
+            ``False`` for WordPiece and Unigram, whose tokens are strings.
+        pattern: the pre-tokenization regex source.
+    """
+
+    name: str
+
+    vocab_size: int
+
+    special_tokens: dict[str, int]
+
+    unknown_id: int | None
+
+    is_byte_level: bool
+
+    pattern: str
+
+    def encode(self, text: str) -> list[int]:  # pragma: no cover - protocol
+        """Token ids of ``text`` (``TypeError`` for a non-``str``, ``ValueError`` for an unpaired surrogate)."""
+        ...
+
+    def decode(self, ids: Sequence[int]) -> str:  # pragma: no cover - protocol
+        """Text of a list of token ids (``ValueError`` for an id outside the vocabulary)."""
+        ...
+
+    def token_spans(self, text: str) -> list[TokenSpan]:  # pragma: no cover - protocol
+        """The tokens of ``text`` with character offsets (see :class:`~bpe_core.spans.TokenSpan`)."""
+        ...
+
+    def token_bytes(self, token_id: int) -> bytes:  # pragma: no cover - protocol
+        """The bytes a token stands for (WordPiece: the UTF-8 of its vocabulary string)."""
+        ...
+
+    def describe_token(self, token_id: int) -> str:  # pragma: no cover - protocol
+        """The printable form of one token: its text, ``<0xNN>`` for bytes that are not whole characters."""
+        ...
+
+    def rank_of(self, token_id: int) -> int | None:  # pragma: no cover - protocol
+        """0-based merge rank that created a token, or ``None`` (single bytes, alphabet, specials)."""
+        ...
+
+    def encode_steps(self, text: str) -> list[Any]:  # pragma: no cover - protocol
+        """How ``text`` is encoded, one pre-token (word) at a time: ``list[PieceSteps]``."""
+        ...
+
+    def fast_encoder(self) -> Callable[[str], list[int]] | None:  # pragma: no cover - protocol
+        """An encoder giving exactly :meth:`encode`'s ids, faster on long texts, or ``None`` when there is none."""
+        ...
+
+
+@runtime_checkable
+class TrainedTokenizer(Tokenizer, Protocol):
+    """What a tokenizer trained in this project answers on top of :class:`Tokenizer`.
+
+    Attributes:
+        algorithm: the key of :data:`ALGORITHMS` that trained it (``"bpe"``, ``"wordpiece"``).
+        min_vocab_size: the smallest size :meth:`with_vocab_size` accepts (no merges).
+        max_vocab_size: the size of the full training (what :meth:`with_vocab_size` can reach).
+        trace: one entry per training step, in order (:class:`~bpe_core.bpe.MergeStep`,
+            :class:`~bpe_core.wordpiece.WordPieceMerge`).
+        training: facts about the training run, or ``None`` for a loaded tokenizer.
+    """
+
+    algorithm: str
+
+    min_vocab_size: int
+
+    max_vocab_size: int
+
+    trace: list[Any]
+
+    training: Any
+
+    def with_vocab_size(self, n: int) -> TrainedTokenizer:  # pragma: no cover - protocol
+        """The tokenizer at vocabulary size ``n`` (a view: ids are the same as here)."""
+        ...
+
+    def learned_tokens(self) -> list[tuple[int, int]]:  # pragma: no cover - protocol
+        """``(step rank, token id)`` of every token training added, in training order."""
+        ...
+
+    def training_text_tokens(self) -> int | None:  # pragma: no cover - protocol
+        """Tokens the training text takes at this size, when known without encoding it; else ``None``."""
+        ...
+
+    def replay(self, text: str) -> Any:  # pragma: no cover - protocol
+        """A replay of training on ``text`` (its own training text): the state at each step, for the Merges page."""
+        ...
+
+    def to_dict(self) -> dict:  # pragma: no cover - protocol
+        """The tokenizer as this project's JSON form (what :meth:`save` writes)."""
+        ...
+
+    def save(self, path: Any) -> None:  # pragma: no cover - protocol
+        """Write :meth:`to_dict` as JSON to ``path``."""
+        ...
+
+
+# ---------------------------------------------------------------------------
+# algorithms and the training spec
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One trainable algorithm, as the sidebar, the CLI and the training cache see it.
+
+    Attributes:
+        name: the key (``"bpe"``), used in links, the CLI's ``--algorithm`` and cache keys.
+        label: what the sidebar shows (``"Byte-level BPE"``).
+        train: ``train(text, spec, progress=None, num_workers=None) -> TrainedTokenizer``;
+            ``text`` is a ``str``, an ``os.PathLike`` or an iterable of ``str`` where
+            the trainer streams.
+        from_dict: rebuilds a tokenizer from this project's JSON form.
+        default_pattern: the pre-tokenization pattern name a new spec gets.
+        fixed_pattern: the algorithm always pre-tokenizes this way (the sidebar hides the choice).
+        default_special_tokens: the special tokens a new spec gets.
+        uses_lowercase: the algorithm offers lower-casing.
+    """
+
+    name: str
+    label: str
+    train: Callable[..., TrainedTokenizer]
+    from_dict: Callable[[dict], TrainedTokenizer]
+    default_pattern: str = "gpt2"
+    fixed_pattern: bool = False
+    default_special_tokens: tuple[str, ...] = ()
+    uses_lowercase: bool = False
+
+
+ALGORITHMS: dict[str, Algorithm] = {}
+"""Algorithm name -> :class:`Algorithm`, in the order they were registered (the sidebar's order).
+
+The built-in algorithms register when their package is imported; importing
+``bpe_core`` (which any ``bpe_core.*`` import does first) imports them all."""
+
+
+def register_algorithm(algorithm: Algorithm) -> Algorithm:
+    """Add an algorithm to :data:`ALGORITHMS` (the sidebar's choices and the CLI's ``--algorithm`` come from it).
+
+    Raises:
+        ValueError: the name is taken.
+    """
+    if algorithm.name in ALGORITHMS:
+        raise ValueError(f"an algorithm named {algorithm.name!r} is already registered")
+    ALGORITHMS[algorithm.name] = algorithm
+    return algorithm
+
+
+def get_algorithm(name: str) -> Algorithm:
+    """The registered :class:`Algorithm` called ``name``.
+
+    Raises:
+        ValueError: no such algorithm (the message lists the known ones).
+    """
+    try:
+        return ALGORITHMS[name]
+    except KeyError:
+        known = ", ".join(ALGORITHMS) or "none"
+        raise ValueError(f"unknown algorithm {name!r}; known: {known}") from None
+
+
+@dataclass(frozen=True)
+class TrainingSpec:
+    """How to train a tokenizer: one frozen, hashable value.
+
+    The sidebar builds it, the training cache keys on it (with the text's
+    digest), the command line parses into it and links serialise it.
+
+    Attributes:
+        algorithm: a key of :data:`ALGORITHMS`.
+        vocab_size: the vocabulary size to train to (tokens, special tokens included).
+        pattern: pre-tokenization pattern name (``"gpt2"``, ``"bert"``, ...) or regex source.
+        special_tokens: special-token strings, in id order.
+        lowercase: lower-case the text before pre-tokenization (algorithms that offer it).
+
+    >>> TrainingSpec("wordpiece", 70, special_tokens=("[UNK]",)).key()
+    ('wordpiece', 70, 'gpt2', ('[UNK]',), False)
+    """
+
+    algorithm: str = "bpe"
+    vocab_size: int = 1000
+    pattern: str = "gpt2"
+    special_tokens: tuple[str, ...] = field(default=())
+    lowercase: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.special_tokens, tuple):
+            object.__setattr__(self, "special_tokens", tuple(self.special_tokens))
+
+    def key(self) -> tuple:
+        """The spec as a plain tuple (cache keys, equality across processes)."""
+        return (self.algorithm, self.vocab_size, self.pattern, self.special_tokens, bool(self.lowercase))
+
+    def replace(self, **changes: Any) -> TrainingSpec:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def train(
+        self,
+        text: Any,
+        *,
+        progress: ProgressCallback | None = None,
+        num_workers: int | None = 1,
+    ) -> TrainedTokenizer:
+        """Train this spec's algorithm on ``text``.
+
+        Args:
+            text: the training text (``str``), a file (``os.PathLike``) or an
+                iterable of ``str``, as the algorithm's trainer accepts.
+            progress: ``progress(phase, done, total)``; raising
+                :class:`TrainingCancelled` in it stops training.
+            num_workers: counting processes where the trainer has them
+                (default 1: in this process).
+
+        Returns:
+            The tokenizer at its full trained size.
+
+        Raises:
+            ValueError, TypeError: from the trainer, with a precise message.
+            TrainingCancelled: raised by ``progress``.
+        """
+        return get_algorithm(self.algorithm).train(text, self, progress=progress, num_workers=num_workers)
+
+
+def algorithm_names() -> list[str]:
+    """The registered algorithm names, in registration order (the sidebar's and the CLI's choices)."""
+    return list(ALGORITHMS)
