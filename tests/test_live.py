@@ -1,0 +1,165 @@
+"""bpe_core.live against the server's own segmentation at every vocabulary size, on real text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_core import BPETokenizer, train_bpe
+from bpe_core.live import (
+    NEVER,
+    bpe_boundaries,
+    bpe_size_totals,
+    word_versions,
+    wordpiece_size_totals,
+    wordpiece_versions,
+)
+from bpe_core.reference import ranks_to_vocab_merges
+from bpe_core.wordpiece import train_wordpiece
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+ODD = (
+    "<img src=x onerror=alert(1)> **bold** __x__ `code` [a](b)\n"
+    "שלום עולם مرحبا بالعالم\u200f — naïve café 日本語のテキスト 🙂🙃👍🏽\n"
+    "\t\r\n  \u00a0\u3000 x\x00\x7f end"
+)
+
+
+def _key(spans):
+    return [(s.id, s.start, s.end, s.display, s.is_partial, s.is_special, s.rank) for s in spans]
+
+
+@pytest.fixture(scope="module")
+def english():
+    return (SAMPLES / "english.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def multi():
+    return (SAMPLES / "multilingual.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def bpe_multi(multi):
+    return train_bpe(multi, 700, special_tokens=["<|endoftext|>"])
+
+
+def test_bpe_every_size_equals_token_spans(bpe_multi, multi):
+    text = multi[:1500] + "<|endoftext|>" + ODD
+    b = bpe_boundaries(bpe_multi, text)
+    assert b.step is None  # trained tokenizers are monotone
+    for k in range(bpe_multi.min_vocab_size, bpe_multi.max_vocab_size + 1):
+        view = bpe_multi.with_vocab_size(k)
+        assert _key(b.spans_at(k)) == _key(view.token_spans(text)), k
+        assert b.token_count(k) == len(view.encode(text))
+
+
+def test_bpe_partial_utf8_tokens_are_drawn_as_the_server_does(bpe_multi):
+    text = "日本語 🙂🙃 ñ" * 3
+    b = bpe_boundaries(bpe_multi, text)
+    seen_partial = False
+    for k in range(bpe_multi.min_vocab_size, bpe_multi.max_vocab_size + 1, 7):
+        spans = bpe_multi.with_vocab_size(k).token_spans(text)
+        seen_partial |= any(s.is_partial for s in spans)
+        assert _key(b.spans_at(k)) == _key(spans)
+    assert seen_partial
+
+
+def test_bpe_size_totals_equal_encoding_and_the_trace(english):
+    tok = train_bpe(english, 600)
+    totals = bpe_size_totals(tok, english)
+    assert len(totals) == tok.max_vocab_size - tok.min_vocab_size + 1
+    # the trace is the trainer's independent count of the same thing
+    assert totals[0] == tok.training.initial_tokens
+    assert totals[1:] == [s.tokens_after for s in tok.trace]
+    for k in range(tok.min_vocab_size, tok.max_vocab_size + 1, 37):
+        assert totals[k - tok.min_vocab_size] == len(tok.with_vocab_size(k).encode(english))
+
+
+def test_bpe_gone_at_is_one_size_per_boundary(english):
+    tok = train_bpe(english, 500)
+    text = english[:800]
+    b = bpe_boundaries(tok, text)
+    n = len(text.encode())
+    assert len(b.gone_at) == n - 1
+    # every boundary inside a pre-token that the full tokenizer joins has a size in range; pre-token edges never go
+    full_cuts = {e for _s, e, _i in b.cuts_at(tok.max_vocab_size)}
+    for i, g in enumerate(b.gone_at):
+        if i + 1 in full_cuts:
+            assert g == NEVER
+        else:
+            assert tok.min_vocab_size < g <= tok.max_vocab_size
+
+
+def test_bpe_non_monotone_merges_are_exact():
+    # merge 0 uses the token merge 1 makes: the run's ranks fall (1 then 0), so sizes follow the running maximum
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab[256], vocab[257], vocab[258] = b"abc", b"ab", b"cd"
+    merges = [(b"ab", b"c"), (b"a", b"b"), (b"c", b"d")]
+    tok = BPETokenizer(vocab, merges)
+    text = "abc abcd cabc ab"
+    b = bpe_boundaries(tok, text)
+    assert b.step is not None
+    for k in range(tok.min_vocab_size, tok.max_vocab_size + 1):
+        assert _key(b.spans_at(k)) == _key(tok.with_vocab_size(k).token_spans(text)), k
+
+
+def test_bpe_imported_gpt2_ranks_at_many_sizes(english, tiktoken_official):
+    enc = tiktoken_official("r50k_base")
+    vocab, merges = ranks_to_vocab_merges(enc._mergeable_ranks)
+    tok = BPETokenizer(vocab, merges, pattern=enc._pat_str)
+    text = english[:3000]
+    b = bpe_boundaries(tok, text)
+    # tiktoken's own encoder is the independent reference at the full size
+    assert [i for _s, _e, i in b.cuts_at(tok.max_vocab_size)] == enc.encode_ordinary(text)
+    for k in range(tok.min_vocab_size, tok.max_vocab_size + 1, 997):
+        assert _key(b.spans_at(k)) == _key(tok.with_vocab_size(k).token_spans(text)), k
+
+
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_wordpiece_every_size_equals_token_spans(english, lowercase):
+    tok = train_wordpiece(english, 500, lowercase=lowercase)
+    text = english[:1200] + " [SEP] İstanbul ŞEHİR [UNK] " + ODD
+    v = wordpiece_versions(tok, text)
+    for k in range(tok.min_vocab_size, tok.max_vocab_size + 1):
+        view = tok.with_vocab_size(k)
+        assert _key(v.spans_at(k)) == _key(view.token_spans(text)), k
+
+
+def test_wordpiece_word_versions_against_encoding_at_every_size(english):
+    tok = train_wordpiece(english, 400)
+    for word in ["tokenization", "the", "unbelievably", "zzzq", "a" * 150]:
+        versions = word_versions(tok, word)
+        for k in range(tok.min_vocab_size, tok.max_vocab_size + 1):
+            chosen = [ids for s, ids in versions if s <= k][-1]
+            assert list(chosen) == tok.with_vocab_size(k).encode(word), (word, k)
+
+
+def test_wordpiece_size_totals_equal_encoding(english):
+    tok = train_wordpiece(english, 450)
+    totals = wordpiece_size_totals(tok, english)
+    for k in range(tok.min_vocab_size, tok.max_vocab_size + 1, 13):
+        assert totals[k - tok.min_vocab_size] == len(tok.with_vocab_size(k).encode(english)), k
+    assert totals[-1] == tok.training_text_tokens()
+
+
+def test_bad_arguments(english):
+    tok = train_bpe(english[:500], 270)
+    with pytest.raises(TypeError):
+        bpe_boundaries(object(), "x")
+    with pytest.raises(TypeError):
+        bpe_boundaries(tok, b"x")
+    with pytest.raises(ValueError, match="surrogate"):
+        bpe_boundaries(tok, "a\ud800b")
+    with pytest.raises(ValueError, match="outside"):
+        bpe_boundaries(tok, "abc").cuts_at(10)
+
+
+def test_module_examples_run():
+    import doctest
+
+    import bpe_core.live
+
+    result = doctest.testmod(bpe_core.live)
+    assert result.attempted >= 2 and result.failed == 0
