@@ -1,0 +1,250 @@
+"""Real browser: the live view draws exactly the server's segmentation at every size, during a drag too."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from bpe_core import train_bpe
+from bpe_core.pretokenize import pretoken_prefix
+from bpe_core.wordpiece import train_wordpiece
+from tests.browser import screenshot, wait_idle
+from tests.conftest import sample
+from ui import render
+from ui.live_view import MAX_DRAW_CHARS, MAX_DRAW_TOKENS
+
+pytestmark = pytest.mark.browser
+
+# the tokens drawn at every size in the list, read from the DOM in one round trip
+_READ_SIZES = """sizes => { const v = window.__bpeLive, s = v.slider, out = [];
+  for (const k of sizes) { s.value = String(k); s.dispatchEvent(new Event('input', {bubbles: true}));
+    out.push([Number(v.counts.dataset.total), Array.from(v.view.querySelectorAll('.tk'),
+      e => [Number(e.dataset.id), Number(e.dataset.s), Number(e.dataset.e), e.classList.contains('partial'),
+            e.textContent])]); }
+  return out; }"""
+
+
+def _visible(display: str) -> str:
+    """What the server view shows of a token as text (its whitespace glyphs, its markup stripped)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", render.visible_text(display, True)))
+
+
+def _expected(tok, k: int, drawn: str) -> list:
+    spans = tok.with_vocab_size(k).token_spans(drawn)[:MAX_DRAW_TOKENS]
+    return [[s.id, s.start, s.end, s.is_partial, _visible(s.display)] for s in spans]
+
+
+def _check_sizes(pg, tok, drawn: str, whole: str, sizes: list[int], chunk: int = 40) -> None:
+    for i in range(0, len(sizes), chunk):
+        part = sizes[i : i + chunk]
+        got = pg.evaluate(_READ_SIZES, part)
+        for k, (total, tokens) in zip(part, got):
+            assert tokens == _expected(tok, k, drawn), f"size {k}"
+            assert total == len(tok.with_vocab_size(k).encode(whole)), f"size {k}"
+
+
+def _live(pg) -> None:
+    pg.wait_for_function("() => window.__bpeLive && window.__bpeLive.tokens && window.__bpeLive.tokens.length > 0")
+    wait_idle(pg)
+
+
+def _upload(pg, path) -> None:
+    pg.get_by_text("Upload", exact=True).click()
+    pg.locator('input[type="file"]').set_input_files(str(path))
+
+
+def _long_text() -> str:
+    parts = [sample(n) for n in ("english", "multilingual", "python", "numbers")]
+    text = "\n\n".join(parts)
+    return (text + "\n\n") * (60_000 // len(text) + 1)
+
+
+def test_small_text_at_every_size_bpe(page):
+    text = sample("english")
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    _live(page)
+    assert page.evaluate("() => [Number(window.__bpeLive.slider.min), Number(window.__bpeLive.slider.max)]") == [
+        tok.min_vocab_size,
+        tok.max_vocab_size,
+    ]
+    _check_sizes(page, tok, text, text, list(range(tok.min_vocab_size, tok.max_vocab_size + 1)))
+
+
+def test_small_text_at_every_size_wordpiece(page):
+    text = sample("multilingual")
+    page.get_by_text("WordPiece", exact=True).click()
+    page.locator("[data-testid=stSelectbox]").filter(has_text="English").first.click() if False else None
+    page.goto(page.url.split("?")[0] + "?src=sample&sample=multilingual&algo=wordpiece")
+    page.wait_for_function(
+        "() => window.__bpeLive && window.__bpeLive.model && window.__bpeLive.model.kind === 'wordpiece'"
+    )
+    wait_idle(page)
+    tok = train_wordpiece(text, 1000)
+    _check_sizes(page, tok, text, text, list(range(tok.min_vocab_size, tok.max_vocab_size + 1)))
+    screenshot(page, "live-wordpiece")
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece"])
+def test_20000_character_drawn_text_at_50_sizes(page, tmp_path, algorithm):
+    whole = _long_text()
+    path = tmp_path / "long.txt"
+    path.write_text(whole, encoding="utf-8")
+    if algorithm == "wordpiece":
+        page.get_by_text("WordPiece", exact=True).click()
+        wait_idle(page)
+    _upload(page, path)
+    page.wait_for_function(
+        "n => window.__bpeLive && window.__bpeLive.data && window.__bpeLive.data.textChars === n",
+        arg=len(whole),
+        timeout=120_000,
+    )
+    wait_idle(page, 120_000)
+    tok = train_bpe(whole, 1000, ["<|endoftext|>"]) if algorithm == "bpe" else train_wordpiece(whole, 1000)
+    drawn = pretoken_prefix(whole, MAX_DRAW_CHARS, tok.pattern, tuple(tok.special_tokens))
+    assert len(drawn) >= MAX_DRAW_CHARS and page.evaluate("() => window.__bpeLive.model.tm.cps.length") == len(drawn)
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    sizes = sorted({lo, hi, *range(lo, hi + 1, max(1, (hi - lo) // 60))})
+    assert len(sizes) >= 50
+    _check_sizes(page, tok, drawn, whole, sizes, chunk=10)
+
+
+def test_dragging_redraws_before_the_mouse_is_released(page):
+    text = sample("english")
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    _live(page)
+    slider = page.locator(".bpe-live .live-slider")
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    before = page.evaluate("() => [window.__bpeLive.counts.dataset.total, window.__bpeLive.view.textContent]")
+    page.mouse.move(box["x"] + box["width"] - 3, y)
+    page.mouse.down()
+    seen = []
+    for frac in (0.8, 0.6, 0.4, 0.2):
+        page.mouse.move(box["x"] + box["width"] * frac, y, steps=4)
+        seen.append(
+            page.evaluate(
+                "() => [Number(window.__bpeLive.slider.value), window.__bpeLive.counts.dataset.total,"
+                " window.__bpeLive.view.dataset.size, window.__bpeLive.view.querySelectorAll('.tk').length]"
+            )
+        )
+    # mouse still down: the text and the count already follow every position
+    for value, total, drawn_size, n in seen:
+        assert int(drawn_size) == value
+        assert int(total) == len(tok.with_vocab_size(value).encode(text)) == n
+    assert seen[0][1] != before[0] and len({s[0] for s in seen}) == 4
+    page.mouse.up()
+    final = seen[-1][0]
+    # the server hears the final size: the address bar follows
+    page.wait_for_function("k => location.search.includes('size=' + k)", arg=final, timeout=30_000)
+    wait_idle(page)
+    assert page.evaluate("() => Number(window.__bpeLive.slider.value)") == final
+    screenshot(page, "live-after-drag")
+
+
+def test_keyboard_arrows_redraw_and_report(page):
+    text = sample("english")
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    _live(page)
+    slider = page.locator(".bpe-live .live-slider")
+    slider.focus()
+    slider.press("Home")
+    assert page.evaluate("() => window.__bpeLive.view.querySelectorAll('.tk').length") == len(text.encode())
+    for _ in range(3):
+        slider.press("ArrowRight")
+    k = tok.min_vocab_size + 3
+    assert page.evaluate("() => Number(window.__bpeLive.counts.dataset.total)") == len(
+        tok.with_vocab_size(k).encode(text)
+    )
+    page.wait_for_function("k => location.search.includes('size=' + k)", arg=k, timeout=30_000)
+
+
+ODD = [
+    '<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> </span><b>bold</b> &amp; &lt;',
+    "**bold** __under__ `code` [link](javascript:alert(1)) # heading\n> quote",
+    "שלום עולם, مرحبا بالعالم \u200f(RTL) and back ← naïve 日本語 🙂🙃👍🏽",
+    "x" * 3000 + " " + "ab" * 1500,
+]
+
+
+@pytest.mark.parametrize("odd", ODD, ids=["markup", "markdown", "rtl-utf8", "long-words"])
+def test_odd_input_is_drawn_as_the_server_does_and_stays_text(page, odd):
+    page.get_by_text("Paste", exact=True).click()
+    box = page.get_by_label("Your text")
+    box.fill(odd)
+    box.press("Control+Enter")
+    page.wait_for_function(
+        "n => window.__bpeLive && window.__bpeLive.data && window.__bpeLive.data.textChars === n",
+        arg=len(odd),
+        timeout=60_000,
+    )
+    wait_idle(page)
+    tok = train_bpe(odd, 1000, ["<|endoftext|>"])
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    _check_sizes(page, tok, odd, odd, sorted({lo, (lo + hi) // 2, hi}))
+    assert page.evaluate("window.__pwned") is None
+    tags = page.evaluate("() => [...new Set(Array.from(window.__bpeLive.root.querySelectorAll('*'), e => e.tagName))]")
+    assert set(tags) <= {"DIV", "SPAN", "WBR", "LABEL", "INPUT", "DETAILS", "SUMMARY", "BUTTON"}
+
+
+def test_a_huge_word_of_100_kb(page, tmp_path):
+    word = ("tokenization" * 9000)[:100_000]
+    path = tmp_path / "word.txt"
+    path.write_text(word, encoding="utf-8")
+    _upload(page, path)
+    page.wait_for_function(
+        "n => window.__bpeLive && window.__bpeLive.data && window.__bpeLive.data.textChars === n",
+        arg=len(word),
+        timeout=120_000,
+    )
+    wait_idle(page, 120_000)
+    tok = train_bpe(word, 1000, ["<|endoftext|>"])
+    drawn = pretoken_prefix(word, MAX_DRAW_CHARS, tok.pattern, tuple(tok.special_tokens))
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    _check_sizes(page, tok, drawn, word, sorted({lo, lo + 1, (lo + hi) // 2, hi}))
+
+
+def test_colour_modes_match_the_server_colours(page):
+    text = sample("english")
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    for mode in ("cycle", "id", "rank"):
+        page.goto(page.url.split("?")[0] + f"?colour={mode}&size=600")
+        page.wait_for_function("() => window.__bpeLive && window.__bpeLive.size === 600", timeout=60_000)
+        got = page.evaluate(
+            "() => Array.from(window.__bpeLive.view.querySelectorAll('.tk'), e => e.style.background).slice(0, 300)"
+        )
+        view = tok.with_vocab_size(600)
+        want = render.token_colours(view.token_spans(text), mode, max_rank=600 - view.min_vocab_size - 1)[:300]
+        rgb = [f"rgb({int(c[1:3], 16)}, {int(c[3:5], 16)}, {int(c[5:7], 16)})" for c in want]
+        assert got == rgb, mode
+
+
+def test_token_ids_beside_the_text_link_both_ways(page):
+    text = sample("english")
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    _live(page)
+    page.locator(".bpe-live .live-ids summary").click()
+    ids = page.evaluate("() => window.__bpeLive.idList.textContent")
+    assert [int(x) for x in ids.split()] == tok.encode(text)
+    page.locator(".bpe-live .tk").nth(5).hover()
+    assert page.locator(".bpe-live .tid.linked").evaluate_all("els => els.map(e => e.dataset.i)") == ["5"]
+    tip = page.locator(".bpe-live .live-tip").inner_text()
+    assert tip.startswith(f"id {tok.encode(text)[5]} · ") and "bytes " in tip
+    page.locator(".bpe-live .tid").nth(9).hover()
+    assert page.locator(".bpe-live .tk.linked").evaluate_all("els => els.map(e => e.dataset.i)") == ["9"]
+
+
+def test_phone_width_never_breaks_inside_a_token(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    pg = context.new_page()
+    pg.goto(server)
+    _live(pg)
+    # a token drawn on two lines has two client rects
+    broken = pg.evaluate(
+        "() => Array.from(window.__bpeLive.view.querySelectorAll('.tk')).filter(e => !e.textContent.includes('\\n')"
+        " && e.getClientRects().length > 1).length"
+    )
+    assert broken == 0
+    screenshot(pg, "live-phone")
+    context.close()

@@ -1,0 +1,237 @@
+"""The live token view: the text redrawn in the browser at every slider position (issue 16).
+
+A JavaScript-only ``st.components.v2`` component (as :mod:`ui.token_click`):
+Python sends, once per (text, tokenizer), the tables of :mod:`bpe_core.live`
+(:func:`text_payload`); the browser re-segments the drawn text on every
+slider ``input`` event and key press, with the counts, bytes per token,
+hover details and the token-id list following.  When a drag ends the browser
+sets the state value ``size``; :func:`live_text` copies it into the shared
+``st.session_state["vocab_size"]`` in a callback (before the page runs, so
+the address bar written by :func:`ui.links.publish` follows at once).
+
+User text travels as JSON data and is drawn with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import sys
+import weakref
+from array import array
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from bpe_core import BPETokenizer
+from bpe_core.live import NEVER, bpe_boundaries, bpe_size_totals, wordpiece_size_totals, wordpiece_versions
+from bpe_core.pretokenize import pretoken_prefix
+from bpe_core.wordpiece import WordPieceTokenizer
+
+_HERE = Path(__file__).resolve().parent
+_JS = (_HERE / "live.js").read_text(encoding="utf-8")
+_CSS = (_HERE / "live.css").read_text(encoding="utf-8")
+
+MAX_DRAW_CHARS = 20_000
+"""About this many characters are drawn (cut at a pre-token boundary; counts cover the whole text)."""
+
+MAX_DRAW_TOKENS = 6_000
+"""... and at most this many tokens (as the server view, ``ui.view``)."""
+
+_component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS)
+
+
+def _pack(values: list[int]) -> dict[str, Any]:
+    """Little-endian ints, gzip, base64: ``{"w": 2 or 4, "z": str}``.
+
+    Width 2 when every value except the two sentinels (``NEVER``, ``NEVER - 1``)
+    is below ``0xFFFE``; the sentinels then become ``0xFFFF`` / ``0xFFFE``.
+    """
+    real = [v for v in values if v < NEVER - 1]
+    if max(real, default=0) < 0xFFFE:
+        arr = array("H", [v if v < NEVER - 1 else v - NEVER + 0xFFFF for v in values])
+        width = 2
+    else:
+        arr = array("I", values)
+        width = 4
+    if sys.byteorder == "big":
+        arr.byteswap()
+    return {"w": width, "z": base64.b64encode(gzip.compress(arr.tobytes(), 6, mtime=0)).decode("ascii")}
+
+
+def _gz_json(obj: Any) -> str:
+    raw = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, 6, mtime=0)).decode("ascii")
+
+
+def whole_text_totals(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on_text: bool) -> list[int]:
+    """Tokens of the whole ``text`` at every vocabulary size, ``min_vocab_size`` first.
+
+    BPE trained on ``text``: read off the trace (free).  Otherwise computed by
+    :mod:`bpe_core.live` (each distinct pre-token or word once).
+    """
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    if isinstance(full, BPETokenizer):
+        trace, info = full.trace, full.training
+        if trained_on_text and info is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
+            return [info.initial_tokens] + [s.tokens_after for s in trace]
+        return bpe_size_totals(full, text)
+    return wordpiece_size_totals(full, text)
+
+
+def text_payload(
+    tok: BPETokenizer | WordPieceTokenizer, text: str, drawn: str, totals: list[int] | None
+) -> dict[str, Any]:
+    """The data the browser needs to draw ``drawn`` at every size of ``tok`` (JSON-ready).
+
+    Args:
+        tok: the tokenizer (any view; its full size range is sent).
+        text: the whole text (its character and byte counts are sent).
+        drawn: the part drawn (a pre-token-aligned prefix of ``text``).
+        totals: the whole text's tokens at every size (:func:`whole_text_totals`), or ``None``.
+
+    Returns:
+        A ``dict``; ``"v"`` identifies it (the browser decodes a payload once).
+    """
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    lo, hi = full.min_vocab_size, full.max_vocab_size
+    out: dict[str, Any] = {
+        "lo": lo,
+        "hi": hi,
+        "text": drawn,
+        "textChars": len(text),
+        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
+        "maxTokens": MAX_DRAW_TOKENS,
+        "totals": _pack(totals) if totals is not None else None,
+    }
+    if isinstance(full, BPETokenizer):
+        b = bpe_boundaries(full, drawn)
+        new_ids = b.new_ids
+        used = sorted({r for r in b.rank if r < NEVER - 1})
+        affine = all(new_ids[r] == lo + r for r in used)
+        out["kind"] = "bpe"
+        out["bpe"] = {
+            "rank": _pack(b.rank),
+            "gone": _pack(b.gone_at) if b.step is not None else None,
+            "step": _pack(b.step) if b.step is not None else None,
+            "newBase": lo if affine else None,
+            "newIds": None if affine else [[r, new_ids[r]] for r in used],
+            "byteIds": None if b.byte_ids == list(range(256)) else b.byte_ids,
+            "specials": [list(s) for s in b.specials],
+            "specialIds": sorted(b.special_ids),
+        }
+    else:
+        v = wordpiece_versions(full, drawn)
+        ids: set[int] = set()
+        units = []
+        for versions in v.units:
+            unit = []
+            for size, spans in versions:
+                row = []
+                for s in spans:
+                    ids.add(s.id)
+                    flags = int(s.is_partial) | (int(s.is_special) << 1) | (int(s.is_continuation) << 2)
+                    row.append([s.id, s.start, s.end, flags] + ([s.display] if s.is_partial else []))
+                unit.append([size, row])
+            units.append(unit)
+        out["kind"] = "wordpiece"
+        out["wp"] = _gz_json(
+            {
+                "units": units,
+                "rank": [[i, full.rank_of(i)] for i in sorted(ids) if full.rank_of(i) is not None],
+                "tokens": [[i, full.token_bytes(i).decode("utf-8", errors="replace")] for i in sorted(ids)],
+            }
+        )
+    digest = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    out["v"] = digest
+    return out
+
+
+_PAYLOADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def cached_payload(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on_text: bool) -> dict[str, Any]:
+    """:func:`text_payload` of ``text``'s drawn prefix, remembered per (full tokenizer, text)."""
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    memo = _PAYLOADS.setdefault(full, {})
+    key = (hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest(), trained_on_text)
+    payload = memo.get(key)
+    if payload is None:
+        drawn = pretoken_prefix(text, MAX_DRAW_CHARS, full.pattern, tuple(full.special_tokens))
+        payload = text_payload(full, text, drawn, whole_text_totals(full, text, trained_on_text))
+        if len(memo) >= 4:
+            memo.pop(next(iter(memo)))
+        memo[key] = payload
+    return payload
+
+
+def session_size(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size") -> int:
+    """The shared slider value in ``st.session_state[key]``, reset to the full size for a new tokenizer.
+
+    The same rule as ``ui.view.vocab_slider`` (which draws a server-side slider instead).
+    """
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    owner = f"{key}__owner"
+    if st.session_state.get(owner) != id(tok):
+        st.session_state[owner] = id(tok)
+        st.session_state[key] = hi
+    value = st.session_state.get(key, hi)
+    value = min(max(int(value), lo), hi)
+    st.session_state[key] = value
+    return value
+
+
+def _copy_size(component_key: str, key: str) -> None:
+    """Callback: the browser's final size -> the shared session value (before the page runs).
+
+    The browser's state value is ``{"n": size, "t": time}`` (the time makes every report a change).
+    """
+    state = st.session_state.get(component_key)
+    value = state.get("size") if hasattr(state, "get") else getattr(state, "size", None)
+    size = value.get("n") if isinstance(value, dict) else None
+    if isinstance(size, int | float) and not isinstance(size, bool):
+        st.session_state[key] = int(size)
+
+
+def live_text(
+    tok: BPETokenizer | WordPieceTokenizer,
+    text: str,
+    *,
+    trained_on_text: bool = True,
+    show_whitespace: bool = True,
+    colour_mode: str = "cycle",
+    font_scale: float = 1.0,
+    key: str = "live_view",
+    size_key: str = "vocab_size",
+) -> tuple[int, int | None]:
+    """Draw the live view of ``text`` under ``tok``; return ``(size shown, clicked token id or None)``.
+
+    Args:
+        tok: the tokenizer at its full trained size.
+        text: the whole text (about :data:`MAX_DRAW_CHARS` of it are drawn).
+        trained_on_text: ``tok`` was trained on ``text`` (the counts come from its trace).
+        show_whitespace: draw spaces, tabs and newlines visibly.
+        colour_mode: a key of ``ui.render.COLOUR_MODES``.
+        font_scale: token text size factor (presentation mode: e.g. 1.6).
+        key: the component's widget key.
+        size_key: the session-state key of the shared vocabulary size.
+
+    Returns:
+        The vocabulary size the server knows (the last one the browser reported),
+        and the id of a token clicked since the last run (``None`` otherwise).
+    """
+    size = session_size(tok, size_key)
+    payload = dict(cached_payload(tok, text, trained_on_text))
+    payload.update(size=size, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
+    result = _component(
+        key=key,
+        data=payload,
+        on_size_change=lambda: _copy_size(key, size_key),
+        on_clicked_change=lambda: None,
+    )
+    clicked = getattr(result, "clicked", None)
+    clicked_id = int(clicked) if isinstance(clicked, int | float) and not isinstance(clicked, bool) else None
+    return st.session_state.get(size_key, size), clicked_id

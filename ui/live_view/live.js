@@ -1,0 +1,552 @@
+// The live token view (issue 16): draws a text's tokens at any vocabulary size in the browser.
+//
+// Python (ui/live_view/__init__.py) sends once per (text, tokenizer) the tables of bpe_core.live;
+// every slider `input` event redraws here, without the server.  The server hears the final size
+// (state value "size") when a drag or a key press ends, and a clicked token (trigger "clicked").
+// User text is data: it only ever reaches the page through textContent / setAttribute.
+
+const REG = (window.__bpeLiveViews = window.__bpeLiveViews || new WeakMap());
+
+const PALETTE = ["#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad"];
+const RANK_EARLY = [255, 236, 179];
+const RANK_LATE = [134, 150, 245];
+const BASE_COLOUR = "#e6e6ea";
+const NEVER = 0xffffffff;
+const INSIDE_SPECIAL = 0xfffffffe;
+
+// ---- colours, exactly as ui/render.py (Python's round() is round-half-even) ----
+
+function pyRound(x) {
+  const f = Math.floor(x);
+  const d = x - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return f % 2 === 0 ? f : f + 1;
+}
+function hex(rgb) {
+  return "#" + rgb.map((c) => pyRound(c).toString(16).padStart(2, "0")).join("");
+}
+function pyMod1(x) {
+  let m = x % 1.0;
+  if (m && m < 0) m += 1.0;
+  return m;
+}
+function hlsV(m1, m2, hue) {
+  hue = pyMod1(hue);
+  if (hue < 1.0 / 6.0) return m1 + (m2 - m1) * hue * 6.0;
+  if (hue < 0.5) return m2;
+  if (hue < 2.0 / 3.0) return m1 + (m2 - m1) * (2.0 / 3.0 - hue) * 6.0;
+  return m1;
+}
+const ID_COLOURS = new Map();
+function idColour(id) {
+  let c = ID_COLOURS.get(id);
+  if (c) return c;
+  const h = pyMod1(id * 0.6180339887498949);
+  const l = 0.82,
+    s = 0.85;
+  const m2 = l <= 0.5 ? l * (1.0 + s) : l + s - l * s;
+  const m1 = 2.0 * l - m2;
+  const rgb = [hlsV(m1, m2, h + 1.0 / 3.0), hlsV(m1, m2, h), hlsV(m1, m2, h - 1.0 / 3.0)];
+  c = hex(rgb.map((v) => v * 255));
+  ID_COLOURS.set(id, c);
+  return c;
+}
+function rankColour(rank, maxRank) {
+  if (rank === null || rank === undefined) return BASE_COLOUR;
+  const t = maxRank > 0 ? Math.min(Math.max(rank, 0), maxRank) / maxRank : 0.0;
+  return hex(RANK_EARLY.map((a, i) => a + (RANK_LATE[i] - a) * t));
+}
+
+// ---- visible whitespace, exactly as ui/render.py's _visible ----
+
+const WS = { " ": "·", "\t": "→\t", "\r": "␍" };
+const PY_SPACE = new Set(
+  "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+);
+const PLAIN = /^[^\x00-\x20\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+function appendVisible(el, text, showWs) {
+  if (PLAIN.test(text)) {
+    el.appendChild(document.createTextNode(text));
+    return;
+  }
+  let run = "";
+  const flush = () => {
+    if (run) el.appendChild(document.createTextNode(run));
+    run = "";
+  };
+  const ws = (glyph, title) => {
+    flush();
+    const s = document.createElement("span");
+    s.className = "ws";
+    s.textContent = glyph;
+    if (title) s.title = title;
+    el.appendChild(s);
+  };
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (ch === "\n") {
+      if (showWs) {
+        ws("↵");
+      }
+      run += "\n";
+    } else if (showWs && WS[ch] !== undefined) {
+      ws(WS[ch]);
+    } else if (showWs && PY_SPACE.has(ch)) {
+      ws("⍽", "U+" + code.toString(16).toUpperCase().padStart(4, "0"));
+    } else if (code < 0x20) {
+      ws(String.fromCodePoint(0x2400 + code));
+    } else if (code === 0x7f) {
+      ws("␡");
+    } else {
+      run += ch;
+    }
+  }
+  flush();
+}
+
+// ---- payload decoding ----
+
+function b64bytes(s) {
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+async function gunzip(s) {
+  const stream = new Blob([b64bytes(s)]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+async function typed(packed) {
+  // {w: 2 | 4, z: base64(gzip(little-endian ints))} -> Uint32Array (u16 sentinels widened)
+  if (!packed) return null;
+  const raw = await gunzip(packed.z);
+  if (packed.w === 4) return new Uint32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const u16 = new Uint16Array(raw.buffer, raw.byteOffset, raw.byteLength / 2);
+  const out = new Uint32Array(u16.length);
+  for (let i = 0; i < u16.length; i++) {
+    const v = u16[i];
+    out[i] = v === 0xffff ? NEVER : v === 0xfffe ? INSIDE_SPECIAL : v;
+  }
+  return out;
+}
+
+function textModel(text) {
+  const cps = Array.from(text);
+  const enc = new TextEncoder();
+  const cpByte = new Int32Array(cps.length + 1); // byte offset where each code point starts
+  let nb = 0;
+  for (let i = 0; i < cps.length; i++) {
+    cpByte[i] = nb;
+    const c = cps[i].codePointAt(0);
+    nb += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  }
+  cpByte[cps.length] = nb;
+  const bytes = enc.encode(text);
+  const byteCp = new Int32Array(nb + 1); // code point holding each byte
+  for (let i = 0; i < cps.length; i++) for (let b = cpByte[i]; b < cpByte[i + 1]; b++) byteCp[b] = i;
+  byteCp[nb] = cps.length;
+  return { cps, cpByte, byteCp, bytes, nBytes: nb };
+}
+
+async function decode(data) {
+  const m = { data, kind: data.kind, lo: data.lo, hi: data.hi, tm: textModel(data.text) };
+  m.totals = data.totals ? await typed(data.totals) : null;
+  if (data.kind === "bpe") {
+    const b = data.bpe;
+    m.rank = await typed(b.rank);
+    m.gone = b.gone ? await typed(b.gone) : null;
+    m.step = b.step ? await typed(b.step) : null;
+    m.newBase = b.newBase;
+    m.newIds = b.newIds ? new Map(b.newIds) : null;
+    m.byteIds = b.byteIds;
+    m.specialAt = new Map(b.specials.map(([s, e, id]) => [s, [e, id]]));
+    m.specialIds = new Set(b.specialIds);
+  } else {
+    const raw = await gunzip(data.wp);
+    const wp = JSON.parse(new TextDecoder().decode(raw));
+    m.units = wp.units;
+    m.wpRank = new Map(wp.rank);
+    m.wpToken = new Map(wp.tokens);
+  }
+  return m;
+}
+
+// ---- segmentation at one size ----
+
+function hexBytes(bytes) {
+  const parts = [];
+  for (let i = 0; i < Math.min(bytes.length, 24); i++) parts.push(bytes[i].toString(16).toUpperCase().padStart(2, "0"));
+  return parts.join(" ") + (bytes.length > 24 ? " …" : "");
+}
+
+function bpeTokens(m, L, cap) {
+  // -> {s: code point start, e: end, id, rank, partial, special, bs, be (bytes)}
+  const { rank, gone, step, tm } = m;
+  const n = tm.nBytes;
+  const lo = m.lo;
+  const out = [];
+  let start = 0;
+  let best = -1;
+  let bestRank = -1;
+  const key = step || rank;
+  for (let i = 0; i < n; i++) {
+    let ends = i === n - 1;
+    if (!ends) {
+      const r = rank[i];
+      const g = gone ? gone[i] : r === NEVER ? NEVER : r === INSIDE_SPECIAL ? lo : lo + 1 + r;
+      if (g > L) ends = true;
+      else if (r !== INSIDE_SPECIAL && key[i] > best) {
+        best = key[i];
+        bestRank = r;
+      }
+    }
+    if (ends) {
+      let id;
+      let tokRank = null;
+      let special = false;
+      const sp = m.specialAt.get(start);
+      if (sp && sp[0] === i + 1) {
+        id = sp[1];
+        special = true;
+      } else if (best < 0) {
+        id = m.byteIds ? m.byteIds[tm.bytes[start]] : tm.bytes[start];
+      } else {
+        id = m.newBase !== null ? m.newBase + bestRank : m.newIds.get(bestRank);
+        tokRank = bestRank;
+      }
+      const s = tm.byteCp[start];
+      const e = tm.byteCp[i] + 1;
+      const partial = tm.cpByte[s] !== start || tm.cpByte[e] !== i + 1;
+      out.push({ s, e, id, rank: tokRank, partial, special, bs: start, be: i + 1 });
+      if (out.length >= cap) break;
+      start = i + 1;
+      best = -1;
+      bestRank = -1;
+    }
+  }
+  return out;
+}
+
+function wpTokens(m, L, cap) {
+  const out = [];
+  for (const unit of m.units) {
+    let chosen = unit[0][1];
+    for (const [s, toks] of unit) {
+      if (s > L) break;
+      chosen = toks;
+    }
+    for (const t of chosen) {
+      const [id, s, e, flags, disp] = t;
+      out.push({
+        s,
+        e,
+        id,
+        rank: m.wpRank.has(id) ? m.wpRank.get(id) : null,
+        partial: !!(flags & 1),
+        special: !!(flags & 2),
+        cont: !!(flags & 4),
+        disp,
+      });
+      if (out.length >= cap) return out;
+    }
+  }
+  return out;
+}
+
+function displayOf(m, t) {
+  const tm = m.tm;
+  if (t.disp !== undefined && t.disp !== null) return t.disp;
+  if (!t.partial || m.kind !== "bpe") return tm.cps.slice(t.s, t.e).join("");
+  // byte-fallback notation for the bytes of characters the token only partly holds
+  let out = "";
+  for (let c = t.s; c < t.e; c++) {
+    const cs = tm.cpByte[c],
+      ce = tm.cpByte[c + 1];
+    if (cs >= t.bs && ce <= t.be) out += tm.cps[c];
+    else
+      for (let b = Math.max(cs, t.bs); b < Math.min(ce, t.be); b++)
+        out += "<0x" + tm.bytes[b].toString(16).toUpperCase().padStart(2, "0") + ">";
+  }
+  return out;
+}
+
+function tooltip(m, t) {
+  const kind = t.special ? "special token" : t.rank !== null ? `merge #${t.rank + 1}` : "base token";
+  const lines = [`id ${t.id} · ${kind}`];
+  let bytes;
+  if (m.kind === "bpe") {
+    bytes = m.tm.bytes.subarray(t.bs, t.be);
+  } else {
+    const s = m.wpToken.get(t.id);
+    bytes = new TextEncoder().encode(s);
+    if (!t.partial && s !== displayOf(m, t)) lines.push(`token ${s}`);
+  }
+  lines.push(`bytes ${hexBytes(bytes)} (${bytes.length})`);
+  if (t.partial) lines.push("part of a multi-byte character");
+  return lines.join("\n");
+}
+
+// ---- the view ----
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+const fmt = (n) => n.toLocaleString("en-US");
+
+class LiveView {
+  constructor(parent) {
+    this.root = el("div", "bpe-live");
+    parent.appendChild(this.root);
+    this.version = null;
+    this.model = null;
+    this.size = null;
+    this.times = []; // ms per redraw (read by the benchmark)
+    this.reported = []; // sizes told to the server and not yet echoed back
+    this.build();
+  }
+
+  build() {
+    const r = this.root;
+    this.controls = el("div", "live-controls");
+    const label = el("label", "live-label");
+    this.sizeText = el("span", "live-size");
+    label.append(el("span", null, "Vocabulary size "), this.sizeText);
+    this.slider = el("input", "live-slider");
+    this.slider.type = "range";
+    this.slider.setAttribute("aria-label", "Vocabulary size");
+    this.controls.append(label, this.slider);
+    this.counts = el("div", "live-counts");
+    this.note = el("div", "bpe-legend live-note");
+    this.view = el("div", "bpe-view live-text");
+    this.idsBox = el("details", "live-ids");
+    const sum = el("summary", null, "Token ids");
+    this.copyBtn = el("button", "live-copy", "Copy ids");
+    this.copyBtn.type = "button";
+    this.idList = el("div", "live-idlist");
+    this.idsBox.append(sum, this.copyBtn, this.idList);
+    this.tip = el("div", "live-tip");
+    this.tip.hidden = true;
+    r.append(this.controls, this.counts, this.view, this.note, this.idsBox, this.tip);
+
+    this.slider.addEventListener("input", () => this.setSize(Number(this.slider.value)));
+    this.slider.addEventListener("change", () => this.report());
+    this.view.addEventListener("mouseover", (ev) => this.hover(ev, true));
+    this.view.addEventListener("mouseout", (ev) => this.hover(ev, false));
+    this.idList.addEventListener("mouseover", (ev) => this.hoverId(ev, true));
+    this.idList.addEventListener("mouseout", (ev) => this.hoverId(ev, false));
+    this.view.addEventListener("click", (ev) => {
+      const t = ev.target instanceof Element ? ev.target.closest(".tk") : null;
+      if (t && this.setTriggerValue) this.setTriggerValue("clicked", Number(t.dataset.id));
+    });
+    this.copyBtn.addEventListener("click", () => {
+      const text = this.tokens.map((t) => t.id).join(" ");
+      if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
+    });
+    this.idsBox.addEventListener("toggle", () => this.drawIds());
+  }
+
+  update(data) {
+    if (data.v !== this.version) {
+      this.version = data.v;
+      this.pending = decode(data).then((m) => {
+        if (this.version !== data.v) return;
+        this.model = m;
+        this.configure(data);
+      });
+      return;
+    }
+    if (this.model) this.configure(data);
+  }
+
+  configure(data) {
+    const m = this.model;
+    this.data = data;
+    this.root.style.setProperty("--bpe-scale", String(data.scale || 1));
+    this.root.classList.toggle("presenting", (data.scale || 1) > 1);
+    this.slider.min = String(m.lo);
+    this.slider.max = String(m.hi);
+    this.controls.hidden = m.lo === m.hi;
+    this.view.classList.toggle("wp", m.kind !== "bpe");
+    // the server's size wins on a new payload, or when it changed on the server's side; an echo of a
+    // size this view reported is stale once the user has moved on (a rerun answers a report late)
+    let size = this.size;
+    const echo = this.reported.includes(data.size);
+    if (this.appliedVersion !== data.v || (data.size !== this.serverSize && !echo)) size = data.size;
+    if (echo) this.reported = this.reported.slice(this.reported.indexOf(data.size) + 1);
+    this.appliedVersion = data.v;
+    this.serverSize = data.size;
+    size = Math.min(Math.max(size, m.lo), m.hi);
+    if (size !== this.size || this.mode !== data.mode || this.ws !== data.ws) {
+      this.mode = data.mode;
+      this.ws = data.ws;
+      this.slider.value = String(size);
+      this.setSize(size, true);
+    }
+  }
+
+  setSize(L, force) {
+    if (!this.model || (L === this.size && !force)) return;
+    const t0 = performance.now();
+    this.size = L;
+    const m = this.model;
+    const cap = this.data.maxTokens;
+    this.tokens = m.kind === "bpe" ? bpeTokens(m, L, cap) : wpTokens(m, L, cap);
+    this.draw();
+    this.times.push(performance.now() - t0);
+    if (this.times.length > 5000) this.times.shift();
+  }
+
+  report() {
+    // the drag (or key press) ended: tell the server, once things settle
+    clearTimeout(this.reportTimer);
+    this.reportTimer = setTimeout(() => {
+      if (this.setStateValue && this.size !== null) {
+        this.reported.push(this.size);
+        this.setStateValue("size", { n: this.size, t: Date.now() });
+      }
+    }, 150);
+  }
+
+  draw() {
+    const m = this.model;
+    const d = this.data;
+    const L = this.size;
+    const toks = this.tokens;
+    const showWs = d.ws;
+    const mode = d.mode;
+    const maxRank = Math.max(L - m.lo - 1, 0);
+    const frag = document.createDocumentFragment();
+    let pos = 0;
+    const text = m.tm.cps;
+    for (let i = 0; i < toks.length; i++) {
+      const t = toks[i];
+      if (t.s > pos && m.kind !== "bpe") {
+        frag.appendChild(document.createElement("wbr"));
+        const gap = el("span", "gap");
+        appendVisible(gap, text.slice(pos, t.s).join(""), showWs);
+        frag.appendChild(gap);
+      }
+      pos = Math.max(pos, t.e);
+      if (i && !t.cont) frag.appendChild(document.createElement("wbr"));
+      const span = document.createElement("span");
+      let cls = "tk";
+      if (t.partial) cls += " partial";
+      if (t.special) cls += " special";
+      if (t.cont) cls += " cont";
+      span.className = cls;
+      span.style.background =
+        mode === "id" ? idColour(t.id) : mode === "rank" ? rankColour(t.rank, maxRank) : PALETTE[i % PALETTE.length];
+      span.dataset.id = String(t.id);
+      span.dataset.i = String(i);
+      span.dataset.s = String(t.s);
+      span.dataset.e = String(t.e);
+      appendVisible(span, displayOf(m, t), showWs);
+      frag.appendChild(span);
+    }
+    if (m.kind !== "bpe" && pos < text.length && (d.drawnAll || toks.length < d.maxTokens)) {
+      const rest = text.slice(pos).join("");
+      if (/^\s+$/.test(rest)) {
+        frag.appendChild(document.createElement("wbr"));
+        const gap = el("span", "gap");
+        appendVisible(gap, rest, showWs);
+        frag.appendChild(gap);
+      }
+    }
+    this.view.replaceChildren(frag);
+    this.drawCounts();
+    if (this.idsBox.open) this.drawIds();
+  }
+
+  drawCounts() {
+    const m = this.model;
+    const d = this.data;
+    const L = this.size;
+    this.sizeText.textContent = fmt(L);
+    const total = m.totals ? m.totals[L - m.lo] : this.tokens.length;
+    const cards = [
+      ["Tokens", fmt(total), d.textBytes ? `-${Math.round((1 - total / d.textBytes) * 100)}% vs bytes` : ""],
+      ["Characters", fmt(d.textChars), ""],
+      ["Bytes (UTF-8)", fmt(d.textBytes), ""],
+      ["Bytes per token", total ? (d.textBytes / total).toFixed(2) : "0.00", ""],
+      ["Characters per token", total ? (d.textChars / total).toFixed(2) : "0.00", ""],
+    ];
+    const frag = document.createDocumentFragment();
+    cards.forEach(([k, v, sub], i) => {
+      const c = el("div", "live-card");
+      c.dataset.k = ["tokens", "characters", "bytes", "bpt", "cpt"][i];
+      c.append(el("div", "live-card-k", k), el("div", "live-card-v", v));
+      if (sub) c.append(el("div", "live-card-sub", sub));
+      frag.appendChild(c);
+    });
+    this.counts.replaceChildren(frag);
+    this.counts.dataset.total = String(total);
+    this.view.dataset.size = String(L);
+    this.view.dataset.drawn = String(this.tokens.length);
+    const drawnAll = this.tokens.length >= total;
+    this.note.textContent = drawnAll
+      ? `${fmt(this.tokens.length)} tokens drawn.`
+      : `Showing the first ${fmt(this.tokens.length)} of ${fmt(total)} tokens; all counts cover the whole text.`;
+  }
+
+  drawIds() {
+    if (!this.idsBox.open) return;
+    const frag = document.createDocumentFragment();
+    this.tokens.forEach((t, i) => {
+      if (i) frag.appendChild(document.createTextNode(" "));
+      const s = el("span", "tid", String(t.id));
+      s.dataset.i = String(i);
+      frag.appendChild(s);
+    });
+    this.idList.replaceChildren(frag);
+  }
+
+  link(i, on) {
+    const tk = this.view.querySelector(`.tk[data-i="${i}"]`);
+    const id = this.idsBox.open ? this.idList.querySelector(`.tid[data-i="${i}"]`) : null;
+    for (const e of [tk, id]) if (e) e.classList.toggle("linked", on);
+    return [tk, id];
+  }
+
+  hover(ev, on) {
+    const tk = ev.target instanceof Element ? ev.target.closest(".tk") : null;
+    if (!tk) return;
+    const i = Number(tk.dataset.i);
+    const [, id] = this.link(i, on);
+    if (on && id) id.scrollIntoView({ block: "nearest" });
+    if (!on) {
+      this.tip.hidden = true;
+      return;
+    }
+    this.tip.textContent = tooltip(this.model, this.tokens[i]);
+    const rb = this.root.getBoundingClientRect();
+    const tb = tk.getBoundingClientRect();
+    this.tip.style.left = `${Math.max(0, tb.left - rb.left)}px`;
+    this.tip.style.top = `${tb.bottom - rb.top + 4}px`;
+    this.tip.hidden = false;
+  }
+
+  hoverId(ev, on) {
+    const s = ev.target instanceof Element ? ev.target.closest(".tid") : null;
+    if (!s) return;
+    const [tk] = this.link(Number(s.dataset.i), on);
+    if (on && tk) tk.scrollIntoView({ block: "nearest" });
+  }
+}
+
+export default function (component) {
+  const { data, parentElement, setStateValue, setTriggerValue } = component;
+  let view = REG.get(parentElement);
+  if (!view) {
+    view = new LiveView(parentElement);
+    REG.set(parentElement, view);
+  }
+  view.setStateValue = setStateValue;
+  view.setTriggerValue = setTriggerValue;
+  window.__bpeLive = view; // the tests and the benchmark drive the newest view through this
+  if (data) view.update(data);
+}
