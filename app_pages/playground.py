@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import export_view, live_view, render, view
+from ui import export_view, live_view, render, token_click, view
 from ui.insights_view import token_dialog
 
 settings = st.session_state["settings"]
@@ -16,18 +16,30 @@ st.caption(
 )
 
 tok = view.trained_or_stop(settings)
-show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
-size, clicked = live_view.live_text(
-    tok,
-    settings.text,
-    trained_on_text=settings.imported is None,
-    show_whitespace=show_ws,
-    colour_mode=render.session_colour_mode(),
-)
-current = tok.with_vocab_size(size)
-legend = render.WORDPIECE_LEGEND_HTML if tok.algorithm == "wordpiece" else render.LEGEND_HTML
-st.html(render.CSS + legend)
+if st.session_state.get("server_view"):  # the page drawn on the server: each slider move reruns it
+    size = view.vocab_slider(tok)
+    current = tok.with_vocab_size(size)
+    counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
+    show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+    view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
+    clicked = token_click.clicked_token("playground_click")
+else:  # the live view: the slider, counts and text redraw in the browser
+    show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+    size, clicked = live_view.live_text(
+        tok,
+        settings.text,
+        trained_on_text=settings.imported is None,
+        show_whitespace=show_ws,
+        colour_mode=render.session_colour_mode(),
+    )
+    current = tok.with_vocab_size(size)
+    st.html(render.CSS + (render.WORDPIECE_LEGEND_HTML if tok.algorithm == "wordpiece" else render.LEGEND_HTML))
 if clicked is not None and 0 <= clicked < current.vocab_size:
     token_dialog(settings, current, clicked)
+st.toggle(
+    "Draw on the server",
+    key="server_view",
+    help="Draw the text on the server instead of in the browser: every slider move then reloads the page.",
+)
 view.training_details(tok)
 export_view.download_buttons(current)

@@ -96,6 +96,7 @@ def app():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["server_view"] = True  # AppTest runs no JavaScript: the Playground's server-drawn view
     at.run()
     assert not at.exception, at.exception
     return at

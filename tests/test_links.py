@@ -15,6 +15,7 @@ def fresh(query: dict) -> AppTest:
     """The app opened from a link with this query string."""
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(query)
+    at.session_state["server_view"] = True  # AppTest runs no JavaScript: the Playground's server-drawn view
     at.run()
     assert not at.exception, at.exception
     return at
