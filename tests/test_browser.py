@@ -30,7 +30,8 @@ def test_landing_page_shows_coloured_tokens(page):
     assert all(c not in ("rgba(0, 0, 0, 0)", "transparent") for c in colours)
     assert all(a != b for a, b in pairwise(colours))
     # the hover tooltip carries id, kind and bytes
-    tip = page.get_attribute(".bpe-view .tk >> nth=0", "data-tip")
+    page.locator(".bpe-view .tk").first.hover()
+    tip = page.locator(".bpe-live .live-tip").inner_text()
     assert tip.startswith(f"id {expected[0]} · ") and "bytes " in tip
     screenshot(page, "playground")
 

@@ -31,8 +31,9 @@ def _tokens(pg, scope: str = ".bpe-view") -> list[str]:
 
 
 def _metric(pg, label: str) -> str:
-    box = pg.locator("[data-testid=stMetric]").filter(has=pg.get_by_text(label, exact=True)).first
-    return box.locator("[data-testid=stMetricValue]").inner_text()
+    # the Playground's counts are drawn by its live view (ui/live_view)
+    box = pg.locator(".bpe-live .live-card").filter(has=pg.get_by_text(label, exact=True)).first
+    return box.locator(".live-card-v").inner_text()
 
 
 def _wait_tokens(pg, n: int, timeout: int = 60_000) -> None:

@@ -229,10 +229,12 @@ def test_token_ids_beside_the_text_link_both_ways(page):
     assert [int(x) for x in ids.split()] == tok.encode(text)
     page.locator(".bpe-live .tk").nth(5).hover()
     assert page.locator(".bpe-live .tid.linked").evaluate_all("els => els.map(e => e.dataset.i)") == ["5"]
+    linked = "() => Array.from(window.__bpeLive.view.querySelectorAll('.tk'), e => e.classList.contains('linked'))"
     tip = page.locator(".bpe-live .live-tip").inner_text()
     assert tip.startswith(f"id {tok.encode(text)[5]} · ") and "bytes " in tip
     page.locator(".bpe-live .tid").nth(9).hover()
-    assert page.locator(".bpe-live .tk.linked").evaluate_all("els => els.map(e => e.dataset.i)") == ["9"]
+    flags = page.evaluate(linked)
+    assert flags.index(True) == 9 and sum(flags) == 1
 
 
 def test_phone_width_never_breaks_inside_a_token(browser, server):
@@ -248,3 +250,44 @@ def test_phone_width_never_breaks_inside_a_token(browser, server):
     assert broken == 0
     screenshot(pg, "live-phone")
     context.close()
+
+
+def test_merges_play_at_top_speed_visits_every_step_and_the_server_follows(page, server):
+    tok = train_bpe(sample("english"), 1000, ["<|endoftext|>"])
+    page.set_viewport_size({"width": 1400, "height": 1600})
+    page.goto(f"{server}/merges")
+    page.wait_for_function("() => window.__bpeMerges && window.__bpeMerges.model", timeout=60_000)
+    wait_idle(page)
+    start = page.evaluate("() => window.__bpeMerges.step")
+    page.locator(".bpe-merges .mg-speed").select_option("60")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_timeout(3000)
+    page.get_by_role("button", name="Pause").click()
+    visited = page.evaluate("() => window.__bpeMerges.visited")
+    # every step in order from where it started: none skipped, none repeated
+    assert len(visited) > 1 and visited == list(range(start + 1, start + 1 + len(visited)))
+    final = visited[-1]
+    # each step drawn was exact: the highlighted tokens are the ones merge #final made
+    made = page.evaluate(
+        "() => Array.from(window.__bpeMerges.view.querySelectorAll('.tk.hl'), e => Number(e.dataset.id))"
+    )
+    assert made and set(made) == {tok.trace[final - 1].new_id}
+    assert page.locator(".bpe-merges .merge-card .no").inner_text() == f"Merge #{final:,}"
+    # the server hears where it stopped: the link and the server-drawn merge table follow
+    page.wait_for_function("k => location.search.includes('step=' + k)", arg=final, timeout=30_000)
+    page.wait_for_function(
+        "k => document.body.innerText.includes('Merges around step ' + k.toLocaleString('en-US'))",
+        arg=final,
+        timeout=30_000,
+    )
+    # Next and Previous are exact and reported too
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_function("k => location.search.includes('step=' + k)", arg=final + 1, timeout=30_000)
+    assert page.evaluate("() => window.__bpeMerges.step") == final + 1
+    page.get_by_role("button", name="Prev").click()
+    page.wait_for_function(
+        "k => location.search.includes('step=' + k + '&') || location.search.endsWith('step=' + k)",
+        arg=final,
+        timeout=30_000,
+    )
+    screenshot(page, "live-merges-paused")

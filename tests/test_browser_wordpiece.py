@@ -20,13 +20,12 @@ def test_wordpiece_continuations_touch_their_word(page):
         timeout=60_000,
     )
     # the sample is learned whole at full size; drag the slider to the left third to see pieces
-    track = page.locator('[data-testid="stSlider"] div[style*="touch-action"]').first
+    track = page.locator(".bpe-live .live-slider")
     box = track.bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2)
     page.wait_for_selector(".bpe-view .tk.cont", timeout=60_000)
     full = train_wordpiece(text, 1000)
-    # the slider's text reads "<value> <min> <max>"
-    size = int(page.locator('[data-testid="stSlider"] [role="group"]').first.inner_text().split()[0])
+    size = int(track.input_value())
     spans = full.with_vocab_size(size).token_spans(text)
     assert page.locator(".bpe-view .tk").count() == len(spans)
     # each continuation box starts where the box before it ends (same line): the word reads as one
@@ -40,6 +39,7 @@ def test_wordpiece_continuations_touch_their_word(page):
     assert gaps and all(abs(g) <= 1.5 for g in gaps)
     # while words are separated by the drawn whitespace
     assert page.locator(".bpe-view .gap").count() > 0
-    tip = page.get_attribute(".bpe-view .tk.cont >> nth=0", "data-tip")
+    page.locator(".bpe-view .tk.cont").first.hover()
+    tip = page.locator(".bpe-live .live-tip").inner_text()
     assert "token ##" in tip
     screenshot(page, "playground-wordpiece")

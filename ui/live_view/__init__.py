@@ -41,7 +41,7 @@ MAX_DRAW_CHARS = 20_000
 MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens (as the server view, ``ui.view``)."""
 
-_component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS)
+_component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=False)
 
 
 def _pack(values: list[int]) -> dict[str, Any]:
@@ -187,11 +187,14 @@ def session_size(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size"
 def _copy_size(component_key: str, key: str) -> None:
     """Callback: the browser's final size -> the shared session value (before the page runs).
 
-    The browser's state value is ``{"n": size, "t": time}`` (the time makes every report a change).
+    The browser's state value is ``{"n": size, "t": time, "v": payload version}`` (the time makes
+    every report a change).  A report about another payload than the one last drawn (a late report
+    from the previous text or tokenizer) is ignored.
     """
     state = st.session_state.get(component_key)
     value = state.get("size") if hasattr(state, "get") else getattr(state, "size", None)
-    size = value.get("n") if isinstance(value, dict) else None
+    current = isinstance(value, dict) and value.get("v") == st.session_state.get(f"{component_key}__v")
+    size = value.get("n") if current else None
     if isinstance(size, int | float) and not isinstance(size, bool):
         st.session_state[key] = int(size)
 
@@ -226,6 +229,7 @@ def live_text(
     size = session_size(tok, size_key)
     payload = dict(cached_payload(tok, text, trained_on_text))
     payload.update(size=size, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
+    st.session_state[f"{key}__v"] = payload["v"]
     result = _component(
         key=key,
         data=payload,
@@ -235,3 +239,97 @@ def live_text(
     clicked = getattr(result, "clicked", None)
     clicked_id = int(clicked) if isinstance(clicked, int | float) and not isinstance(clicked, bool) else None
     return st.session_state.get(size_key, size), clicked_id
+
+
+MAX_STEP_CHARS = 6_000
+"""The Merges player draws about this many characters of the training text (as the server view's window)."""
+
+
+def merges_payload(tok: BPETokenizer, text: str) -> dict[str, Any]:
+    """The Merges player's data: the drawn text's boundary tables plus the whole trace (JSON-ready).
+
+    Args:
+        tok: a BPE tokenizer trained on ``text`` here (its trace covers every merge).
+        text: its training text.
+
+    Returns:
+        :func:`text_payload`'s dict with ``kind="merges"`` and ``"trace"``: per
+        merge (rank order) ``left``, ``right``, ``newId``, ``count``, ``replaced``;
+        ``totals`` is the training text's token count after each step (step 0 first).
+
+    Raises:
+        ValueError: ``tok`` has no full training trace.
+    """
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    trace = full.trace
+    if full.training is None or len(trace) != full.max_vocab_size - full.min_vocab_size:
+        raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
+    memo = _PAYLOADS.setdefault(full, {})
+    key = ("merges", hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest())
+    payload = memo.get(key)
+    if payload is None:
+        drawn = pretoken_prefix(text, MAX_STEP_CHARS, full.pattern, tuple(full.special_tokens))
+        payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
+        payload["kind"] = "merges"
+        payload["trace"] = {
+            "left": [s.left_id for s in trace],
+            "right": [s.right_id for s in trace],
+            "newId": [s.new_id for s in trace],
+            "count": [s.count for s in trace],
+            "replaced": [s.replaced for s in trace],
+        }
+        payload["v"] = "m" + payload["v"]
+        memo[key] = payload
+    return payload
+
+
+def _copy_step(component_key: str, key: str) -> None:
+    """Callback: the step the player stopped at -> ``st.session_state[key]`` (before the page runs)."""
+    state = st.session_state.get(component_key)
+    value = state.get("step") if hasattr(state, "get") else getattr(state, "step", None)
+    current = isinstance(value, dict) and value.get("v") == st.session_state.get(f"{component_key}__v")
+    step = value.get("n") if current else None
+    if isinstance(step, int | float) and not isinstance(step, bool):
+        st.session_state[key] = int(step)
+
+
+def merges_player(
+    tok: BPETokenizer,
+    text: str,
+    step: int,
+    *,
+    show_whitespace: bool = True,
+    colour_mode: str = "cycle",
+    font_scale: float = 1.0,
+    key: str = "merges_player",
+    step_key: str = "merge_step",
+) -> int:
+    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) for a trained BPE tokenizer.
+
+    Playing, stepping and sliding happen in the browser; when it stops (Pause,
+    the end, a button, the slider released) the browser reports the step and a
+    callback writes it to ``st.session_state[step_key]`` before the page runs.
+
+    Args:
+        tok: a BPE tokenizer trained on ``text`` (full trace).
+        text: its training text.
+        step: the step to show (0 = no merge) when the page draws.
+        show_whitespace: draw spaces, tabs and newlines visibly.
+        colour_mode: a key of ``ui.render.COLOUR_MODES``.
+        font_scale: token text size factor (presentation mode).
+        key: the component's widget key.
+        step_key: the session-state key of the Merges page's step.
+
+    Returns:
+        The step the server knows.
+
+    Raises:
+        ValueError: ``tok`` has no full training trace.
+    """
+    payload = dict(merges_payload(tok, text))
+    n = tok.max_vocab_size - tok.min_vocab_size
+    step = min(max(int(step), 0), n)
+    payload.update(step=step, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
+    st.session_state[f"{key}__v"] = payload["v"]
+    _component(key=key, data=payload, on_step_change=lambda: _copy_step(key, step_key))
+    return st.session_state.get(step_key, step)

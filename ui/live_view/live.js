@@ -153,7 +153,7 @@ function textModel(text) {
 async function decode(data) {
   const m = { data, kind: data.kind, lo: data.lo, hi: data.hi, tm: textModel(data.text) };
   m.totals = data.totals ? await typed(data.totals) : null;
-  if (data.kind === "bpe") {
+  if (data.kind === "bpe" || data.kind === "merges") {
     const b = data.bpe;
     m.rank = await typed(b.rank);
     m.gone = b.gone ? await typed(b.gone) : null;
@@ -182,6 +182,7 @@ function hexBytes(bytes) {
 }
 
 function bpeTokens(m, L, cap) {
+  // tokens of the drawn text at vocabulary size L, at most `cap`
   // -> {s: code point start, e: end, id, rank, partial, special, bs, be (bytes)}
   const { rank, gone, step, tm } = m;
   const n = tm.nBytes;
@@ -258,7 +259,7 @@ function wpTokens(m, L, cap) {
 function displayOf(m, t) {
   const tm = m.tm;
   if (t.disp !== undefined && t.disp !== null) return t.disp;
-  if (!t.partial || m.kind !== "bpe") return tm.cps.slice(t.s, t.e).join("");
+  if (!t.partial || m.kind === "wordpiece") return tm.cps.slice(t.s, t.e).join("");
   // byte-fallback notation for the bytes of characters the token only partly holds
   let out = "";
   for (let c = t.s; c < t.e; c++) {
@@ -276,7 +277,7 @@ function tooltip(m, t) {
   const kind = t.special ? "special token" : t.rank !== null ? `merge #${t.rank + 1}` : "base token";
   const lines = [`id ${t.id} · ${kind}`];
   let bytes;
-  if (m.kind === "bpe") {
+  if (m.kind !== "wordpiece") {
     bytes = m.tm.bytes.subarray(t.bs, t.be);
   } else {
     const s = m.wpToken.get(t.id);
@@ -286,6 +287,126 @@ function tooltip(m, t) {
   lines.push(`bytes ${hexBytes(bytes)} (${bytes.length})`);
   if (t.partial) lines.push("part of a multi-byte character");
   return lines.join("\n");
+}
+
+
+// ---- drawing byte-level tokens: only the tokens that changed are rebuilt ----
+
+class BPEPainter {
+  // Each token is two nodes, <wbr> then its <span>; a size change rebuilds only the runs of tokens whose
+  // boundaries changed, then recolours (cycle colours follow positions) and re-marks what differs.
+  constructor(el) {
+    this.el = el;
+    this.reset();
+  }
+
+  reset() {
+    this.toks = [];
+    this.nodes = [];
+    this.el.replaceChildren();
+  }
+
+  make(m, t, showWs) {
+    const span = document.createElement("span");
+    let cls = "tk";
+    if (t.partial) cls += " partial";
+    if (t.special) cls += " special";
+    span.className = cls;
+    span.dataset.id = String(t.id);
+    span.dataset.b = String(t.bs);
+    span.dataset.s = String(t.s);
+    span.dataset.e = String(t.e);
+    appendVisible(span, displayOf(m, t), showWs);
+    return span;
+  }
+
+  paint(m, toks, showWs, colourOf, hlRank) {
+    const old = this.toks;
+    const oldNodes = this.nodes;
+    const nodes = new Array(toks.length);
+    let i = 0;
+    let j = 0;
+    while (i < old.length || j < toks.length) {
+      if (i < old.length && j < toks.length && old[i].bs === toks[j].bs && old[i].be === toks[j].be && old[i].id === toks[j].id) {
+        nodes[j] = oldNodes[i];
+        i++;
+        j++;
+        continue;
+      }
+      const i0 = i;
+      const j0 = j;
+      if (i >= old.length) j = toks.length;
+      else if (j >= toks.length) i = old.length;
+      else {
+        let oe = old[i++].be;
+        let ne = toks[j++].be;
+        while (oe !== ne) {
+          if (oe < ne) {
+            if (i >= old.length) {
+              j = toks.length;
+              break;
+            }
+            oe = old[i++].be;
+          } else {
+            if (j >= toks.length) {
+              i = old.length;
+              break;
+            }
+            ne = toks[j++].be;
+          }
+        }
+      }
+      const anchor = i < old.length ? oldNodes[i].previousSibling : null;
+      for (let x = i0; x < i; x++) {
+        oldNodes[x].previousSibling.remove();
+        oldNodes[x].remove();
+      }
+      const frag = document.createDocumentFragment();
+      for (let y = j0; y < j; y++) {
+        frag.appendChild(document.createElement("wbr"));
+        nodes[y] = this.make(m, toks[y], showWs);
+        frag.appendChild(nodes[y]);
+      }
+      this.el.insertBefore(frag, anchor);
+    }
+    for (let y = 0; y < toks.length; y++) {
+      const node = nodes[y];
+      const t = toks[y];
+      const c = colourOf(t, y);
+      if (node._bg !== c) {
+        node.style.background = c;
+        node._bg = c;
+      }
+      const h = hlRank !== null && t.rank === hlRank;
+      if (node._hl !== h) {
+        node.classList.toggle("hl", h);
+        node._hl = h;
+      }
+    }
+    this.toks = toks;
+    this.nodes = nodes;
+  }
+
+  indexOf(node) {
+    // the token index of a drawn span (binary search on its first byte)
+    const b = Number(node.dataset.b);
+    let lo = 0;
+    let hi = this.toks.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = this.toks[mid].bs;
+      if (v === b) return mid;
+      if (v < b) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+}
+
+function colourFn(mode, maxRank) {
+  if (mode === "id") return (t) => idColour(t.id);
+  if (mode === "rank") return (t) => rankColour(t.rank, maxRank);
+  return (t, i) => PALETTE[i % PALETTE.length];
 }
 
 // ---- the view ----
@@ -321,7 +442,7 @@ class LiveView {
     this.slider.setAttribute("aria-label", "Vocabulary size");
     this.controls.append(label, this.slider);
     this.counts = el("div", "live-counts");
-    this.note = el("div", "bpe-legend live-note");
+    this.note = el("div", "live-legend live-note");
     this.view = el("div", "bpe-view live-text");
     this.idsBox = el("details", "live-ids");
     const sum = el("summary", null, "Token ids");
@@ -375,6 +496,7 @@ class LiveView {
     // the server's size wins on a new payload, or when it changed on the server's side; an echo of a
     // size this view reported is stale once the user has moved on (a rerun answers a report late)
     let size = this.size;
+    if (this.appliedVersion !== data.v) this.reported = [];
     const echo = this.reported.includes(data.size);
     if (this.appliedVersion !== data.v || (data.size !== this.serverSize && !echo)) size = data.size;
     if (echo) this.reported = this.reported.slice(this.reported.indexOf(data.size) + 1);
@@ -407,7 +529,7 @@ class LiveView {
     this.reportTimer = setTimeout(() => {
       if (this.setStateValue && this.size !== null) {
         this.reported.push(this.size);
-        this.setStateValue("size", { n: this.size, t: Date.now() });
+        this.setStateValue("size", { n: this.size, t: Date.now(), v: this.version });
       }
     }, 150);
   }
@@ -415,17 +537,38 @@ class LiveView {
   draw() {
     const m = this.model;
     const d = this.data;
-    const L = this.size;
     const toks = this.tokens;
     const showWs = d.ws;
-    const mode = d.mode;
-    const maxRank = Math.max(L - m.lo - 1, 0);
+    const maxRank = Math.max(this.size - m.lo - 1, 0);
+    if (m.kind === "bpe") {
+      const key = `${d.ws}|${this.version}`; // new text or whitespace drawing: nothing to reuse
+      if (!this.painter || this.painted !== key) {
+        this.painter = this.painter || new BPEPainter(this.view);
+        this.painter.reset();
+        this.painted = key;
+      }
+      this.painter.paint(m, toks, showWs, colourFn(d.mode, maxRank), null);
+      this.nodes = this.painter.nodes;
+    } else {
+      this.painted = null;
+      this.drawWordPiece(colourFn(d.mode, maxRank));
+    }
+    this.drawCounts();
+    if (this.idsBox.open) this.drawIds();
+  }
+
+  drawWordPiece(colourOf) {
+    const m = this.model;
+    const d = this.data;
+    const toks = this.tokens;
+    const showWs = d.ws;
     const frag = document.createDocumentFragment();
+    const nodes = new Array(toks.length);
     let pos = 0;
     const text = m.tm.cps;
     for (let i = 0; i < toks.length; i++) {
       const t = toks[i];
-      if (t.s > pos && m.kind !== "bpe") {
+      if (t.s > pos) {
         frag.appendChild(document.createElement("wbr"));
         const gap = el("span", "gap");
         appendVisible(gap, text.slice(pos, t.s).join(""), showWs);
@@ -438,17 +581,18 @@ class LiveView {
       if (t.partial) cls += " partial";
       if (t.special) cls += " special";
       if (t.cont) cls += " cont";
+      if (i + 1 < toks.length && toks[i + 1].cont) cls += " before-cont";
       span.className = cls;
-      span.style.background =
-        mode === "id" ? idColour(t.id) : mode === "rank" ? rankColour(t.rank, maxRank) : PALETTE[i % PALETTE.length];
+      span.style.background = colourOf(t, i);
       span.dataset.id = String(t.id);
       span.dataset.i = String(i);
       span.dataset.s = String(t.s);
       span.dataset.e = String(t.e);
       appendVisible(span, displayOf(m, t), showWs);
       frag.appendChild(span);
+      nodes[i] = span;
     }
-    if (m.kind !== "bpe" && pos < text.length && (d.drawnAll || toks.length < d.maxTokens)) {
+    if (pos < text.length && toks.length < d.maxTokens) {
       const rest = text.slice(pos).join("");
       if (/^\s+$/.test(rest)) {
         frag.appendChild(document.createElement("wbr"));
@@ -458,8 +602,11 @@ class LiveView {
       }
     }
     this.view.replaceChildren(frag);
-    this.drawCounts();
-    if (this.idsBox.open) this.drawIds();
+    this.nodes = nodes;
+  }
+
+  indexOf(node) {
+    return node.dataset.i !== undefined ? Number(node.dataset.i) : this.painter.indexOf(node);
   }
 
   drawCounts() {
@@ -506,7 +653,7 @@ class LiveView {
   }
 
   link(i, on) {
-    const tk = this.view.querySelector(`.tk[data-i="${i}"]`);
+    const tk = this.nodes ? this.nodes[i] : null;
     const id = this.idsBox.open ? this.idList.querySelector(`.tid[data-i="${i}"]`) : null;
     for (const e of [tk, id]) if (e) e.classList.toggle("linked", on);
     return [tk, id];
@@ -515,7 +662,7 @@ class LiveView {
   hover(ev, on) {
     const tk = ev.target instanceof Element ? ev.target.closest(".tk") : null;
     if (!tk) return;
-    const i = Number(tk.dataset.i);
+    const i = this.indexOf(tk);
     const [, id] = this.link(i, on);
     if (on && id) id.scrollIntoView({ block: "nearest" });
     if (!on) {
@@ -538,15 +685,371 @@ class LiveView {
   }
 }
 
+
+// ---- the Merges page's playback ----
+
+function displayBytes(bytes) {
+  // UTF-8 decoded, every byte outside a complete valid character as <0xNN> (bpe_core.spans.display_bytes)
+  let out = "";
+  const n = bytes.length;
+  let i = 0;
+  const bad = (b) => "<0x" + b.toString(16).toUpperCase().padStart(2, "0") + ">";
+  const cont = (j, lo = 0x80, hi = 0xbf) => j < n && bytes[j] >= lo && bytes[j] <= hi;
+  while (i < n) {
+    const b = bytes[i];
+    let len = 0;
+    if (b < 0x80) len = 1;
+    else if (b >= 0xc2 && b <= 0xdf) len = cont(i + 1) ? 2 : 0;
+    else if (b >= 0xe0 && b <= 0xef) {
+      const lo = b === 0xe0 ? 0xa0 : 0x80,
+        hi = b === 0xed ? 0x9f : 0xbf;
+      len = cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      const lo = b === 0xf0 ? 0x90 : 0x80,
+        hi = b === 0xf4 ? 0x8f : 0xbf;
+      len = cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+    }
+    if (!len) {
+      out += bad(b);
+      i += 1;
+    } else {
+      out += new TextDecoder().decode(bytes.subarray(i, i + len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+const SPEEDS = [1, 2, 5, 10, 30, 60];
+
+class MergesView {
+  constructor(parent) {
+    this.root = el("div", "bpe-live bpe-merges");
+    parent.appendChild(this.root);
+    this.version = null;
+    this.model = null;
+    this.step = null;
+    this.playing = false;
+    this.visited = []; // steps drawn while playing (read by the tests)
+    this.times = [];
+    this.reported = [];
+    this.build();
+  }
+
+  build() {
+    const bar = el("div", "mg-bar");
+    const btn = (label, cls) => {
+      const b = el("button", "mg-btn " + cls, label);
+      b.type = "button";
+      return b;
+    };
+    this.bFirst = btn("⏮ First", "first");
+    this.bPrev = btn("‹ Prev", "prev");
+    this.bPlay = btn("▶ Play", "play");
+    this.bNext = btn("Next ›", "next");
+    this.bLast = btn("Last ⏭", "last");
+    this.speed = el("select", "mg-speed");
+    this.speed.setAttribute("aria-label", "Play speed (merges per second)");
+    for (const s of SPEEDS) {
+      const o = el("option", null, `${s} / s`);
+      o.value = String(s);
+      this.speed.appendChild(o);
+    }
+    this.speed.value = "10";
+    bar.append(this.bFirst, this.bPrev, this.bPlay, this.bNext, this.bLast, this.speed);
+    const lab = el("label", "live-label");
+    this.stepText = el("span", "live-size");
+    lab.append(el("span", null, "Merge step "), this.stepText);
+    this.slider = el("input", "live-slider");
+    this.slider.type = "range";
+    this.slider.min = "0";
+    this.slider.setAttribute("aria-label", "Merge step");
+    this.card = el("div", "mg-card merge-card");
+    this.spark = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    this.spark.setAttribute("class", "mg-spark");
+    this.spark.setAttribute("viewBox", "0 0 300 60");
+    this.spark.setAttribute("preserveAspectRatio", "none");
+    this.caption = el("div", "bpe-legend mg-caption");
+    this.view = el("div", "bpe-view live-text focus");
+    this.tip = el("div", "live-tip");
+    this.tip.hidden = true;
+    const left = el("div", "mg-left");
+    left.append(this.card, this.spark);
+    const right = el("div", "mg-right");
+    right.append(this.caption, this.view);
+    const body = el("div", "mg-body");
+    body.append(left, right);
+    this.root.append(bar, lab, this.slider, body, this.tip);
+
+    this.bFirst.addEventListener("click", () => this.go(0, true));
+    this.bPrev.addEventListener("click", () => this.go(this.step - 1, true));
+    this.bNext.addEventListener("click", () => this.go(this.step + 1, true));
+    this.bLast.addEventListener("click", () => this.go(this.n, true));
+    this.bPlay.addEventListener("click", () => (this.playing ? this.pause() : this.play()));
+    this.speed.addEventListener("change", () => {
+      if (this.playing) {
+        this.pause(false);
+        this.play();
+      }
+    });
+    this.slider.addEventListener("input", () => {
+      if (this.playing) this.pause(false);
+      this.go(Number(this.slider.value), false);
+    });
+    this.slider.addEventListener("change", () => this.report());
+    this.view.addEventListener("mouseover", (ev) => this.hover(ev, true));
+    this.view.addEventListener("mouseout", (ev) => this.hover(ev, false));
+  }
+
+  update(data) {
+    if (data.v !== this.version) {
+      this.version = data.v;
+      decode(data).then((m) => {
+        if (this.version !== data.v) return;
+        m.trace = data.trace;
+        m.trace.rankOf = new Map(data.trace.newId.map((id, r) => [id, r]));
+        this.model = m;
+        this.n = m.hi - m.lo;
+        this.tokBytes = new Map();
+        this.slider.max = String(this.n);
+        this.drawSpark();
+        this.configure(data, true);
+      });
+      return;
+    }
+    if (this.model) this.configure(data, false);
+  }
+
+  configure(data, fresh) {
+    this.data = data;
+    this.root.style.setProperty("--bpe-scale", String(data.scale || 1));
+    if (fresh) this.reported = [];
+    const echo = this.reported.includes(data.step);
+    let k = this.step;
+    if (fresh || (data.step !== this.serverStep && !echo && !this.playing)) k = data.step;
+    if (echo) this.reported = this.reported.slice(this.reported.indexOf(data.step) + 1);
+    this.serverStep = data.step;
+    if (fresh || k !== this.step || this.ws !== data.ws || this.mode !== data.mode) {
+      this.ws = data.ws;
+      this.mode = data.mode;
+      this.go(k, false, true);
+    }
+  }
+
+  bytesOf(id) {
+    // a token's bytes, from the trace: a merged token is its two parts joined
+    let b = this.tokBytes.get(id);
+    if (b) return b;
+    const m = this.model;
+    const r = m.trace.rankOf.get(id);
+    if (r === undefined) {
+      b = new Uint8Array([id]); // trained tokenizers: ids 0-255 are the bytes
+    } else {
+      const l = this.bytesOf(m.trace.left[r]),
+        rr = this.bytesOf(m.trace.right[r]);
+      b = new Uint8Array(l.length + rr.length);
+      b.set(l);
+      b.set(rr, l.length);
+    }
+    this.tokBytes.set(id, b);
+    return b;
+  }
+
+  go(k, report, force) {
+    if (!this.model) return;
+    k = Math.min(Math.max(k, 0), this.n);
+    if (k === this.step && !force) return;
+    const t0 = performance.now();
+    this.step = k;
+    this.draw();
+    this.times.push(performance.now() - t0);
+    if (this.times.length > 5000) this.times.shift();
+    if (this.playing) this.visited.push(k);
+    if (report) this.report();
+  }
+
+  play() {
+    if (this.step >= this.n) this.go(0, false);
+    this.playing = true;
+    this.visited = [];
+    this.bPlay.textContent = "⏸ Pause";
+    const rate = Number(this.speed.value);
+    let last = performance.now();
+    let owed = 0;
+    const tick = (now) => {
+      if (!this.playing) return;
+      owed += ((now - last) * rate) / 1000;
+      last = now;
+      // one step per frame at most, so no step is ever skipped; a late frame catches up on the next ones
+      this.keepInSight();
+      if (owed >= 1) {
+        owed = Math.min(owed - 1, 2);
+        this.go(this.step + 1, false);
+        if (this.step >= this.n) {
+          this.pause();
+          return;
+        }
+      }
+      this.raf = requestAnimationFrame(tick);
+    };
+    this.raf = requestAnimationFrame(tick);
+  }
+
+  keepInSight() {
+    // keep the tokens the last merge made in sight inside the text box, without scrolling the page
+    const first = this.firstMade;
+    this.firstMade = null;
+    if (!first || !first.isConnected) return;
+    const vb = this.view.getBoundingClientRect(),
+      fb = first.getBoundingClientRect();
+    if (fb.top < vb.top || fb.bottom > vb.bottom) this.view.scrollTop += fb.top - vb.top - vb.height / 3;
+  }
+
+  pause(report = true) {
+    this.playing = false;
+    cancelAnimationFrame(this.raf);
+    this.bPlay.textContent = "▶ Play";
+    if (report) this.report(0);
+  }
+
+  report(delay = 150) {
+    clearTimeout(this.reportTimer);
+    this.reportTimer = setTimeout(() => {
+      if (this.setStateValue && this.step !== null) {
+        this.reported.push(this.step);
+        this.setStateValue("step", { n: this.step, t: Date.now(), v: this.version });
+      }
+    }, delay);
+  }
+
+  drawSpark() {
+    const m = this.model;
+    const tot = m.totals;
+    const n = tot.length;
+    const hi = tot[0],
+      lo = tot[n - 1];
+    const pts = [];
+    const stride = Math.max(1, Math.floor(n / 300));
+    for (let i = 0; i < n; i += stride)
+      pts.push(`${((i / Math.max(n - 1, 1)) * 300).toFixed(1)},${(55 - ((tot[i] - lo) / Math.max(hi - lo, 1)) * 50).toFixed(1)}`);
+    const path = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+    path.setAttribute("points", pts.join(" "));
+    path.setAttribute("class", "mg-curve");
+    this.marker = document.createElementNS("http://www.w3.org/2000/svg", "line");
+    this.marker.setAttribute("class", "mg-marker");
+    this.marker.setAttribute("y1", "0");
+    this.marker.setAttribute("y2", "60");
+    this.spark.replaceChildren(path, this.marker);
+  }
+
+  drawCard() {
+    const m = this.model;
+    const k = this.step;
+    const tr = m.trace;
+    const tot = m.totals;
+    const frag = document.createDocumentFragment();
+    const no = el("div", "no", k ? `Merge #${fmt(k)}` : "Step 0");
+    frag.appendChild(no);
+    if (!k) {
+      frag.appendChild(el("div", null, `No merge yet: every byte is its own token. The training text is ${fmt(tot[0])} tokens, one per byte. Press Next or Play.`));
+    } else {
+      const r = k - 1;
+      const chip = (id, extra) => {
+        const c = el("span", "chip" + (extra || ""));
+        appendVisible(c, displayBytes(this.bytesOf(id)), true);
+        c.appendChild(el("small", null, `id ${id}`));
+        c.dataset.id = String(id);
+        return c;
+      };
+      const row = el("div", "mg-pair");
+      row.append(chip(tr.left[r]), el("span", "op", "+"), chip(tr.right[r]), el("span", "op", "→"), chip(tr.newId[r], " new"));
+      frag.appendChild(row);
+      const before = tot[k - 1],
+        after = tot[k];
+      const overlap = tr.count[r] - tr.replaced[r];
+      const facts = [
+        ["Pair count", fmt(tr.count[r]), "when chosen"],
+        ["Replaced", fmt(tr.replaced[r]), overlap ? `${fmt(overlap)} overlapped` : "no overlap"],
+        ["Tokens of the text", `${fmt(before)} → ${fmt(after)}`, before ? `−${fmt(before - after)} (${((100 * (before - after)) / before).toFixed(1)}%)` : ""],
+      ];
+      const fs = el("div", "facts");
+      for (const [l, v, d] of facts) {
+        const f = el("div", "fact");
+        f.append(el("div", "l", l), el("div", "v", v), el("div", "d", d));
+        fs.appendChild(f);
+      }
+      frag.appendChild(fs);
+    }
+    this.card.replaceChildren(frag);
+    this.card.dataset.step = String(k);
+    this.marker.setAttribute("x1", String((k / Math.max(this.n, 1)) * 300));
+    this.marker.setAttribute("x2", String((k / Math.max(this.n, 1)) * 300));
+  }
+
+  draw() {
+    const m = this.model;
+    const k = this.step;
+    const L = m.lo + k;
+    this.stepText.textContent = fmt(k);
+    this.slider.value = String(k);
+    this.bFirst.disabled = this.bPrev.disabled = k === 0;
+    this.bNext.disabled = this.bLast.disabled = k >= this.n;
+    const toks = bpeTokens(m, L, this.data.maxTokens);
+    this.tokens = toks;
+    const key = `${this.data.ws}|${this.version}`;
+    if (!this.painter || this.painted !== key) {
+      this.painter = this.painter || new BPEPainter(this.view);
+      this.painter.reset();
+      this.painted = key;
+    }
+    this.painter.paint(m, toks, this.data.ws, colourFn(this.data.mode, Math.max(this.n - 1, 0)), k ? k - 1 : null);
+    let made = 0;
+    let first = null;
+    if (k) {
+      const nodes = this.painter.nodes;
+      for (let i = 0; i < toks.length; i++)
+        if (toks[i].rank === k - 1) {
+          made++;
+          if (first === null) first = nodes[i];
+        }
+    }
+    this.view.classList.toggle("focus", k > 0);
+    this.view.dataset.step = String(k);
+    this.view.dataset.made = String(made);
+    this.caption.textContent = k
+      ? `The text after ${fmt(k)} merge${k === 1 ? "" : "s"}. Highlighted: the ${fmt(made)} token${made === 1 ? "" : "s"} made by merge #${k}; everything else is dimmed.`
+      : "The text before any merge: one token per byte.";
+    this.drawCard();
+    this.firstMade = first; // scrolled into sight at the next frame, when the layout is fresh anyway
+  }
+
+  hover(ev, on) {
+    const tk = ev.target instanceof Element ? ev.target.closest(".tk") : null;
+    if (!tk) return;
+    if (!on) {
+      this.tip.hidden = true;
+      return;
+    }
+    this.tip.textContent = tooltip(this.model, this.tokens[this.painter.indexOf(tk)]);
+    const rb = this.root.getBoundingClientRect(),
+      tb = tk.getBoundingClientRect();
+    this.tip.style.left = `${Math.max(0, tb.left - rb.left)}px`;
+    this.tip.style.top = `${tb.bottom - rb.top + 4}px`;
+    this.tip.hidden = false;
+  }
+}
+
 export default function (component) {
   const { data, parentElement, setStateValue, setTriggerValue } = component;
   let view = REG.get(parentElement);
   if (!view) {
-    view = new LiveView(parentElement);
+    view = data && data.kind === "merges" ? new MergesView(parentElement) : new LiveView(parentElement);
     REG.set(parentElement, view);
   }
   view.setStateValue = setStateValue;
   view.setTriggerValue = setTriggerValue;
-  window.__bpeLive = view; // the tests and the benchmark drive the newest view through this
+  // the tests and the benchmark drive the newest view through these
+  if (view instanceof MergesView) window.__bpeMerges = view;
+  else window.__bpeLive = view;
   if (data) view.update(data);
 }
