@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import links
+from ui import links, live_view
 from ui.inputs import sidebar
 
 st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", layout="wide")
@@ -19,6 +19,8 @@ pages = [
 nav = st.navigation(pages)
 links.restore()
 st.session_state["settings"] = sidebar()
+with st.sidebar:
+    live_view.follow_typing()  # pasted text is used as it is typed, no Ctrl+Enter
 links.apply_pending_size(st.session_state["settings"])
 links.publish()
 nav.run()

@@ -32,6 +32,7 @@ if history.algorithm == "bpe" and not st.session_state.get("server_view"):
         st.session_state.get(merges_view.STEP_KEY, 1),
         show_whitespace=st.session_state.get("show_ws", True),
         colour_mode=render.session_colour_mode(),
+        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get("presentation") else 1.0,
     )
     w1, w2 = st.columns(2, gap="large")
     with w1:

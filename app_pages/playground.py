@@ -31,6 +31,7 @@ else:  # the live view: the slider, counts and text redraw in the browser
         trained_on_text=settings.imported is None,
         show_whitespace=show_ws,
         colour_mode=render.session_colour_mode(),
+        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get("presentation") else 1.0,
     )
     current = tok.with_vocab_size(size)
     st.html(render.CSS + (render.WORDPIECE_LEGEND_HTML if tok.algorithm == "wordpiece" else render.LEGEND_HTML))

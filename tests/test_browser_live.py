@@ -291,3 +291,29 @@ def test_merges_play_at_top_speed_visits_every_step_and_the_server_follows(page,
         timeout=30_000,
     )
     screenshot(page, "live-merges-paused")
+
+
+def test_typing_redraws_without_ctrl_enter(page):
+    page.get_by_text("Paste", exact=True).click()
+    wait_idle(page)
+    box = page.get_by_label("Your text")
+    box.click()
+    first, second = "Typing naïve words ", "while the page follows, word by word."
+    box.press_sequentially(first, delay=40)
+    # a pause: the text typed so far is used (no Ctrl+Enter), while the box keeps the focus
+    page.wait_for_function(
+        "n => window.__bpeLive && window.__bpeLive.data && window.__bpeLive.data.textChars === n",
+        arg=len(first),
+        timeout=30_000,
+    )
+    box.press_sequentially(second, delay=40)
+    text = first + second
+    page.wait_for_function(
+        "n => window.__bpeLive.data.textChars === n && window.__bpeLive.model.tm.cps.length === n",
+        arg=len(text),
+        timeout=30_000,
+    )
+    wait_idle(page)
+    assert box.input_value() == text  # nothing typed was lost to a rerun
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    _check_sizes(page, tok, text, text, [tok.min_vocab_size, tok.max_vocab_size])

@@ -114,7 +114,7 @@ def sidebar() -> Settings:
                 "Your text",
                 key="paste_text",
                 height=220,
-                placeholder="Paste or type any text here, then press Ctrl+Enter.",
+                placeholder="Paste or type any text here.",
                 persist_state="session",
             )
             text = text or ""

@@ -41,6 +41,9 @@ MAX_DRAW_CHARS = 20_000
 MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens (as the server view, ``ui.view``)."""
 
+PRESENTATION_SCALE = 1.6
+"""Token text size factor in presentation mode (``st.session_state["presentation"]``, issue 17 item 3)."""
+
 _component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=False)
 
 
@@ -333,3 +336,46 @@ def merges_player(
     st.session_state[f"{key}__v"] = payload["v"]
     _component(key=key, data=payload, on_step_change=lambda: _copy_step(key, step_key))
     return st.session_state.get(step_key, step)
+
+
+_TYPING_JS = """
+export default function ({ data }) {
+  // Commit the sidebar's text box while the user types: after `delay` ms without a keystroke, the
+  // text area gets the Ctrl+Enter that Streamlit's text area commits on (its own key handler).
+  window.__bpeTyping = data;
+  if (window.__bpeTypingInstalled) return;
+  window.__bpeTypingInstalled = true;
+  let timer = null;
+  document.addEventListener("input", (ev) => {
+    const t = ev.target;
+    const cfg = window.__bpeTyping;
+    if (!(t instanceof HTMLTextAreaElement) || !cfg || !cfg.labels.includes(t.getAttribute("aria-label"))) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (!t.isConnected) return;
+      t.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, which: 13,
+                                                      ctrlKey: true, bubbles: true, cancelable: true }));
+    }, cfg.delay);
+  }, true);
+}
+"""
+
+TYPING_DELAY_MS = 300
+"""Milliseconds without a keystroke after which typed text is used (the issue asks for at most 500)."""
+
+_typing = st.components.v2.component("bpe_playground.follow_typing", js=_TYPING_JS)
+
+
+def follow_typing(labels: tuple[str, ...] = ("Your text",), delay_ms: int = TYPING_DELAY_MS) -> None:
+    """Use what is typed in the text areas labelled ``labels`` once typing pauses, without Ctrl+Enter.
+
+    Mount once per page (the sidebar is a good place: it takes no visible room).
+    Each pause of ``delay_ms`` commits the text area's value as Ctrl+Enter
+    would; the page then retrains (with the progress bar and Cancel for long
+    texts) and redraws.
+
+    Args:
+        labels: the ``aria-label`` (the label) of each text area to follow.
+        delay_ms: the pause, in milliseconds.
+    """
+    _typing(key="follow_typing", data={"labels": list(labels), "delay": int(delay_ms)}, height=0)
