@@ -419,6 +419,14 @@ function el(tag, cls, text) {
 }
 const fmt = (n) => n.toLocaleString("en-US");
 
+function scrollWithin(box, target) {
+  // bring `target` into sight inside the scrolling `box` only: the page itself never moves
+  const b = box.getBoundingClientRect();
+  const t = target.getBoundingClientRect();
+  if (t.top < b.top) box.scrollTop -= b.top - t.top + 4;
+  else if (t.bottom > b.bottom) box.scrollTop += t.bottom - b.bottom + 4;
+}
+
 class LiveView {
   constructor(parent) {
     this.root = el("div", "bpe-live");
@@ -664,7 +672,7 @@ class LiveView {
     if (!tk) return;
     const i = this.indexOf(tk);
     const [, id] = this.link(i, on);
-    if (on && id) id.scrollIntoView({ block: "nearest" });
+    if (on && id) scrollWithin(this.idList, id);
     if (!on) {
       this.tip.hidden = true;
       return;
@@ -681,7 +689,7 @@ class LiveView {
     const s = ev.target instanceof Element ? ev.target.closest(".tid") : null;
     if (!s) return;
     const [tk] = this.link(Number(s.dataset.i), on);
-    if (on && tk) tk.scrollIntoView({ block: "nearest" });
+    if (on && tk) scrollWithin(this.view, tk);
   }
 }
 
