@@ -324,6 +324,8 @@ class BPEPainter {
     const old = this.toks;
     const oldNodes = this.nodes;
     const nodes = new Array(toks.length);
+    // 1. the runs that differ: [old from, old to, new from, new to], found without touching the DOM
+    const runs = [];
     let i = 0;
     let j = 0;
     while (i < old.length || j < toks.length) {
@@ -356,18 +358,27 @@ class BPEPainter {
           }
         }
       }
-      const anchor = i < old.length ? oldNodes[i].previousSibling : null;
-      for (let x = i0; x < i; x++) {
-        oldNodes[x].previousSibling.remove();
-        oldNodes[x].remove();
+      runs.push([i0, i, j0, j]);
+    }
+    for (const [, , j0, j1] of runs) for (let y = j0; y < j1; y++) nodes[y] = this.make(m, toks[y], showWs);
+    // 2. a few runs: patch them in place; many (a big jump): one rebuild that reuses the unchanged spans
+    //    (thousands of single insertions cost far more than one)
+    if (runs.length <= 24) {
+      for (const [i0, i1, j0, j1] of runs) {
+        const anchor = i1 < old.length ? oldNodes[i1].previousSibling : null;
+        for (let x = i0; x < i1; x++) {
+          oldNodes[x].previousSibling.remove();
+          oldNodes[x].remove();
+        }
+        const frag = document.createDocumentFragment();
+        for (let y = j0; y < j1; y++) frag.append(document.createElement("wbr"), nodes[y]);
+        this.el.insertBefore(frag, anchor);
       }
+    } else {
+      this.el.replaceChildren();
       const frag = document.createDocumentFragment();
-      for (let y = j0; y < j; y++) {
-        frag.appendChild(document.createElement("wbr"));
-        nodes[y] = this.make(m, toks[y], showWs);
-        frag.appendChild(nodes[y]);
-      }
-      this.el.insertBefore(frag, anchor);
+      for (let y = 0; y < toks.length; y++) frag.append(document.createElement("wbr"), nodes[y]);
+      this.el.appendChild(frag);
     }
     for (let y = 0; y < toks.length; y++) {
       const node = nodes[y];
