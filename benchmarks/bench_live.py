@@ -126,6 +126,12 @@ def drag(pg, algorithm: str) -> dict:
 def play(pg, seconds: float) -> dict:
     pg.wait_for_function("() => window.__bpeMerges && window.__bpeMerges.model", timeout=120_000)
     wait_idle(pg)
+    # the browser's own frame rate on this page (Play draws at most one step per frame)
+    fps = pg.evaluate(
+        "() => new Promise(done => { let n = 0; const t0 = performance.now(); const f = now => { n++;"
+        " if (now - t0 < 2000) requestAnimationFrame(f); else done(n * 1000 / (now - t0)); };"
+        " requestAnimationFrame(f); })"
+    )
     pg.evaluate("() => { const v = window.__bpeMerges; v.go(0, false); v.times.length = 0; }")
     pg.locator(".bpe-merges .mg-speed").select_option("60")
     t0 = time.perf_counter()
@@ -140,6 +146,7 @@ def play(pg, seconds: float) -> dict:
     return {
         "steps": len(visited),
         "merges/s": round(len(visited) / elapsed, 1),
+        "idle frames/s": round(fps, 1),
         "in order, none dropped": in_order,
         "step median ms": round(statistics.median(times), 2) if times else None,
         "step p95 ms": round(pct(times, 0.95), 2) if times else None,
