@@ -225,6 +225,7 @@ def test_token_ids_beside_the_text_link_both_ways(page):
     tok = train_bpe(text, 1000, ["<|endoftext|>"])
     _live(page)
     page.locator(".bpe-live .live-ids summary").click()
+    page.wait_for_function("() => window.__bpeLive.idList.childElementCount > 0")  # drawn on the toggle event
     ids = page.evaluate("() => window.__bpeLive.idList.textContent")
     assert [int(x) for x in ids.split()] == tok.encode(text)
     page.locator(".bpe-live .tk").nth(5).hover()
