@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core import train_bpe, train_wordpiece
-from bpe_core.io import decode_text_upload
+from bpe_core import decode_text_upload, train_bpe, train_wordpiece
 from tests.conftest import sample
 
 BOTH = ["bpe", "wordpiece"]
