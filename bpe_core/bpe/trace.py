@@ -26,14 +26,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
+from ..interface import TrainedTokenizer
 from ..pretokenize import count_pretokens, pretokenize
 from ..spans import display_bytes
 from ..steps import EncodeStep, PieceSteps, check_top, merge_pair
-
-if TYPE_CHECKING:  # the model imports this module for its replay() and encode_steps()
-    from .model import BPETokenizer
 
 __all__ = [
     "CandidateRanking",
@@ -228,7 +225,7 @@ class TrainingReplay:
     MEMO = 8
     """How many replayed states (pre-token segmentations) are kept."""
 
-    def __init__(self, tokenizer: BPETokenizer, word_counts: Mapping[bytes, int]) -> None:
+    def __init__(self, tokenizer: TrainedTokenizer, word_counts: Mapping[bytes, int]) -> None:
         if not is_bpe(tokenizer):
             raise TypeError(f"TrainingReplay needs a BPETokenizer, got {type(tokenizer).__name__}")
         self.tokenizer = tokenizer
@@ -240,7 +237,7 @@ class TrainingReplay:
         self._lock = threading.Lock()  # the app shares one replay between sessions (threads)
 
     @classmethod
-    def from_text(cls, tokenizer: BPETokenizer, text: str) -> TrainingReplay:
+    def from_text(cls, tokenizer: TrainedTokenizer, text: str) -> TrainingReplay:
         """Build the pre-token table of ``text`` with the tokenizer's pattern and special tokens.
 
         Args:
@@ -382,7 +379,7 @@ class TrainingReplay:
 class _RankTable:
     """A tokenizer view's ``(left, right) -> (rank, new id)`` and byte -> id maps, built from its public API."""
 
-    def __init__(self, tok: BPETokenizer) -> None:
+    def __init__(self, tok: TrainedTokenizer) -> None:
         self.pairs: dict[tuple[int, int], tuple[int, int]] = {}
         for r, (a, b, new) in enumerate(tok.merge_ids):
             self.pairs.setdefault((a, b), (r, new))
@@ -397,14 +394,14 @@ class _RankTable:
 _RANK_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _rank_table(tok: BPETokenizer) -> _RankTable:
+def _rank_table(tok: TrainedTokenizer) -> _RankTable:
     table = _RANK_TABLES.get(tok)
     if table is None:
         table = _RANK_TABLES[tok] = _RankTable(tok)
     return table
 
 
-def _piece_steps(tok: BPETokenizer, table: _RankTable, data: bytes) -> list[EncodeStep]:
+def _piece_steps(tok: TrainedTokenizer, table: _RankTable, data: bytes) -> list[EncodeStep]:
     """Byte-pair encode one pre-token, recording every merge (the textbook loop, no shortcuts)."""
     label = tok.describe_token
     ids = [table.byte_id[x] for x in data]
@@ -434,7 +431,7 @@ def _piece_steps(tok: BPETokenizer, table: _RankTable, data: bytes) -> list[Enco
     return steps
 
 
-def bpe_encode_steps(tokenizer: BPETokenizer, text: str) -> list[PieceSteps]:
+def bpe_encode_steps(tokenizer: TrainedTokenizer, text: str) -> list[PieceSteps]:
     """Encode ``text`` with a BPE tokenizer, recording each pre-token's merges one by one.
 
     Inside each pre-token the lowest-rank merge present is applied to all its

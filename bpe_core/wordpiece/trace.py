@@ -32,15 +32,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
+from ..interface import TrainedTokenizer
 from ..pretokenize import split_special
 from ..spans import TokenSpan
 from ..steps import EncodeStep, PieceSteps, check_top, merge_pair
 from .words import BERT_RX, count_words, normalize_with_origin
-
-if TYPE_CHECKING:  # the model imports this module for its replay() and encode_steps()
-    from .model import WordPieceTokenizer
 
 __all__ = [
     "GreedyStep",
@@ -229,7 +226,7 @@ class WordPieceReplay:
     MEMO = 8
     """How many rankings are kept."""
 
-    def __init__(self, tokenizer: WordPieceTokenizer, word_counts: Mapping[str, int], n_special: int = 0) -> None:
+    def __init__(self, tokenizer: TrainedTokenizer, word_counts: Mapping[str, int], n_special: int = 0) -> None:
         if not is_wordpiece(tokenizer):
             raise TypeError(f"WordPieceReplay needs a WordPieceTokenizer, got {type(tokenizer).__name__}")
         full = tokenizer.with_vocab_size(tokenizer.max_vocab_size)
@@ -255,7 +252,7 @@ class WordPieceReplay:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_text(cls, tokenizer: WordPieceTokenizer, text: str) -> WordPieceReplay:
+    def from_text(cls, tokenizer: TrainedTokenizer, text: str) -> WordPieceReplay:
         """Count the words of ``text`` with the tokenizer's special tokens and lower-casing, and build the replay.
 
         Args:
@@ -486,7 +483,7 @@ class TrainerView:
         return _spans(replay.tokenizer, text, lambda w: replay.word_pieces(w, k))
 
 
-def _spans(tok: WordPieceTokenizer, text: str, pieces_of) -> list[TokenSpan]:
+def _spans(tok: TrainedTokenizer, text: str, pieces_of) -> list[TokenSpan]:
     """Token spans of ``text`` where each word is cut by ``pieces_of(word) -> ids | None`` (``None``: unknown)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -519,7 +516,7 @@ class GreedyStep(EncodeStep):
 _PIECE_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _piece_table(tok: WordPieceTokenizer) -> tuple[dict[str, int], int]:
+def _piece_table(tok: TrainedTokenizer) -> tuple[dict[str, int], int]:
     """``({piece string: id}, longest piece in characters without the prefix)`` of a view, from its public API.
 
     A vocabulary entry repeating a special token's string is an ordinary piece;
@@ -545,7 +542,7 @@ def _shorten(tried: Sequence[str], keep: int = 6) -> str:
     return ", ".join(repr(t) for t in tried[: keep - 1]) + f", … ({len(tried) - keep} more), {tried[-1]!r}"
 
 
-def _word_steps(tok: WordPieceTokenizer, word: str) -> list[GreedyStep]:
+def _word_steps(tok: TrainedTokenizer, word: str) -> list[GreedyStep]:
     """The course's ``encode_word`` (greedy longest-match-first, with BERT's length cap), one line per decision."""
     pieces, longest = _piece_table(tok)
     prefix = tok.continuing_subword_prefix
@@ -614,7 +611,7 @@ def _word_steps(tok: WordPieceTokenizer, word: str) -> list[GreedyStep]:
     return steps
 
 
-def wordpiece_encode_steps(tokenizer: WordPieceTokenizer, text: str) -> list[PieceSteps]:
+def wordpiece_encode_steps(tokenizer: TrainedTokenizer, text: str) -> list[PieceSteps]:
     """Encode ``text`` with WordPiece, recording every greedy longest-match decision.
 
     Special tokens (longest match first) come out whole with one line.  The
