@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .interface import ProgressCallback
 from .pretokenize import (
     count_pretokens,
     resolve_pattern,
@@ -76,8 +77,6 @@ PARALLEL_MIN_BYTES = 4 << 20
 worker processes (about 0.1 s each) costs more than it saves."""
 
 _WINDOW = 1 << 16  # bytes read at a time while looking for a boundary
-
-ProgressCallback = Callable[[str, int, int], None]
 
 
 @dataclass(slots=True)

@@ -172,7 +172,7 @@ def compute_metrics(
         text: the encoded text.
         spans: ``tokenizer.token_spans(text)``.
         vocab_size: ``tokenizer.vocab_size``.
-        unknown_id: the id of the unknown token (WordPiece's ``unk_id``), or
+        unknown_id: the id of the unknown token (WordPiece's ``[UNK]``), or
             ``None``.  A span with this id counts as unknown when it stands for
             other text (an unspellable word), as a special token when the text
             itself says ``[UNK]``.

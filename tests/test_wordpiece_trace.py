@@ -313,7 +313,7 @@ def test_greedy_steps_of_one_word_by_hand():
     # "HOgging": "H" is taken (after "HOggi" ... "HO" miss); at character 2 the five candidates of at most
     # 5 characters, "##Oggin" down to "##O", all miss (no "O" inside a word of the corpus): [UNK]
     (q,) = encode_steps(tok, "HOgging")
-    assert q.ids == (tok.unk_id,) and q.steps[-1].labels == ("[UNK]",)
+    assert q.ids == (tok.unknown_id,) and q.steps[-1].labels == ("[UNK]",)
     assert q.steps[1].tried == ("HOggi", "HOgg", "HOg", "HO") and q.steps[1].matched == "H"
     assert q.steps[-1].tried == ("##Oggin", "##Oggi", "##Ogg", "##Og", "##O")
     assert "whole word becomes [UNK]" in q.steps[-1].note
@@ -323,7 +323,7 @@ def test_too_long_and_lowercased_words():
     tok = train_wordpiece("İstanbul and ISTANBUL and istanbul " * 3, 200, lowercase=True)
     word = "x" * (tok.max_input_chars_per_word + 1)
     (p,) = encode_steps(tok, word)
-    assert p.ids == (tok.unk_id,) and "max_input_chars_per_word" in p.steps[-1].note and p.steps[-1].tried == ()
+    assert p.ids == (tok.unknown_id,) and "max_input_chars_per_word" in p.steps[-1].note and p.steps[-1].tried == ()
     pieces = encode_steps(tok, "ISTANBUL İstanbul")
     assert [i for q in pieces for i in q.ids] == tok.encode("ISTANBUL İstanbul")
     assert [q.text for q in pieces] == ["ISTANBUL", "İstanbul"]  # the original characters

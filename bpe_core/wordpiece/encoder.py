@@ -9,7 +9,7 @@ gives exactly Hugging Face ``tokenizers``' ``WordPiece`` model's ids.
 :class:`WordPieceEncoder` is mixed into
 :class:`bpe_core.wordpiece.model.WordPieceTokenizer`, whose ``_setup`` builds the
 tables it reads (``_piece_ids``, ``_tokens``, ``_n``, ``_prefix``,
-``_max_piece``, ``_max_chars``, ``_unk_id``, ``_unk_token``, ``_specials``,
+``_max_piece``, ``_max_chars``, ``_unknown_id``, ``_unk_token``, ``_specials``,
 ``_special_ids``, ``_lowercase``, ``_cache``).
 """
 
@@ -36,7 +36,7 @@ class WordPieceEncoder:
     _prefix: str
     _max_piece: int
     _max_chars: int
-    _unk_id: int
+    _unknown_id: int
     _unk_token: str
     _specials: dict[str, int]
     _special_ids: frozenset[int]
@@ -45,13 +45,13 @@ class WordPieceEncoder:
     rank_of: Callable[[int], int | None]
 
     def _encode_word(self, word: str) -> tuple[int, ...]:
-        """Greedy longest-match-first pieces of one word (``(unk_id,)`` when it cannot be matched)."""
+        """Greedy longest-match-first pieces of one word (``(unknown_id,)`` when it cannot be matched)."""
         ids = self._cache.get(word)
         if ids is not None:
             return ids
         n = len(word)
         if n > self._max_chars:
-            ids = (self._unk_id,)
+            ids = (self._unknown_id,)
         else:
             get = self._piece_ids.get
             limit = self._n
@@ -67,7 +67,7 @@ class WordPieceEncoder:
                         break
                     end -= 1
                 else:
-                    out = [self._unk_id]
+                    out = [self._unknown_id]
                     break
                 out.append(i)
                 start = end
@@ -219,7 +219,7 @@ class WordPieceEncoder:
         Args:
             text: any ``str`` without unpaired surrogates.
             pieces_of: ``word -> ids`` (the word as normalised and split, e.g.
-                lower-cased); ``None`` or ``(unk_id,)`` draws the word as ``[UNK]``.
+                lower-cased); ``None`` or ``(unknown_id,)`` draws the word as ``[UNK]``.
 
         Returns:
             ``list[TokenSpan]`` in text order.
@@ -231,7 +231,7 @@ class WordPieceEncoder:
         out: list[TokenSpan] = []
         toks = self._tokens
         plen = len(self._prefix)
-        unk = self._unk_id
+        unk = self._unknown_id
         unk_bytes = self._unk_token.encode("utf-8")
         offset = 0
         for segment, is_special in split_special(text, tuple(self._specials)):

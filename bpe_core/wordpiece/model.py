@@ -282,7 +282,7 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
         self._special_ids = frozenset(self._specials.values())
         self._piece_ids = piece_ids
         self._unk_token = unk_token
-        self._unk_id = special_ids[unk_token]
+        self._unknown_id = special_ids[unk_token]
         self._prefix = prefix
         self._lowercase = lowercase
         self._max_chars = max_chars
@@ -341,11 +341,6 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
     def unk_token(self) -> str:
         """The unknown token's string (``"[UNK]"``)."""
         return self._unk_token
-
-    @property
-    def unk_id(self) -> int:
-        """The unknown token's id."""
-        return self._unk_id
 
     @property
     def continuing_subword_prefix(self) -> str:
@@ -433,7 +428,7 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
     @property
     def unknown_id(self) -> int:
         """The id of the unknown token (``[UNK]``), which stands for a word the vocabulary cannot spell."""
-        return self._unk_id
+        return self._unknown_id
 
     def fast_encoder(self):
         """``None``: WordPiece has no faster encoder than :meth:`encode`."""
