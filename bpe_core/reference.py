@@ -477,6 +477,10 @@ def load_reference(name: str) -> ReferenceTokenizer:
         EncodingUnavailable: no source has it (the message lists what was tried
             and how to make the encoding available), or the file in the
             directory exists but cannot be read (the message names it).
+
+    >>> gpt2 = load_reference("gpt2")  # from $BPE_PLAYGROUND_ENCODINGS, tiktoken's cache or a bundled copy
+    >>> gpt2.encode("hello world"), gpt2.decode([31373, 995])
+    ([31373, 995], 'hello world')
     """
     spec = _spec(name)
     enc, source = _load_encoding(spec)

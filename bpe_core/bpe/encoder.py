@@ -184,6 +184,11 @@ class BPEEncoder:
         Raises:
             TypeError: ``text`` is not a ``str``.
             ValueError: ``text`` holds an unpaired surrogate (no UTF-8 form).
+
+        >>> from bpe_core import train_bpe
+        >>> tok = train_bpe("low lower lowest " * 10, 260)  # merges: o+w, l+ow, " "+low, " low"+e
+        >>> [tok.describe_token(i) for i in tok.encode("lowest")]
+        ['low', 'e', 's', 't']
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -258,6 +263,11 @@ class BPEEncoder:
 
         Raises:
             ValueError: an id is not in this tokenizer's vocabulary.
+
+        >>> from bpe_core import train_bpe
+        >>> tok = train_bpe("low lower lowest " * 10, 260)
+        >>> tok.decode(tok.encode("lower 🦀")), tok.decode([0xF0, 0x9F])
+        ('lower 🦀', '�')
         """
         return self.decode_bytes(list(ids)).decode("utf-8", errors="replace")
 

@@ -108,6 +108,12 @@ def train_bpe(
             an unpaired surrogate; a file is not UTF-8.
         OSError: a file cannot be read.
         TrainingCancelled: raised by ``progress``.
+
+    ``o w`` and ``l o`` tie at 30; ``(b"o", b"w")`` is the greater pair, so it goes first:
+
+    >>> tok = train_bpe("low lower lowest " * 10, 260)
+    >>> tok.vocab_size, tok.merges[:2]
+    (260, [(b'o', b'w'), (b'l', b'ow')])
     """
     if isinstance(text, bytes | bytearray | memoryview) or not isinstance(text, str | os.PathLike | Iterable):
         raise TypeError(

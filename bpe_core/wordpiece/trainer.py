@@ -95,6 +95,14 @@ def train_wordpiece(
             token; bad special tokens or prefix; ``text`` holds an unpaired
             surrogate.
         TrainingCancelled: raised by ``progress``.
+
+    Every pair scores 1/3 at each step here, so the first pair met wins:
+
+    >>> tok = train_wordpiece("hug hugs hug", 8, special_tokens=["[UNK]"])
+    >>> list(tok.vocab.values())
+    ['[UNK]', '##g', '##s', '##u', 'h', 'hu', 'hug', 'hugs']
+    >>> tok.encode("hugs hug"), tok.decode(tok.encode("hugs hug"))
+    ([7, 6], 'hugs hug')
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
