@@ -34,7 +34,7 @@ is at least ``chunk_bytes`` long, ending at the first safe boundary after that;
 text without any boundary stays in one chunk.
 
 Files are read as UTF-8; a byte-order mark at the very start is dropped (as for
-uploads, :func:`bpe_core.io.decode_text_upload`).
+uploads, :func:`bpe_core.formats.upload.decode_text_upload`).
 """
 
 from __future__ import annotations

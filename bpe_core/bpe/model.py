@@ -71,7 +71,7 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
     Build it from a vocabulary and an ordered merge list, as GPT-2 publishes
     them, or get one from :func:`train_bpe`.  Encoding gives exactly tiktoken's
     ids when given an encoding's ranks and pattern (see
-    :func:`bpe_core.reference.ranks_to_vocab_merges`).
+    :func:`bpe_core.formats.tiktoken.ranks_to_vocab_merges`).
 
     Args:
         vocab: ``{id: token bytes}``; must contain all 256 single bytes and the
