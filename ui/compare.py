@@ -417,7 +417,7 @@ def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
         tok.token_spans,
         tok.vocab_size,
         MEASURE_CHUNK_CHARS,
-        getattr(tok, "unk_id", None),
+        getattr(tok, "unknown_id", None),
         split=tokenizer_split(tok),
     )
 

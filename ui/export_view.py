@@ -7,8 +7,7 @@ import re
 
 import streamlit as st
 
-from bpe_core import BPETokenizer
-from bpe_core.io import bpe_to_hf_json, bpe_to_tiktoken_files, wordpiece_to_hf_json, wordpiece_to_vocab_txt
+from bpe_core import BPETokenizer, bpe_to_hf_json, bpe_to_tiktoken_files, wordpiece_to_hf_json, wordpiece_to_vocab_txt
 from bpe_core.wordpiece import WordPieceTokenizer
 
 

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe_core import BPETokenizer
-from bpe_core.io import MAX_UPLOAD_BYTES, load_tokenizer_bytes
+from bpe_core import MAX_UPLOAD_BYTES, BPETokenizer, load_tokenizer_bytes
 from bpe_core.wordpiece import WordPieceTokenizer
 
 _REGISTRY: dict[str, BPETokenizer | WordPieceTokenizer] = {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
+from bpe_core import MAX_UPLOAD_BYTES, decode_text_upload
 from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from ui import imported

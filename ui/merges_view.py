@@ -23,11 +23,17 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core import BPETokenizer, WordPieceTokenizer
+from bpe_core import (
+    BPETokenizer,
+    CandidateRanking,
+    ScoreRanking,
+    TrainerView,
+    TrainingReplay,
+    WordPieceReplay,
+    WordPieceTokenizer,
+)
 from bpe_core.pretokenize import pretoken_prefix, tokenizer_split
 from bpe_core.spans import TokenSpan, display_bytes
-from bpe_core.trace import CandidateRanking, TrainingReplay
-from bpe_core.wordpiece_trace import ScoreRanking, TrainerView, WordPieceReplay
 from ui import charts, render
 from ui.inputs import Settings
 from ui.links import PENDING_STEP

@@ -13,11 +13,9 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from bpe_core import BPETokenizer
+from bpe_core import BPETokenizer, GreedyStep, PieceSteps, encode_steps
 from bpe_core.reference import ENCODINGS, EncodingUnavailable, bpe_from_reference
-from bpe_core.trace import PieceSteps, encode_steps
 from bpe_core.wordpiece import WordPieceTokenizer
-from bpe_core.wordpiece_trace import GreedyStep
 from ui import render, view
 from ui.render import visible_text
 from ui.training import TrainingWasCancelled
