@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import state_keys as sk
 from ui import steps_view
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("Encode step by step")
 st.caption(
@@ -26,7 +27,7 @@ word = st.text_input(
     "Word or phrase",
     value="tokenization",
     max_chars=steps_view.MAX_WORD_CHARS,
-    key="encode_word",
+    key=sk.ENCODE_WORD,
     persist_state="session",
     help="Try a rare word, a number such as 2024, an accented word (naïve) or an emoji.",
 )
@@ -36,7 +37,7 @@ chosen = st.multiselect(
     options,
     default=["trained", "gpt2", "cl100k_base"],
     format_func=lambda k: "Trained on your text" if k == "trained" else steps_view.reference_label(k),
-    key="encode_tokenizers",
+    key=sk.ENCODE_TOKENIZERS,
     persist_state="session",
 )
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import merges_view, view
+from ui import state_keys as sk
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("Merges")
 if settings.algorithm == "wordpiece":

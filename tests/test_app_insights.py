@@ -11,7 +11,7 @@ from bpe_core import train_bpe
 from bpe_core.insights import heldout_split
 from bpe_core.wordpiece import train_wordpiece
 from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
-from ui.insights_view import VIEWS
+from ui.insights_tabs import VIEWS
 
 PAGE = "app_pages/insights.py"
 

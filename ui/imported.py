@@ -22,6 +22,7 @@ import streamlit as st
 from bpe_core import BPETokenizer
 from bpe_core.io import MAX_UPLOAD_BYTES, load_tokenizer_bytes
 from bpe_core.wordpiece import WordPieceTokenizer
+from ui import state_keys as sk
 
 _REGISTRY: dict[str, BPETokenizer | WordPieceTokenizer] = {}
 _MAX_KEPT = 16
@@ -108,14 +109,14 @@ def import_widget() -> Imported | None:
         "Tokenizer file",
         type=["json", "tiktoken", "txt"],
         accept_multiple_files=True,
-        key="tokenizer_upload",
+        key=sk.TOKENIZER_UPLOAD,
         help=(
             "A tokenizer exported from this app (any format) or made elsewhere: this project's JSON, a Hugging Face "
             "tokenizer.json (byte-level BPE or WordPiece), a tiktoken .tiktoken file (add its .json metadata for the "
             "pattern and special tokens; without it GPT-2's pattern is assumed), or a BERT vocab.txt."
         ),
     )
-    last: Imported | None = st.session_state.get("tokenizer_import_good")
+    last: Imported | None = st.session_state.get(sk.TOKENIZER_IMPORT_GOOD)
     if not uploaded:
         return last if last is not None and last.key in _REGISTRY else None
     try:
@@ -126,7 +127,7 @@ def import_widget() -> Imported | None:
             st.caption(f"Still using the previous import, {last.filename}.")
             return last
         return None
-    st.session_state["tokenizer_import_good"] = result
+    st.session_state[sk.TOKENIZER_IMPORT_GOOD] = result
     return result
 
 

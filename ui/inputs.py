@@ -16,6 +16,7 @@ from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
 from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from ui import imported
+from ui import state_keys as sk
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES, load_sample
 
@@ -70,12 +71,12 @@ def _upload_text() -> tuple[str, str | None, str | None]:
     uploaded = st.file_uploader(
         "Upload a .txt file",
         type=["txt"],
-        key="upload_file",
+        key=sk.UPLOAD_FILE,
         max_upload_size=MAX_UPLOAD_BYTES // 2**20,
         help=f"UTF-8 text, up to {MAX_UPLOAD_BYTES // 2**20} MiB. The file is read as bytes, never as a path.",
     )
     if uploaded is None:
-        last = st.session_state.get("upload_good")
+        last = st.session_state.get(sk.UPLOAD_GOOD)
         if last:
             return last[1], f"Upload: {last[0]}", None
         return "", None, "Upload a UTF-8 .txt file to tokenize it."
@@ -83,12 +84,12 @@ def _upload_text() -> tuple[str, str | None, str | None]:
         text = decode_text_upload(uploaded.getvalue(), uploaded.name)
     except ValueError as exc:
         st.error(str(exc), icon=":material/error:")
-        last = st.session_state.get("upload_good")
+        last = st.session_state.get(sk.UPLOAD_GOOD)
         if last:
             st.caption(f"Still showing the previous upload, {last[0]}.")
             return last[1], f"Upload: {last[0]}", None
         return "", None, str(exc)
-    st.session_state["upload_good"] = (uploaded.name, text)
+    st.session_state[sk.UPLOAD_GOOD] = (uploaded.name, text)
     return text, f"Upload: {uploaded.name}", None
 
 
@@ -97,7 +98,7 @@ def sidebar() -> Settings:
     with st.sidebar:
         st.subheader("Text", divider="gray")
         source = st.radio(
-            "Source", SOURCES, horizontal=True, key="source", label_visibility="collapsed", persist_state="session"
+            "Source", SOURCES, horizontal=True, key=sk.SOURCE, label_visibility="collapsed", persist_state="session"
         )
         problem = None
         if source == "Sample":
@@ -105,14 +106,14 @@ def sidebar() -> Settings:
                 "Sample text",
                 list(SAMPLES),
                 format_func=lambda k: SAMPLES[k][0],
-                key="sample",
+                key=sk.SAMPLE,
                 persist_state="session",
             )
             text, label = load_sample(key), f"Sample: {SAMPLES[key][0]}"
         elif source == "Paste":
             text = st.text_area(
                 "Your text",
-                key="paste_text",
+                key=sk.PASTE_TEXT,
                 height=220,
                 placeholder="Paste or type any text here, then press Ctrl+Enter.",
                 persist_state="session",
@@ -130,7 +131,7 @@ def sidebar() -> Settings:
             "Tokenizer source",
             ["train", "import"],
             format_func={"train": "Train on the text", "import": "Import a file"}.get,
-            key="tokenizer_source",
+            key=sk.TOKENIZER_SOURCE,
             horizontal=True,
             label_visibility="collapsed",
             persist_state="session",
@@ -144,7 +145,7 @@ def sidebar() -> Settings:
             "Token colours",
             list(COLOUR_MODES),
             format_func=COLOUR_MODES.get,
-            key="colour_mode",
+            key=sk.COLOUR_MODE,
             persist_state="session",
             help="Cycle: neighbours always differ. Per id: a token has the same colour everywhere. "
             "Merge rank: early merges amber, late merges blue, single bytes grey.",
@@ -190,7 +191,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         "Algorithm",
         list(ALGORITHMS),
         format_func=ALGORITHMS.get,
-        key="algorithm",
+        key=sk.ALGORITHM,
         horizontal=True,
         persist_state="session",
     )
@@ -203,7 +204,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         )
         lowercase = st.toggle(
             "Lower-case the text",
-            key="wp_lowercase",
+            key=sk.lowercase_key("wordpiece"),
             persist_state="session",
             help="As BERT's uncased models: train and encode on the lower-cased text (accents are kept).",
         )
@@ -212,7 +213,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             "Pre-tokenization pattern",
             [*PATTERN_LABELS, CUSTOM],
             format_func=lambda k: PATTERN_LABELS.get(k, "Custom…"),
-            key="pattern",
+            key=sk.PATTERN,
             persist_state="session",
             help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
         )
@@ -224,7 +225,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         max_value=100_000,
         value=DEFAULT_MAX_VOCAB,
         step=100,
-        key="max_vocab",
+        key=sk.MAX_VOCAB,
         persist_state="session",
         help=(
             "Train once up to this size; the slider on each page then shows any smaller size instantly. "
@@ -236,7 +237,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             "Special tokens",
             list(BERT_SPECIALS) + [t for t in COMMON_SPECIALS if t not in BERT_SPECIALS],
             default=list(BERT_SPECIALS),
-            key="wp_special_tokens",
+            key=sk.special_tokens_key("wordpiece"),
             accept_new_options=True,
             persist_state="session",
             help="BERT's by default. [UNK] stands for any word the vocabulary cannot spell, so keep it.",
@@ -246,7 +247,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             "Special tokens",
             COMMON_SPECIALS,
             default=["<|endoftext|>"],
-            key="special_tokens",
+            key=sk.special_tokens_key("bpe"),
             accept_new_options=True,
             persist_state="session",
             help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
@@ -267,11 +268,11 @@ def _custom_pattern() -> str:
     """The typed split regex; an invalid one shows the regex error and the last valid one stays in force."""
     typed = st.text_input(
         "Custom pattern (regex module syntax)",
-        key="custom_pattern",
+        key=sk.CUSTOM_PATTERN,
         persist_state="session",
         placeholder=r"e.g. \p{L}+|\p{N}|[^\s\p{L}\p{N}]+|\s+",
     )
-    good = st.session_state.get("_custom_pattern_good", "gpt2")
+    good = st.session_state.get(sk.CUSTOM_PATTERN_GOOD, "gpt2")
     if not typed:
         st.caption(f"Type a regex. Until then: {PATTERN_LABELS.get(good, 'the last valid custom pattern')}.")
         return good
@@ -281,5 +282,5 @@ def _custom_pattern() -> str:
         st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
         st.code(PATTERN_LABELS.get(good, good), language=None)
         return good
-    st.session_state["_custom_pattern_good"] = typed
+    st.session_state[sk.CUSTOM_PATTERN_GOOD] = typed
     return typed

@@ -47,19 +47,11 @@ from bpe_core.pretokenize import (
 )
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import compare, render
+from ui import state_keys as sk
 from ui.inputs import Settings
-from ui.merges_view import examples_html, readable
+from ui.merges_view import examples_html
+from ui.render import readable
 from ui.training import train
-
-VIEWS: dict[str, str] = {
-    "genealogy": "Token genealogy",
-    "diff": "Vocabulary diff",
-    "heldout": "Held-out evaluation",
-    "scripts": "Per-script breakdown",
-    "pretok": "Pre-tokenizer playground",
-    "unused": "Under-used tokens",
-}
-"""View key (stable, used in links) -> tab label."""
 
 REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
 """Reference encodings the views compare with (those that can be loaded)."""
@@ -74,8 +66,6 @@ PATTERN_BASES = ("gpt2", "cl100k", "o200k", "bert")
 """Patterns the playground can start from."""
 
 Trained = BPETokenizer | WordPieceTokenizer
-
-_WS = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"})
 
 
 def tok_key(settings: Settings, size: int, text: str | None = None) -> str:
@@ -114,14 +104,9 @@ def _counts(cache_key: str, text: str, _tok: Any) -> dict[int, int]:
 # token genealogy
 
 
-def token_text(tok: Trained, token_id: int) -> str:
-    """A token's readable form: WordPiece's vocabulary string, or BPE bytes (``<0xNN>`` for partial characters)."""
-    return tok.id_to_token(token_id) if isinstance(tok, WordPieceTokenizer) else readable(tok.token_bytes(token_id))
-
-
 def token_label(tok: Trained, token_id: int) -> str:
     """Menu text of a learned token: readable form, merge rank (1-based) and id."""
-    return f"{token_text(tok, token_id)}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
+    return f"{render.shown_token(tok, token_id)}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
 
 
 def tree_html(tree: MergeTree) -> str:
@@ -150,7 +135,7 @@ def tree_figure(tree: MergeTree) -> go.Figure:
             ids=[r.node for r in rows],
             parents=[r.parent for r in rows],
             labels=[
-                html.escape(r.display.translate(_WS)) + (f"<br>#{r.rank + 1}" if r.rank is not None else "")
+                html.escape(r.display.translate(render.WS_MARKS)) + (f"<br>#{r.rank + 1}" if r.rank is not None else "")
                 for r in rows
             ],
             values=[r.n_bytes for r in rows],
@@ -194,13 +179,13 @@ def genealogy_view(settings: Settings, tok: Trained) -> None:
         st.info("No merges were learned at this vocabulary size: every token is a single byte.", icon=":material/info:")
         return
     ids = [i for _r, i in reversed(learned)]  # latest merges first: the longest, most interesting tokens
-    if st.session_state.get("ins_token") not in ids:
-        st.session_state["ins_token"] = ids[0]
+    if st.session_state.get(sk.INS_TOKEN) not in ids:
+        st.session_state[sk.INS_TOKEN] = ids[0]
     token_id = st.selectbox(
         "Token (type to search by its text)",
         ids,
         format_func=lambda i: token_label(tok, i),
-        key="ins_token",
+        key=sk.INS_TOKEN,
         help="Every token a merge made at this vocabulary size, the latest merge first.",
     )
     genealogy_details(settings, tok, token_id)
@@ -252,18 +237,6 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
     if refs:
         st.dataframe(reference_rows(tree.token_bytes, refs), hide_index=True, width="stretch")
         st.caption("Rank there = the token's id in that encoding (its merge order; the 256 bytes come first).")
-
-
-@st.dialog("Where this token comes from", width="large")
-def token_dialog(settings: Settings, tok: Trained, token_id: int) -> None:
-    """A dialog with one token's genealogy (the Playground opens it when a token is clicked)."""
-    shown = token_text(tok, token_id)
-    rank = tok.rank_of(token_id)
-    made = f"merge #{rank + 1:,}" if rank is not None else "base token"
-    chip = f'<span class="tk" style="background:{render.id_colour(token_id)}">{render.visible_text(shown)}</span>'
-    st.html(render.CSS + f'<div class="bpe-view" style="font-size:1.6rem;padding:.4em .6em">{chip}</div>')
-    st.caption(f"id {token_id} · {made} · {tok.name} at {tok.vocab_size:,} tokens")
-    genealogy_details(settings, tok, token_id)
 
 
 # ---------------------------------------------------------------------------
@@ -323,7 +296,7 @@ def diff_view(settings: Settings, tok: Trained) -> None:
         config={"displayModeBar": False},
     )
     key = st.radio(
-        "Compare with", list(diffs), format_func=_label, horizontal=True, key="ins_diff_ref", persist_state="session"
+        "Compare with", list(diffs), format_func=_label, horizontal=True, key=sk.INS_DIFF_REF, persist_state="session"
     )
     d = diffs[key]
     left, right = st.columns(2)
@@ -360,14 +333,14 @@ def split_controls(settings: Settings) -> tuple[str, str] | None:
         ["document", "fraction"],
         format_func={"document": "Documents (seeded choice)", "fraction": "Fraction (the tail)"}.get,
         horizontal=True,
-        key="ins_split",
+        key=sk.INS_SPLIT,
         persist_state="session",
         help="Documents are the blocks between blank lines, or between the first special token if the text has it.",
     )
     fraction = c2.slider(
-        "Held-out share", 0.05, 0.5, 0.2, 0.05, key="ins_fraction", persist_state="session", format="percent"
+        "Held-out share", 0.05, 0.5, 0.2, 0.05, key=sk.INS_FRACTION, persist_state="session", format="percent"
     )
-    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key="ins_seed", persist_state="session", disabled=by == "fraction")
+    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key=sk.INS_SEED, persist_state="session", disabled=by == "fraction")
     separator = settings.special_tokens[0] if settings.special_tokens else None
     try:
         return heldout_split(settings.text, fraction, int(seed), separator, by=by)
@@ -559,7 +532,7 @@ def scripts_view(settings: Settings, tok: Trained) -> None:
 
 
 def _base_changed() -> None:
-    st.session_state["ins_pattern_text"] = PATTERNS[st.session_state["ins_pattern_base"]]
+    st.session_state[sk.INS_PATTERN_TEXT] = PATTERNS[st.session_state[sk.INS_PATTERN_BASE]]
 
 
 def chunks_html(text: str, chunks: Sequence[tuple[int, int, bool]]) -> str:
@@ -580,26 +553,26 @@ def chunks_html(text: str, chunks: Sequence[tuple[int, int, bool]]) -> str:
 def playground_pattern() -> str:
     """The pattern editor; returns the pattern in force (the last valid one when the edit is invalid)."""
     if "ins_pattern_base" not in st.session_state:
-        st.session_state["ins_pattern_base"] = "gpt2"
+        st.session_state[sk.INS_PATTERN_BASE] = "gpt2"
     if "ins_pattern_text" not in st.session_state:
-        st.session_state["ins_pattern_text"] = PATTERNS[st.session_state["ins_pattern_base"]]
+        st.session_state[sk.INS_PATTERN_TEXT] = PATTERNS[st.session_state[sk.INS_PATTERN_BASE]]
     st.selectbox(
         "Start from",
         PATTERN_BASES,
         format_func=PATTERN_LABELS.get,
-        key="ins_pattern_base",
+        key=sk.INS_PATTERN_BASE,
         on_change=_base_changed,
         help="Replaces the pattern below with this encoding's pattern.",
     )
-    typed = st.text_area("Split pattern (regex module syntax)", key="ins_pattern_text", height=100)
-    good = st.session_state.get("_ins_pattern_good", PATTERNS["gpt2"])
+    typed = st.text_area("Split pattern (regex module syntax)", key=sk.INS_PATTERN_TEXT, height=100)
+    good = st.session_state.get(sk.INS_PATTERN_GOOD, PATTERNS["gpt2"])
     try:
         compile_pattern(typed)
     except ValueError as exc:
         st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
         st.code(good, language=None)
         return good
-    st.session_state["_ins_pattern_good"] = typed
+    st.session_state[sk.INS_PATTERN_GOOD] = typed
     return typed
 
 
@@ -675,9 +648,7 @@ def pretok_view(settings: Settings) -> None:
 
 def unused_frame(tok: Trained, unused: Sequence[tuple[int, int, bytes]]) -> pd.DataFrame:
     """Table of unused tokens: merge rank (1-based), id, readable token, length in bytes."""
-    shown = [
-        tok.id_to_token(i) if isinstance(tok, WordPieceTokenizer) else readable(b) for _r, i, b in unused
-    ]  # fmt: skip
+    shown = [render.shown_token(tok, i) for _r, i, _b in unused]
     return pd.DataFrame(
         {
             "Rank": [r + 1 for r, _i, _b in unused],
@@ -698,7 +669,7 @@ def unused_view(settings: Settings, tok: Trained, size: int) -> None:
             "heldout": "The held-out part (tokenizer trained on the rest)",
         }.get,
         horizontal=True,
-        key="ins_unused_on",
+        key=sk.INS_UNUSED_ON,
         persist_state="session",
     )
     if on == "heldout":

@@ -25,12 +25,13 @@ import streamlit as st
 
 from bpe_core import BPETokenizer, WordPieceTokenizer
 from bpe_core.pretokenize import pretoken_prefix, tokenizer_split
-from bpe_core.spans import TokenSpan, display_bytes
+from bpe_core.spans import TokenSpan
 from bpe_core.trace import CandidateRanking, TrainingReplay
 from bpe_core.wordpiece_trace import ScoreRanking, TrainerView, WordPieceReplay
 from ui import charts, render
+from ui import state_keys as sk
 from ui.inputs import Settings
-from ui.links import PENDING_STEP
+from ui.render import readable
 from ui.training import train
 
 MAX_STEP_CHARS = 4_000
@@ -57,17 +58,6 @@ three charts and two tables, and a slower browser would fall behind.
 """
 
 DEFAULT_SPEED = "1 / s"
-
-_WS_MARKS = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"})
-
-
-def readable(data: bytes) -> str:
-    """A token's bytes for tables and captions: decoded, ``<0xNN>`` for partial characters, whitespace visible.
-
-    Spaces become ``·``, newlines ``↵``, tabs ``→`` and carriage returns ``␍`` (as in
-    the coloured view), so that a token such as ``b" t"`` reads ``·t``.
-    """
-    return display_bytes(data).translate(_WS_MARKS)
 
 
 # ---------------------------------------------------------------------------
@@ -686,7 +676,7 @@ def filter_merges(table: pd.DataFrame, query: str) -> pd.DataFrame:
     """
     if not query.strip():
         return table
-    q = query.translate(_WS_MARKS).casefold()
+    q = query.translate(render.WS_MARKS).casefold()
     mask = pd.Series(False, index=table.index)
     for col in ("left", "right", "new token"):
         mask |= table[col].str.casefold().str.contains(q, regex=False)
@@ -876,13 +866,13 @@ def examples_html(
 # ---------------------------------------------------------------------------
 # the step control (a fragment, so that a step change or a play tick reruns only this part)
 
-STEP_KEY = "merge_step"
-PLAYING_KEY = "merge_playing"
-SPEED_KEY = "merge_speed"
-TABLE_KEY = "merge_table"
-_TOUCHED = "_merge_touched"
-_SHOWN = "_merge_shown_step"
-_FULL_RERUN = "_merge_full_rerun"
+STEP_KEY = sk.MERGE_STEP
+PLAYING_KEY = sk.MERGE_PLAYING
+SPEED_KEY = sk.MERGE_SPEED
+TABLE_KEY = sk.MERGE_TABLE
+_TOUCHED = sk.MERGE_TOUCHED
+_SHOWN = sk.MERGE_SHOWN_STEP
+_FULL_RERUN = sk.MERGE_FULL_RERUN
 
 
 def _clamp(k: int, n: int) -> int:
@@ -936,10 +926,10 @@ def _table_clicked(key: str, numbers: list[int], shown_step: int) -> None:
 def reset_for(history: MergeHistory) -> None:
     """Reset the step to 1 (or a shared link's step) and stop playing when a different history is shown."""
     ss = st.session_state
-    owner = f"{STEP_KEY}__owner"
+    owner = sk.owner_key(STEP_KEY)
     if ss.get(owner) != id(history):
         ss[owner] = id(history)
-        linked = ss.pop(PENDING_STEP, None)  # a step from a shared link, once
+        linked = ss.pop(sk.PENDING_STEP, None)  # a step from a shared link, once
         ss[STEP_KEY] = min(1, history.n_steps) if linked is None else linked
         ss[PLAYING_KEY] = False
     ss[STEP_KEY] = _clamp(ss.get(STEP_KEY, 1), history.n_steps)
@@ -973,25 +963,25 @@ def controls(n: int) -> int:
     k = ss.get(STEP_KEY, 0)
     cols = st.columns([1, 1, 1.25, 1, 1, 2.6], vertical_alignment="bottom")
     cols[0].button(
-        "First", key="merge_first", icon=":material/first_page:", on_click=_go, args=(n,), kwargs={"to": 0},
+        "First", key=sk.MERGE_FIRST, icon=":material/first_page:", on_click=_go, args=(n,), kwargs={"to": 0},
         disabled=k == 0, width="stretch", help="Step 0: no merge yet",
     )  # fmt: skip
     cols[1].button(
-        "Prev", key="merge_prev", icon=":material/chevron_left:", on_click=_go, args=(n, -1),
+        "Prev", key=sk.MERGE_PREV, icon=":material/chevron_left:", on_click=_go, args=(n, -1),
         disabled=k == 0, width="stretch", help="One merge back",
     )  # fmt: skip
     cols[2].button(
-        "Pause" if playing else "Play", key="merge_play",
+        "Pause" if playing else "Play", key=sk.MERGE_PLAY,
         icon=":material/pause:" if playing else ":material/play_arrow:",
         type="primary", on_click=_toggle_play, args=(n,), width="stretch",
         help="Advance through the merges by themselves at the chosen speed",
     )  # fmt: skip
     cols[3].button(
-        "Next", key="merge_next", icon=":material/chevron_right:", on_click=_go, args=(n, 1),
+        "Next", key=sk.MERGE_NEXT, icon=":material/chevron_right:", on_click=_go, args=(n, 1),
         disabled=k >= n, width="stretch", help="One merge forward",
     )  # fmt: skip
     cols[4].button(
-        "Last", key="merge_last", icon=":material/last_page:", on_click=_go, args=(n,), kwargs={"to": n},
+        "Last", key=sk.MERGE_LAST, icon=":material/last_page:", on_click=_go, args=(n,), kwargs={"to": n},
         disabled=k >= n, width="stretch", help=f"Step {n:,}: every merge applied",
     )  # fmt: skip
     cols[5].select_slider(
@@ -1014,12 +1004,12 @@ def merge_table(history: MergeHistory, k: int) -> None:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     query = c1.text_input(
         "Find a merge",
-        key="merge_query",
+        key=sk.MERGE_QUERY,
         placeholder="a token such as ·the, or a merge number / id",
         help="Searches the left, right and new-token columns (case-insensitive); a number also matches merge # and id.",
     )
     everything = c2.toggle(
-        "All merges", key="merge_table_all", persist_state="session", help="List every merge instead of a window"
+        "All merges", key=sk.MERGE_TABLE_ALL, persist_state="session", help="List every merge instead of a window"
     )
     if query.strip():
         rows = filter_merges(table, query)
@@ -1069,7 +1059,7 @@ def why_panel(history: MergeHistory, k: int, playing: bool) -> None:
             return
         if not st.toggle(
             f"Compute the candidates ({history.unique_pretokens:,} distinct pre-tokens, may take seconds)",
-            key="merge_why_large",
+            key=sk.MERGE_WHY_LARGE,
         ):
             return
     with st.spinner("Replaying the merges…"):
@@ -1122,7 +1112,7 @@ def step_view(history: MergeHistory, text: str) -> None:
         if examples:
             st.html(examples)
         figs = history.figures(k)
-        st.plotly_chart(figs[0], key="merge_fig_counts", config={"displayModeBar": False})
+        st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
     with right:
         body, occurrences = step_text_html(history, k, text, spans=spans)
         view = ", as training segments it (not as greedy encoding would)" if wordpiece else ""
@@ -1146,8 +1136,8 @@ def step_view(history: MergeHistory, text: str) -> None:
         st.subheader("Why this pair?", divider="gray")
         why_panel(history, k, playing)
     with w2:
-        st.plotly_chart(figs[1], key="merge_fig_tokens", config={"displayModeBar": False})
-        st.plotly_chart(figs[2], key="merge_fig_lengths", config={"displayModeBar": False})
+        st.plotly_chart(figs[1], key=sk.MERGE_FIG_TOKENS, config={"displayModeBar": False})
+        st.plotly_chart(figs[2], key=sk.MERGE_FIG_LENGTHS, config={"displayModeBar": False})
     st.subheader("All merges", divider="gray")
     merge_table(history, k)
 

@@ -26,6 +26,7 @@ import streamlit as st
 from bpe_core import BPETokenizer, train_bpe
 from bpe_core.wordpiece import WordPieceTokenizer, train_wordpiece
 from ui import imported as imported_tokenizers
+from ui import state_keys as sk
 
 Tokenizer = BPETokenizer | WordPieceTokenizer
 SettingsKey = tuple
@@ -37,12 +38,8 @@ CACHE_ENTRIES = 8
 PROGRESS_MIN_CHARS = 300_000
 """Texts at least this long (characters) train with a progress bar and a Cancel button."""
 
-CANCELLED_KEY = "training_cancelled_for"
-"""Session-state key: the settings key whose training the user cancelled, if any."""
-
-
-LAST_KEY = "training_last"
-"""Session-state key: ``(settings key, Settings)`` of the sidebar tokenizer this session last trained or used."""
+CANCELLED_KEY = sk.TRAINING_CANCELLED_FOR
+LAST_KEY = sk.TRAINING_LAST
 
 
 class TrainingWasCancelled(ValueError):

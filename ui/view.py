@@ -11,6 +11,7 @@ from bpe_core.metrics import basic_counts
 from bpe_core.pretokenize import pretoken_prefix
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render, training
+from ui import state_keys as sk
 from ui.inputs import Settings
 
 MAX_DRAW_CHARS = 20_000
@@ -128,7 +129,7 @@ def _train_with_progress(args: tuple, key: tuple) -> BPETokenizer | WordPieceTok
         bar = st.progress(0.0, text="Counting pre-tokens…")
         st.button(
             "Cancel training",
-            key="cancel_training",
+            key=sk.CANCEL_TRAINING,
             icon=":material/cancel:",
             on_click=training.cancel,
             args=(key,),
@@ -193,7 +194,7 @@ def previous_if_cancelled(settings: Settings) -> BPETokenizer | WordPieceTokeniz
         st.warning(note, icon=":material/cancel:")
         st.button(
             "Train with these settings",
-            key="resume_training",
+            key=sk.RESUME_TRAINING,
             icon=":material/play_arrow:",
             on_click=training.resume,
             help="Start the training that was cancelled.",
@@ -205,14 +206,14 @@ def previous_if_cancelled(settings: Settings) -> BPETokenizer | WordPieceTokeniz
     return previous
 
 
-def vocab_slider(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size") -> int:
+def vocab_slider(tok: BPETokenizer | WordPieceTokenizer, key: str = sk.VOCAB_SIZE) -> int:
     """The vocabulary-size slider over a trained tokenizer's sizes; returns the chosen size.
 
     The value is shared by every page (session state under ``key``); it resets to
     the full size whenever a different tokenizer is trained.
     """
     lo, hi = tok.min_vocab_size, tok.max_vocab_size
-    owner = f"{key}__owner"
+    owner = sk.owner_key(key)
     if st.session_state.get(owner) != id(tok):
         st.session_state[owner] = id(tok)
         st.session_state[key] = hi
