@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import merges_view, view
 from ui import state_keys as sk
+from ui import view
+from ui.merges import page as merges_page
 
 settings = st.session_state[sk.SETTINGS]
 
@@ -23,5 +24,5 @@ else:
     )
 
 view.trained_or_stop(settings, brief=True)
-history = merges_view.history_or_stop(settings)
-merges_view.stepper(history, settings.text)
+history = merges_page.history_or_stop(settings)
+merges_page.stepper(history, settings.text)

@@ -49,7 +49,7 @@ from bpe_core.wordpiece import WordPieceTokenizer
 from ui import compare, render
 from ui import state_keys as sk
 from ui.inputs import Settings
-from ui.merges_view import examples_html
+from ui.merges.text import examples_html
 from ui.render import readable
 from ui.training import train
 
