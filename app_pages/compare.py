@@ -7,6 +7,7 @@ import streamlit as st
 from bpe_core.pretokenize import PATTERN_LABELS
 from ui import charts, compare, view
 from ui import state_keys as sk
+from ui.algorithms import view_of
 
 settings = st.session_state[sk.SETTINGS]
 
@@ -75,7 +76,7 @@ else:
 
 entries = [compare.REGISTRY[k] for k in compare.REGISTRY if k in (picked or [])]
 entries += [compare.bpe_variant(p, None) for p in patterns]
-entries += [compare.bpe_variant(settings.pattern, n) for n in sizes]
+entries += [compare.bpe_variant(settings.spec.pattern, n) for n in sizes]
 if not entries:
     st.info("Pick at least one tokenizer above.", icon=":material/touch_app:")
     st.stop()
@@ -87,7 +88,7 @@ if compare.uses_slider(settings, picked or [], patterns):
             trained = compare.sidebar_tokenizer(settings)
         size = view.vocab_slider(trained)
         st.caption(
-            f"The vocabulary size of the {'BPE' if settings.algorithm == 'bpe' else 'WordPiece'} the sidebar trains, "
+            f"The vocabulary size of the {view_of(settings.spec.algorithm).short} the sidebar trains, "
             "shared with the Playground: ids stay the same at every size."
         )
     except (ValueError, TypeError):

@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui import state_keys as sk
 from ui import steps_view
+from ui.algorithms import view_of
 
 settings = st.session_state[sk.SETTINGS]
 
@@ -15,13 +16,8 @@ st.caption(
     "lowest-ranked merge it knows, again and again, until none applies. One line per merge; the tokens a line "
     "made are highlighted."
 )
-if settings.algorithm == "wordpiece":
-    st.caption(
-        "WordPiece (the tokenizer trained on your text) works differently: it cuts the text into words, then reads "
-        "each word from the left, taking the longest piece its vocabulary has (trying the longest candidate first, "
-        "then shorter ones), and continues with the rest marked ##. A word it cannot spell, or longer than "
-        "100 characters, becomes [UNK]. One line per piece taken."
-    )
+if view_of(settings.spec.algorithm).encode_caption:  # the sidebar's algorithm encodes otherwise than BPE
+    st.caption(view_of(settings.spec.algorithm).encode_caption)
 
 word = st.text_input(
     "Word or phrase",

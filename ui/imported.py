@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe_core import BPETokenizer
-from bpe_core.io import MAX_UPLOAD_BYTES, load_tokenizer_bytes
-from bpe_core.wordpiece import WordPieceTokenizer
+from bpe_core import MAX_UPLOAD_BYTES, get_algorithm, load_tokenizer_bytes
+from bpe_core.interface import TrainedTokenizer, TrainingSpec
 from ui import state_keys as sk
+from ui.algorithms import view_of
 
-_REGISTRY: dict[str, BPETokenizer | WordPieceTokenizer] = {}
+_REGISTRY: dict[str, TrainedTokenizer] = {}
 _MAX_KEPT = 16
 
 
@@ -40,15 +40,27 @@ class Imported:
 
     key: str
     filename: str
-    tokenizer: BPETokenizer | WordPieceTokenizer
+    tokenizer: TrainedTokenizer
 
     @property
     def algorithm(self) -> str:
-        """``"bpe"`` or ``"wordpiece"``, as :data:`ui.inputs.ALGORITHMS` keys."""
-        return "wordpiece" if isinstance(self.tokenizer, WordPieceTokenizer) else "bpe"
+        """The key of :data:`bpe_core.interface.ALGORITHMS` of the file's tokenizer (``"bpe"``, ``"wordpiece"``)."""
+        return self.tokenizer.algorithm
 
 
-def get(key: str) -> BPETokenizer | WordPieceTokenizer:
+def spec_of(tok: TrainedTokenizer) -> TrainingSpec:
+    """The :class:`~bpe_core.interface.TrainingSpec` that would train a tokenizer like ``tok`` here.
+
+    Its algorithm, pattern (by name when it has one), full size and special
+    tokens; lower-casing where the algorithm offers it (``tok.lowercase``).
+    """
+    lowercase = bool(tok.lowercase) if get_algorithm(tok.algorithm).uses_lowercase else False
+    return TrainingSpec(
+        tok.algorithm, tok.max_vocab_size, tok.pattern_name or tok.pattern, tuple(tok.special_tokens), lowercase
+    )
+
+
+def get(key: str) -> TrainedTokenizer:
     """The imported tokenizer registered under ``key``.
 
     Raises:
@@ -134,9 +146,8 @@ def import_widget() -> Imported | None:
 def describe(imp: Imported) -> str:
     """One line about an imported tokenizer, for the sidebar caption."""
     tok = imp.tokenizer
-    kind = "WordPiece" if imp.algorithm == "wordpiece" else "byte-level BPE"
-    merges = "" if imp.algorithm == "wordpiece" else f", {len(tok.merges):,} merges"
+    view = view_of(imp.algorithm)
     return (
-        f"**{imp.filename}**: {kind}, {tok.max_vocab_size:,} tokens{merges}, "
+        f"**{imp.filename}**: {view.kind}, {tok.max_vocab_size:,} tokens{view.import_note(tok)}, "
         f"{len(tok.special_tokens)} special tokens. Every page uses it; the text is only encoded, never trained on."
     )

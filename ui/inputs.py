@@ -12,16 +12,13 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
+from bpe_core import MAX_UPLOAD_BYTES, algorithm_names, decode_text_upload, get_algorithm
+from bpe_core.interface import TrainingSpec
 from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
-from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
-from ui import imported
+from ui import algorithms, imported
 from ui import state_keys as sk
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES, load_sample
-
-ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE", "wordpiece": "WordPiece"}
-"""Algorithm key -> label.  Keys are what :func:`ui.training.train` accepts."""
 
 SOURCES = ("Sample", "Paste", "Upload")
 
@@ -43,24 +40,17 @@ class Settings:
     Attributes:
         text: the text to train on and to show (may be empty).
         text_label: where it came from, for captions ("Sample: English prose").
-        algorithm: a key of :data:`ALGORITHMS`.
-        pattern: a pre-tokenization pattern name.
-        max_vocab: the vocabulary size to train to (tokens).
-        special_tokens: special-token strings, in id order.
+        spec: how the tokenizer is trained (for an imported tokenizer: its
+            algorithm, pattern, size and special tokens, as if it had been trained here).
         problem: a message about the input when there is nothing usable to show.
-        lowercase: WordPiece only: lower-case the text before pre-tokenization.
         imported: key of an imported tokenizer, or ``None`` to train on the text.
         colour_mode: a key of :data:`ui.render.COLOUR_MODES`.
     """
 
     text: str
     text_label: str
-    algorithm: str
-    pattern: str
-    max_vocab: int
-    special_tokens: tuple[str, ...] = field(default_factory=tuple)
+    spec: TrainingSpec = field(default_factory=TrainingSpec)
     problem: str | None = None
-    lowercase: bool = False
     imported: str | None = None
     """Key of a tokenizer imported from a file (see :mod:`ui.imported`): pages use it instead of training."""
     colour_mode: str = "cycle"
@@ -165,49 +155,36 @@ def _imported_settings(text: str, label: str, problem: str | None) -> Settings:
         return Settings(
             text=text,
             text_label=label,
-            algorithm="bpe",
-            pattern="gpt2",
-            max_vocab=DEFAULT_MAX_VOCAB,
+            spec=TrainingSpec(algorithm_names()[0], DEFAULT_MAX_VOCAB, "gpt2", ()),
             problem=problem or "Upload a tokenizer file in the sidebar to use it on the text.",
         )
     st.caption(imported.describe(imp))
-    tok = imp.tokenizer
     return Settings(
-        text=text,
-        text_label=label,
-        algorithm=imp.algorithm,
-        pattern=tok.pattern_name or tok.pattern,
-        max_vocab=tok.max_vocab_size,
-        special_tokens=tuple(tok.special_tokens),
-        problem=problem,
-        lowercase=bool(getattr(tok, "lowercase", False)),
-        imported=imp.key,
+        text=text, text_label=label, spec=imported.spec_of(imp.tokenizer), problem=problem, imported=imp.key
     )
 
 
 def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
-    """The training widgets (algorithm, pattern, vocabulary size, special tokens) and their settings."""
+    """The training widgets (algorithm, pattern, vocabulary size, special tokens) and their settings.
+
+    The algorithms, their labels, and which widgets each shows (a pattern
+    choice, lower-casing, its default special tokens) come from
+    :data:`bpe_core.interface.ALGORITHMS`; the sentences from :mod:`ui.algorithms`.
+    """
     algorithm = st.radio(
         "Algorithm",
-        list(ALGORITHMS),
-        format_func=ALGORITHMS.get,
+        algorithm_names(),
+        format_func=lambda n: get_algorithm(n).label,
         key=sk.ALGORITHM,
         horizontal=True,
         persist_state="session",
     )
+    alg, view = get_algorithm(algorithm), algorithms.view_of(algorithm)
     lowercase = False
-    if algorithm == "wordpiece":
-        pattern = "bert"
-        st.caption(
-            "WordPiece pre-tokenizes BERT-style: whitespace separates words and every punctuation "
-            "character is a word of its own. Pieces after the first in a word are marked ##."
-        )
-        lowercase = st.toggle(
-            "Lower-case the text",
-            key=sk.lowercase_key("wordpiece"),
-            persist_state="session",
-            help="As BERT's uncased models: train and encode on the lower-cased text (accents are kept).",
-        )
+    if alg.fixed_pattern:
+        pattern = alg.default_pattern
+        if view.pattern_note:
+            st.caption(view.pattern_note)
     else:
         pattern = st.selectbox(
             "Pre-tokenization pattern",
@@ -219,6 +196,13 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         )
         if pattern == CUSTOM:
             pattern = _custom_pattern()
+    if alg.uses_lowercase:
+        lowercase = st.toggle(
+            "Lower-case the text",
+            key=sk.lowercase_key(algorithm),
+            persist_state="session",
+            help=view.lowercase_help,
+        )
     max_vocab = st.number_input(
         "Vocabulary size to train",
         min_value=1,
@@ -232,35 +216,21 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             "Byte-level BPE needs at least 256 + the special tokens; WordPiece at least its alphabet + specials."
         ),
     )
-    if algorithm == "wordpiece":
-        specials = st.multiselect(
-            "Special tokens",
-            list(BERT_SPECIALS) + [t for t in COMMON_SPECIALS if t not in BERT_SPECIALS],
-            default=list(BERT_SPECIALS),
-            key=sk.special_tokens_key("wordpiece"),
-            accept_new_options=True,
-            persist_state="session",
-            help="BERT's by default. [UNK] stands for any word the vocabulary cannot spell, so keep it.",
-        )
-    else:
-        specials = st.multiselect(
-            "Special tokens",
-            COMMON_SPECIALS,
-            default=["<|endoftext|>"],
-            key=sk.special_tokens_key("bpe"),
-            accept_new_options=True,
-            persist_state="session",
-            help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
-        )
+    defaults = list(alg.default_special_tokens)
+    specials = st.multiselect(
+        "Special tokens",
+        defaults + [t for t in COMMON_SPECIALS if t not in defaults],
+        default=defaults,
+        key=sk.special_tokens_key(algorithm),
+        accept_new_options=True,
+        persist_state="session",
+        help=view.specials_help,
+    )
     return Settings(
         text=text,
         text_label=label,
-        algorithm=algorithm,
-        pattern=pattern,
-        max_vocab=int(max_vocab),
-        special_tokens=tuple(specials),
+        spec=TrainingSpec(algorithm, int(max_vocab), pattern, tuple(specials), bool(lowercase)),
         problem=problem,
-        lowercase=bool(lowercase),
     )
 
 

@@ -23,10 +23,11 @@ from typing import Any
 
 import streamlit as st
 
+from bpe_core import algorithm_names, get_algorithm
 from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
 from ui import state_keys as sk
 from ui.compare import REGISTRY
-from ui.inputs import ALGORITHMS, CUSTOM, SOURCES, URL_TEXT_LIMIT
+from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
@@ -135,7 +136,7 @@ PARAMS: tuple[Param, ...] = (
     Param("src", sk.SOURCE, lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
     Param("sample", sk.SAMPLE, _choice(SAMPLES)),
     Param("text", sk.PASTE_TEXT, _text),
-    Param("algo", sk.ALGORITHM, _choice(ALGORITHMS)),
+    Param("algo", sk.ALGORITHM, _choice(tuple(algorithm_names()))),
     Param("pattern", sk.PATTERN, _choice((*PATTERN_LABELS, CUSTOM))),
     Param("regex", sk.CUSTOM_PATTERN, _regex),
     Param("vocab", sk.MAX_VOCAB, _int_in(1, 100_000)),
@@ -175,9 +176,9 @@ def _applies(p: Param, state: Mapping[str, Any]) -> bool:
     if p.url == "text":
         return source == "Paste" and len(state.get(sk.PASTE_TEXT) or "") <= URL_TEXT_LIMIT
     if p.url in ("pattern", "regex"):
-        return algo == "bpe" and (p.url == "pattern" or state.get(sk.PATTERN) == CUSTOM)
+        return not get_algorithm(algo).fixed_pattern and (p.url == "pattern" or state.get(sk.PATTERN) == CUSTOM)
     if p.url == "lower":
-        return algo == "wordpiece"
+        return get_algorithm(algo).uses_lowercase and sk.lowercase_key(algo) == p.state
     if p.url == "ptext":  # only an edited pattern: the base's own is implied by pbase
         return state.get(sk.INS_PATTERN_TEXT) != PATTERNS.get(state.get(sk.INS_PATTERN_BASE, "gpt2"))
     return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.interface import TrainingSpec
 from ui import state_keys as sk
 from ui.inputs import Settings
 from ui.merges.card import card_html
@@ -13,36 +14,20 @@ from ui.merges.playback import SPEEDS, Playback
 from ui.merges.tables import merge_table
 from ui.merges.text import drawn_text, examples_html, step_spans, step_text_html
 from ui.merges.why import why_panel
-from ui.training import train
+from ui.training import TrainingKey, settings_key, train
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def cached_history(
-    text: str,
-    algorithm: str,
-    pattern: str,
-    max_vocab: int,
-    special_tokens: tuple[str, ...],
-    lowercase: bool = False,
-    imported: str | None = None,
-) -> MergeHistory:
-    """The (cached) merge history for the sidebar's settings; trains only if :func:`ui.training.train` has not."""
-    tok = train(text, algorithm, pattern, max_vocab, special_tokens, lowercase=lowercase, imported=imported)
-    return history_for(tok, text)
+def cached_history(key: TrainingKey, _text: str, _spec: TrainingSpec, _imported: str | None = None) -> MergeHistory:
+    """The merge history for training key ``key``; trains only if :func:`ui.training.train` has not."""
+    tok = train(_text, _spec, _imported)
+    return history_for(tok, _text)
 
 
 def history_or_stop(settings: Settings) -> MergeHistory:
     """The merge history for the sidebar's settings, or a message in the page and ``st.stop()``."""
     try:
-        history = cached_history(
-            settings.text,
-            settings.algorithm,
-            settings.pattern,
-            settings.max_vocab,
-            settings.special_tokens,
-            lowercase=settings.lowercase,
-            imported=settings.imported,
-        )
+        history = cached_history(settings_key(settings), settings.text, settings.spec, settings.imported)
     except NotImplementedError as exc:
         st.info(str(exc), icon=":material/info:")
         st.stop()
