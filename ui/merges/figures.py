@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import plotly.graph_objects as go
 
 from ui import charts
-
-if TYPE_CHECKING:
-    from ui.merges.history import BPEMergeHistory, WordPieceMergeHistory
+from ui.merges.model import MergeHistory
 
 
-def bpe_figures(history: BPEMergeHistory, k: int) -> list[go.Figure]:
+def bpe_figures(history: MergeHistory, k: int) -> list[go.Figure]:
     """Pair count per merge, tokens vs vocabulary size, lengths of the learned tokens; each marks step ``k``."""
     history._check(k)
     trace = history.trace
@@ -25,7 +21,7 @@ def bpe_figures(history: BPEMergeHistory, k: int) -> list[go.Figure]:
     ]
 
 
-def wordpiece_figures(history: WordPieceMergeHistory, k: int) -> list[go.Figure]:
+def wordpiece_figures(history: MergeHistory, k: int) -> list[go.Figure]:
     """Score per merge, training-text tokens vs vocabulary size, lengths of the learned tokens; each marks ``k``."""
     history._check(k)
     trace = history.trace

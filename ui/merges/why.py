@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -11,9 +10,6 @@ import streamlit as st
 from ui import state_keys as sk
 from ui.merges.model import MergeHistory, WhyThisPair
 from ui.render import readable
-
-if TYPE_CHECKING:
-    from ui.merges.history import BPEMergeHistory, WordPieceMergeHistory
 
 LARGE_TABLE = 50_000
 """Above this many distinct pre-tokens, "why this pair" is computed on request, not at every step."""
@@ -58,7 +54,7 @@ def _tie_lines_html(explained: list[str]) -> str:
     return f"<ul>{lines}</ul>"
 
 
-def bpe_why(history: BPEMergeHistory, k: int) -> WhyThisPair:
+def bpe_why(history: MergeHistory, k: int) -> WhyThisPair:
     """The top 10 pairs merge ``k`` was chosen from (at step 0, those merge 1 will be chosen from)."""
     start = _why_start(history, k)
     if isinstance(start, WhyThisPair):
@@ -111,7 +107,7 @@ def bpe_why(history: BPEMergeHistory, k: int) -> WhyThisPair:
     return WhyThisPair(title, table, notes, ranking, problem)
 
 
-def wordpiece_why(history: WordPieceMergeHistory, k: int) -> WhyThisPair:
+def wordpiece_why(history: MergeHistory, k: int) -> WhyThisPair:
     """The top 10 pairs by score that merge ``k`` was chosen from (at step 0, merge 1's)."""
     start = _why_start(history, k)
     if isinstance(start, WhyThisPair):
