@@ -14,9 +14,10 @@ import pytest
 from bpe_core.educational import hf_bert_pretokenizer
 from bpe_core.wordpiece import train_wordpiece
 from tests.conftest import html_bodies, sample
-from tests.test_merges_view import parse_tokens
+from tests.test_merges import parse_tokens
 from tests.test_wordpiece_trace import naive_snapshots
-from ui.merges_view import WordPieceMergeHistory, card_html, history_for
+from ui.merges.card import card_html
+from ui.merges.history import WordPieceMergeHistory, history_for
 
 # ---------------------------------------------------------------------------
 # the history itself (no Streamlit run)
