@@ -850,8 +850,64 @@ class ReferenceTokenizer:
         return self.encode
 
     def encode_steps(self, text: str) -> list:
-        """``list[PieceSteps]``: each pre-token's merges in rank order, through :func:`bpe_from_reference`."""
-        return bpe_from_reference(self.encoding_name).encode_steps(text)
+        """``list[PieceSteps]``: how each pre-token is encoded, merge by merge.
+
+        OpenAI's encodings: through :func:`bpe_from_reference` (the project's
+        encoder on the recovered merges).  The open-weight models' encodings
+        (Llama 3/4, Tekken): tiktoken's own procedure replayed, one merge per
+        step (the lowest-ranked adjacent pair of byte strings, leftmost first),
+        and, when the whole pre-token is a token that merging does not reach,
+        tiktoken's direct look-up as the last step -- Llama 3 has 588 such
+        tokens (``" việc"``), which no merge list can express.
+
+        Raises:
+            TypeError, ValueError: as :meth:`encode`.
+        """
+        if self.encoding_name in ENCODINGS:
+            return bpe_from_reference(self.encoding_name).encode_steps(text)
+        from .pretokenize import pretokenize
+        from .trace import EncodeStep, PieceSteps
+
+        self._check_text(text)
+        specials = self._specials if self.special_text else {}
+        out = []
+        for pt in pretokenize(text, self.pattern, sorted(specials, key=specials.get)):
+            if pt.is_special:
+                step = EncodeStep((specials[pt.text],), (pt.text,), "special token: one id, never merged")
+                out.append(PieceSteps(pt.text, pt.start, pt.end, True, (step,)))
+            else:
+                steps = tuple(self._piece_steps(pt.text.encode("utf-8"), EncodeStep))
+                out.append(PieceSteps(pt.text, pt.start, pt.end, False, steps))
+        return out
+
+    def _piece_steps(self, data: bytes, step: type) -> list:
+        """Tiktoken's byte-pair merging of one pre-token, one merge per step (see :meth:`encode_steps`)."""
+        ranks = self._ranks
+        parts = [data[i : i + 1] for i in range(len(data))]
+        n = len(parts)
+        first = step(tuple(ranks[p] for p in parts), tuple(map(display_bytes, parts)), f"{n} byte{'s' * (n != 1)}")
+        steps = [first]
+        while len(parts) > 1:
+            best_i, best_r = -1, None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and (best_r is None or r < best_r):
+                    best_i, best_r = i, r
+            if best_i < 0:
+                break
+            a, b = parts[best_i], parts[best_i + 1]
+            parts[best_i : best_i + 2] = [a + b]
+            note = f"merge {display_bytes(a)!r} + {display_bytes(b)!r} → {display_bytes(a + b)!r} (id {best_r})"
+            ids = tuple(ranks[p] for p in parts)
+            steps.append(step(ids, tuple(map(display_bytes, parts)), note, self.rank_of(best_r), (best_i,)))
+        whole = ranks.get(data)
+        if whole is not None and len(parts) > 1:
+            note = (
+                f"the whole pre-token is token {whole}: tiktoken looks it up directly "
+                f"(merging alone would leave {len(parts)} tokens)"
+            )
+            steps = [first, step((whole,), (display_bytes(data),), note, self.rank_of(whole), (0,))]
+        return steps
 
     def __repr__(self) -> str:
         return f"ReferenceTokenizer(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
@@ -908,8 +964,12 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
     """Recover the vocab and the ordered merge list from tiktoken ranks.
 
     Each multi-byte token of rank r is split into the two parts that tiktoken's
-    own byte-pair procedure reaches on its bytes using only ranks below r; that
-    pair is merge r.  (The same recovery that Hugging Face's converters do.)
+    own byte-pair procedure reaches on its bytes just before its last merge
+    (every merge but the one making the token itself); that pair is merge r.
+    For OpenAI's encodings both parts always rank below r (the recovery Hugging
+    Face's converters do); Llama 3's added tokens are not always so built
+    (``.:.:``, rank 100,421, joins ``.:`` + ``.:`` of a higher rank), which
+    tiktoken's procedure, lowest-ranked pair first, handles the same way.
 
     Args:
         mergeable_ranks: ``{token bytes: rank}``; ranks must be unique.
@@ -919,8 +979,8 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
         ``(left bytes, right bytes)`` in rank order.
 
     Raises:
-        ValueError: a token cannot be built from two lower-ranked tokens, or a
-            single byte is missing.
+        ValueError: tiktoken's procedure cannot build a token from two other
+            tokens, or a single byte is missing.
     """
     vocab = {r: b for b, r in mergeable_ranks.items()}
     merges: list[tuple[bytes, bytes]] = []
@@ -928,21 +988,22 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
         token = vocab[rank]
         if len(token) == 1:
             continue
-        parts = _bpe_parts(mergeable_ranks, token, rank)
+        parts = _bpe_parts(mergeable_ranks, token)
         if len(parts) != 2:
-            raise ValueError(f"token {token!r} (rank {rank}) cannot be built from two lower-ranked tokens")
+            raise ValueError(f"token {token!r} (rank {rank}) cannot be built from two other tokens")
         merges.append((parts[0], parts[1]))
     return vocab, merges
 
 
-def _bpe_parts(ranks: Mapping[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
+def _bpe_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
+    """Tiktoken's byte-pair merging of ``token``'s bytes, lowest rank first, stopping before ``token`` itself."""
     parts = [token[i : i + 1] for i in range(len(token))]
     get = ranks.get
-    while len(parts) > 1:
-        best_i, best_r = -1, max_rank
+    while len(parts) > 2:
+        best_i, best_r = -1, None
         for i in range(len(parts) - 1):
             r = get(parts[i] + parts[i + 1])
-            if r is not None and r < best_r:
+            if r is not None and (best_r is None or r < best_r):
                 best_i, best_r = i, r
         if best_i < 0:
             break
