@@ -178,6 +178,25 @@ def production_mergeable_ranks(key: str) -> Mapping[bytes, int]:
     return tok.mergeable_ranks
 
 
+def production_token_ids(key: str) -> Mapping[bytes, int]:
+    r"""``{token bytes: id}`` of every non-special token of any production tokenizer.
+
+    For byte-level ones, their mergeable ranks (:func:`production_mergeable_ranks`);
+    for Mistral v1, its ordinary and byte pieces by the bytes they stand for
+    (``▁the`` -> ``b" the"``, ``<0xE3>`` -> ``b"\xe3"``; an ordinary piece wins over the
+    byte piece of the same byte, ``▁`` over ``<0x20>``), so that "is this token
+    one token there too?" (the token dialog, the vocabulary diff) can include it.
+
+    Raises:
+        ValueError: unknown key.
+        EncodingUnavailable: as :func:`load_production`.
+    """
+    tok = load_production(key)
+    if isinstance(tok, ReferenceTokenizer):
+        return tok.mergeable_ranks
+    return tok.token_ids_by_bytes
+
+
 def byte_level_production_keys() -> list[str]:
     """Keys whose tokenizers are in tiktoken form (have mergeable ranks and merge-by-merge steps), without loading."""
     return [k for k in PRODUCTION if k in ENCODINGS or k in MODEL_ENCODINGS]

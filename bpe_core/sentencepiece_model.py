@@ -27,10 +27,11 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 
 import regex
 
-from .reference import EncodingChecksumError, PackageFile, package_file_path
+from .reference import EncodingChecksumError, PackageFile, check_text, package_file_path
 from .spans import TokenSpan, utf8_len
 
 SPACE = "\u2581"
@@ -40,7 +41,6 @@ UNIT_PATTERN = r"[ \u2581]*[^ \u2581]+|[ \u2581]+"
 """The units no merge crosses: spaces attach to the following word (checked on the model's pieces at load)."""
 
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE, _UNUSED = 1, 2, 3, 4, 6, 5
-_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _CUT = regex.compile(r"(?<=[^ \u2581]) (?=[^ \u2581])")
 """One space between two non-spaces: the texts either side encode independently (see :meth:`encode`)."""
 
@@ -144,15 +144,19 @@ class SentencePieceTokenizer:
         """Every piece's score, by id (higher merges first; 0 for special and byte pieces)."""
         return list(self._scores)
 
+    @cached_property
+    def token_ids_by_bytes(self) -> dict[bytes, int]:
+        """``{bytes a piece stands for: id}`` of the ordinary and byte pieces (special tokens excluded).
+
+        Where an ordinary piece and a byte piece stand for the same byte (``▁``
+        and ``<0x20>``, ``a`` and ``<0x61>``), the ordinary piece: encoding uses it.
+        """
+        out = {self.token_bytes(i): i for i, t in enumerate(self._types) if t == _BYTE}
+        out.update({self.token_bytes(i): i for i, t in enumerate(self._types) if t == _NORMAL})
+        return out
+
     def _check_text(self, text: str) -> None:
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
-        m = _SURROGATE.search(text)
-        if m:
-            raise ValueError(
-                f"text contains an unpaired surrogate U+{ord(m.group()):04X}, which is not a character and has "
-                "no UTF-8 form; remove it or replace it with U+FFFD"
-            )
+        check_text(text)
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``, exactly as ``sentencepiece`` gives them (no ``<s>``/``</s>`` added).

@@ -31,6 +31,7 @@ from bpe_core.production import (
     load_production,
     production_families,
     production_mergeable_ranks,
+    production_token_ids,
     register_production,
 )
 from bpe_core.reference import ENCODINGS_DIR_ENV, EncodingUnavailable, bpe_from_reference, load_reference
@@ -320,6 +321,12 @@ def test_production_mergeable_ranks():
     assert min(production_mergeable_ranks("mistral_tekken").values()) == 1000  # ids after the specials
     with pytest.raises(ValueError, match=r"Mistral v1 \(SentencePiece\) is not a byte-level encoding"):
         production_mergeable_ranks("mistral_v1")
+    v1 = production_token_ids("mistral_v1")
+    tok = load_production("mistral_v1")
+    ordinary = [i for i in range(259, 32000)]  # after <unk>, <s>, </s> and the 256 byte pieces
+    assert all(v1[tok.token_bytes(i)] == i for i in ordinary)  # no two ordinary pieces stand for the same bytes
+    assert v1[b" the"] == 272 and v1[b"\xe3"] == 3 + 0xE3 and v1[b" "] == tok.encode(" x")[0] != 3 + 0x20
+    assert production_token_ids("llama4") is production_mergeable_ranks("llama4")
 
 
 # --- the offline promise ------------------------------------------------------------------
