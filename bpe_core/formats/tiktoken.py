@@ -74,8 +74,12 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
     """Recover the vocab and the ordered merge list from tiktoken ranks.
 
     Each multi-byte token of rank r is split into the two parts that tiktoken's
-    own byte-pair procedure reaches on its bytes using only ranks below r; that
-    pair is merge r.  (The same recovery that Hugging Face's converters do.)
+    own byte-pair procedure reaches on its bytes just before its last merge
+    (every merge but the one making the token itself); that pair is merge r.
+    For OpenAI's encodings both parts always rank below r (the recovery Hugging
+    Face's converters do); Llama 3's added tokens are not always so built
+    (``.:.:``, rank 100,421, joins ``.:`` + ``.:`` of a higher rank), which
+    tiktoken's procedure, lowest-ranked pair first, handles the same way.
 
     Args:
         mergeable_ranks: ``{token bytes: rank}``; ranks must be unique.
@@ -85,8 +89,8 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
         ``(left bytes, right bytes)`` in rank order.
 
     Raises:
-        ValueError: a token cannot be built from two lower-ranked tokens, or a
-            single byte is missing.
+        ValueError: tiktoken's procedure cannot build a token from two other
+            tokens, or a single byte is missing.
     """
     vocab = {r: b for b, r in mergeable_ranks.items()}
     merges: list[tuple[bytes, bytes]] = []
@@ -94,21 +98,22 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
         token = vocab[rank]
         if len(token) == 1:
             continue
-        parts = _bpe_parts(mergeable_ranks, token, rank)
+        parts = _bpe_parts(mergeable_ranks, token)
         if len(parts) != 2:
-            raise ValueError(f"token {token!r} (rank {rank}) cannot be built from two lower-ranked tokens")
+            raise ValueError(f"token {token!r} (rank {rank}) cannot be built from two other tokens")
         merges.append((parts[0], parts[1]))
     return vocab, merges
 
 
-def _bpe_parts(ranks: Mapping[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
+def _bpe_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
+    """Tiktoken's byte-pair merging of ``token``'s bytes, lowest rank first, stopping before ``token`` itself."""
     parts = [token[i : i + 1] for i in range(len(token))]
     get = ranks.get
-    while len(parts) > 1:
-        best_i, best_r = -1, max_rank
+    while len(parts) > 2:
+        best_i, best_r = -1, None
         for i in range(len(parts) - 1):
             r = get(parts[i] + parts[i + 1])
-            if r is not None and r < best_r:
+            if r is not None and (best_r is None or r < best_r):
                 best_i, best_r = i, r
         if best_i < 0:
             break
