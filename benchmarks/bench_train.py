@@ -136,13 +136,23 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
     return out | {"wall": wall, "base_mib": base, "hwm_mib": _status_mib("VmHWM")}
 
 
+TIME_LIMIT = 300.0
+"""Seconds a trainer may take on one case before it is stopped (reported as ``> 300``)."""
+
+
 def run_child(kind: str, path: Path, vocab: int, workers: int, specials: list[str]) -> dict:
     env = dict(os.environ, RAYON_NUM_THREADS=str(workers), PYTHONPATH=str(ROOT))
     cmd = [sys.executable, __file__, "--child", kind, str(path), str(vocab), str(workers), json.dumps(specials)]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True)
-        peak = _watch_memory(proc.pid)
-        proc.wait()
+        deadline = time.monotonic() + TIME_LIMIT
+        peak = _watch_memory(proc.pid, deadline=deadline)
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return {"timeout": True}
         out.seek(0)
         err.seek(0)
         if proc.returncode != 0:
@@ -152,7 +162,7 @@ def run_child(kind: str, path: Path, vocab: int, workers: int, specials: list[st
     return result
 
 
-def _watch_memory(pid: int, every: float = 0.02) -> int:
+def _watch_memory(pid: int, every: float = 0.02, deadline: float = float("inf")) -> int:
     """Peak memory of a process and its children until it exits (bytes), sampled every ``every`` seconds.
 
     The process counts its RSS; each child (our counting workers, forked from it)
@@ -164,7 +174,7 @@ def _watch_memory(pid: int, every: float = 0.02) -> int:
     peak = 0
     try:
         proc = psutil.Process(pid)
-        while proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+        while proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
             try:
                 total = proc.memory_info().rss
                 for kid in proc.children(recursive=True):
@@ -202,6 +212,9 @@ def bench_case(label: str, path: Path, vocab: int, workers: int, repeat: int, sp
         if errors:
             print(f"  {kind} failed on {label}: {errors[0]}", file=sys.stderr)
             continue
+        if any(r.get("timeout") for r in runs):
+            results[kind] = {"timeout": True}
+            continue
         best = min(runs, key=lambda r: r["wall"])
         best["rss_mib"] = max(r["rss_mib"] for r in runs)
         results[kind] = best
@@ -216,6 +229,9 @@ def bench_case(label: str, path: Path, vocab: int, workers: int, repeat: int, sp
     for kind in PEERS:
         r = results.get(kind)
         if r is None:
+            continue
+        if r.get("timeout"):
+            row[f"{kind} s"] = f"> {TIME_LIMIT:.0f}"
             continue
         row[f"{kind} s"] = round(r["wall"], 2)
         row[f"{kind} MiB"] = round(r["rss_mib"])
