@@ -32,13 +32,14 @@ import time
 from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
 from operator import add, mul
 from pathlib import Path
 
 import numpy as np
 
-from .counting import DEFAULT_CHUNK_BYTES, count_file, count_iterable, count_text
+from .counting import DEFAULT_CHUNK_BYTES, count_file, count_files, count_iterable, count_text
 from .interface import Algorithm, TrainingCancelled, register_algorithm
 from .pretokenize import (
     PATTERNS,
@@ -163,8 +164,9 @@ def train_bpe(
     name: str | None = None,
     num_workers: int | None = None,
     chunk_size: int = DEFAULT_CHUNK_BYTES,
+    executor: Executor | None = None,
 ) -> BPETokenizer:
-    """Train a byte-level BPE tokenizer on a text, a stream of text, or a file.
+    """Train a byte-level BPE tokenizer on a text, a stream of text, or files.
 
     Args:
         text: what to train on, told apart by type:
@@ -173,6 +175,9 @@ def train_bpe(
             * an ``os.PathLike`` (``pathlib.Path("corpus.txt")``) names a UTF-8
               file, which is streamed in chunks and never read whole -- to train
               on a file whose name you hold as a ``str``, pass ``Path(name)``;
+            * a ``list`` or ``tuple`` of ``os.PathLike`` names several files,
+              directories or glob patterns, counted as one text
+              (:func:`bpe_core.counting.count_files`);
             * any other iterable of ``str`` (an open text file, a generator) is
               the text ``"".join(text)``, consumed piece by piece.
 
@@ -195,6 +200,9 @@ def train_bpe(
             (see :mod:`bpe_core.counting`); the merge loop runs here.
         chunk_size: counting chunk length (bytes for a file, characters
             otherwise); chunks end at the first safe boundary after it.
+        executor: a ``concurrent.futures.Executor`` to count on instead of local
+            processes, e.g. a Dask cluster's ``client.get_executor()``; for files
+            each task reads its own byte range (see :mod:`bpe_core.counting`).
 
     Returns:
         The trained :class:`BPETokenizer`; its ``trace`` records every merge.
@@ -215,14 +223,15 @@ def train_bpe(
     specials = validate_special_tokens(special_tokens)
     _check_vocab_size(vocab_size, specials)
     source = resolve_pattern(pattern)
+    how = {"num_workers": num_workers, "progress": progress, "executor": executor}
     if isinstance(text, str):
-        counted = count_text(text, source, specials, num_workers=num_workers, chunk_chars=chunk_size, progress=progress)
+        counted = count_text(text, source, specials, chunk_chars=chunk_size, **how)
     elif isinstance(text, os.PathLike):
-        counted = count_file(text, source, specials, num_workers=num_workers, chunk_bytes=chunk_size, progress=progress)
+        counted = count_file(text, source, specials, chunk_bytes=chunk_size, **how)
+    elif isinstance(text, list | tuple) and text and all(isinstance(t, os.PathLike) for t in text):
+        counted = count_files(text, source, specials, chunk_bytes=chunk_size, **how)
     else:
-        counted = count_iterable(
-            text, source, specials, num_workers=num_workers, chunk_chars=chunk_size, progress=progress
-        )
+        counted = count_iterable(text, source, specials, chunk_chars=chunk_size, **how)
     table = _WordTable.from_counts(counted.word_counts, counted.special_occurrences)
     counted.word_counts = {}  # the table holds what the merge loop needs: free the dict before it runs
     stored_pattern = pattern if pattern in PATTERNS else source

@@ -102,12 +102,14 @@ def test_dask_local_cluster_gives_identical_merges(text, text_file, reference, p
         counted = count_file(text_file, "gpt2", [EOT], chunk_bytes=4096, executor=executor)
         streamed = count_iterable(iter(text.splitlines(keepends=True)), "gpt2", [EOT], chunk_chars=5000,
                                   executor=executor)  # fmt: skip
+        trained = train_bpe(text_file, 900, [EOT], chunk_size=4096, executor=executor)
     assert counted.workers == 2 and counted.chunks > 10
     whole, n_special = count_pretokens(text, "gpt2", [EOT])
     assert counted.word_counts == streamed.word_counts == as_bytes_counts(whole)
     assert counted.special_occurrences == n_special
     tok = train_counted(counted)
     assert tok.merges == reference.merges and trace_of(tok) == trace_of(reference)
+    assert trained.merges == reference.merges and trace_of(trained) == trace_of(reference)
 
 
 def test_many_files_a_directory_and_a_glob_count_as_one_text(tmp_path):
@@ -128,6 +130,7 @@ def test_many_files_a_directory_and_a_glob_count_as_one_text(tmp_path):
     for r in (listed, whole_dir, globbed):
         assert r.word_counts == expected
         assert r.sources == tuple(str(p) for p in paths)
+    assert train_bpe(paths, 600, chunk_size=2000).merges == train_bpe_from_counts(expected, 600).merges
     assert expand_inputs([paths[1], paths[0], paths[1]]) == [str(paths[1]), str(paths[0])]
     with pytest.raises(FileNotFoundError, match="no file matches"):
         expand_inputs(str(d / "*.csv"))
