@@ -34,7 +34,7 @@ is at least ``chunk_bytes`` long, ending at the first safe boundary after that;
 text without any boundary stays in one chunk.
 
 Files are read as UTF-8; a byte-order mark at the very start is dropped (as for
-uploads, :func:`bpe_core.io.decode_text_upload`).
+uploads, :func:`bpe_core.formats.upload.decode_text_upload`).
 
 **Where the chunks are counted.**  By default, in the calling process for small
 inputs and in a local process pool otherwise.  Any
@@ -67,6 +67,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .interface import ProgressCallback
 from .pretokenize import (
     count_pretokens,
     resolve_pattern,
@@ -94,8 +95,6 @@ PARALLEL_MIN_BYTES = 4 << 20
 worker processes (about 0.1 s each) costs more than it saves."""
 
 _WINDOW = 1 << 16  # bytes read at a time while looking for a boundary
-
-ProgressCallback = Callable[[str, int, int], None]
 
 
 @dataclass(slots=True)

@@ -30,7 +30,6 @@ the project's own encoder can run GPT-2, cl100k and o200k
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import os
 from bisect import bisect_left
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from .formats.tiktoken import parse_tiktoken_file, ranks_to_vocab_merges
 from .pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from .spans import TokenSpan, display_bytes, spans_from_token_bytes
 
@@ -141,42 +141,6 @@ class EncodingUnavailable(RuntimeError):
 
 class EncodingChecksumError(ValueError):
     """A ranks file in the :data:`ENCODINGS_DIR_ENV` directory does not have tiktoken's published sha256."""
-
-
-def parse_tiktoken_file(data: bytes, source: str = "<data>") -> dict[bytes, int]:
-    """Parse the ``.tiktoken`` format: one ``base64(token) rank`` per line.
-
-    Args:
-        data: the file's bytes.
-        source: a name for error messages (a file path).
-
-    Returns:
-        ``{token bytes: rank}``.
-
-    Raises:
-        ValueError: a line is not ``<base64> <int>``, a token or rank repeats;
-            the message names ``source`` and the line number.
-    """
-    ranks: dict[bytes, int] = {}
-    seen_ranks: set[int] = set()
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 2:
-            raise ValueError(f"{source}: line {lineno} is not '<base64 token> <rank>'")
-        try:
-            token = base64.b64decode(parts[0], validate=True)
-            rank = int(parts[1])
-        except ValueError as exc:
-            raise ValueError(f"{source}: line {lineno}: {exc}") from None
-        if token in ranks:
-            raise ValueError(f"{source}: line {lineno}: token {token!r} appears twice")
-        if rank in seen_ranks:
-            raise ValueError(f"{source}: line {lineno}: rank {rank} appears twice")
-        ranks[token] = rank
-        seen_ranks.add(rank)
-    return ranks
 
 
 def read_verified_ranks(path: str | os.PathLike, spec: EncodingSpec) -> dict[bytes, int]:
@@ -513,6 +477,10 @@ def load_reference(name: str) -> ReferenceTokenizer:
         EncodingUnavailable: no source has it (the message lists what was tried
             and how to make the encoding available), or the file in the
             directory exists but cannot be read (the message names it).
+
+    >>> gpt2 = load_reference("gpt2")  # from $BPE_PLAYGROUND_ENCODINGS, tiktoken's cache or a bundled copy
+    >>> gpt2.encode("hello world"), gpt2.decode([31373, 995])
+    ([31373, 995], 'hello world')
     """
     spec = _spec(name)
     enc, source = _load_encoding(spec)
@@ -529,52 +497,6 @@ def load_mergeable_ranks(name: str) -> Mapping[bytes, int]:
         As :func:`load_reference`.
     """
     return load_reference(name).mergeable_ranks
-
-
-def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """Recover the vocab and the ordered merge list from tiktoken ranks.
-
-    Each multi-byte token of rank r is split into the two parts that tiktoken's
-    own byte-pair procedure reaches on its bytes using only ranks below r; that
-    pair is merge r.  (The same recovery that Hugging Face's converters do.)
-
-    Args:
-        mergeable_ranks: ``{token bytes: rank}``; ranks must be unique.
-
-    Returns:
-        ``(vocab, merges)``: ``vocab = {rank: bytes}`` and ``merges`` as
-        ``(left bytes, right bytes)`` in rank order.
-
-    Raises:
-        ValueError: a token cannot be built from two lower-ranked tokens, or a
-            single byte is missing.
-    """
-    vocab = {r: b for b, r in mergeable_ranks.items()}
-    merges: list[tuple[bytes, bytes]] = []
-    for rank in sorted(vocab):
-        token = vocab[rank]
-        if len(token) == 1:
-            continue
-        parts = _bpe_parts(mergeable_ranks, token, rank)
-        if len(parts) != 2:
-            raise ValueError(f"token {token!r} (rank {rank}) cannot be built from two lower-ranked tokens")
-        merges.append((parts[0], parts[1]))
-    return vocab, merges
-
-
-def _bpe_parts(ranks: Mapping[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
-    parts = [token[i : i + 1] for i in range(len(token))]
-    get = ranks.get
-    while len(parts) > 1:
-        best_i, best_r = -1, max_rank
-        for i in range(len(parts) - 1):
-            r = get(parts[i] + parts[i + 1])
-            if r is not None and r < best_r:
-                best_i, best_r = i, r
-        if best_i < 0:
-            break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-    return parts
 
 
 @lru_cache(maxsize=4)
