@@ -145,16 +145,16 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
     return out | {"wall": wall, "cpu": _cpu_seconds() - cpu0, "base_mib": base, "hwm_mib": _status_mib("VmHWM")}
 
 
-TIME_LIMIT = 120.0
-"""Seconds a trainer may take on one case before it is stopped (reported as ``> 120``)."""
+TIME_LIMIT = {"corpus": 600.0, "long": 120.0}
+"""Seconds a trainer may take on one case before it is stopped (reported as ``> limit``)."""
 
 
-def run_child(kind: str, path: Path, vocab: int, workers: int, specials: list[str]) -> dict:
+def run_child(kind: str, path: Path, vocab: int, workers: int, specials: list[str], limit: float) -> dict:
     env = dict(os.environ, RAYON_NUM_THREADS=str(workers), PYTHONPATH=str(ROOT))
     cmd = [sys.executable, __file__, "--child", kind, str(path), str(vocab), str(workers), json.dumps(specials)]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True)
-        deadline = time.monotonic() + TIME_LIMIT
+        deadline = time.monotonic() + limit
         peak = _watch_memory(proc.pid, deadline=deadline)
         try:
             proc.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -209,14 +209,16 @@ def available(kind: str) -> bool:
     return True
 
 
-def bench_case(label: str, path: Path, vocab: int, workers: int, repeat: int, specials: list[str]) -> dict:
+def bench_case(
+    label: str, path: Path, vocab: int, workers: int, repeat: int, specials: list[str], limit: float
+) -> dict:
     size = path.stat().st_size
     row: dict = {"case": label, "vocab": vocab}
     results = {}
     for kind in ("ours", *PEERS):
         if not available(kind):
             continue
-        runs = [run_child(kind, path, vocab, workers, specials) for _ in range(repeat)]
+        runs = [run_child(kind, path, vocab, workers, specials, limit) for _ in range(repeat)]
         errors = [r["error"] for r in runs if "error" in r]
         if errors:
             print(f"  {kind} failed on {label}: {errors[0]}", file=sys.stderr)
@@ -241,7 +243,7 @@ def bench_case(label: str, path: Path, vocab: int, workers: int, repeat: int, sp
         if r is None:
             continue
         if r.get("timeout"):
-            row[f"{kind} s"] = f"> {TIME_LIMIT:.0f}"
+            row[f"{kind} s"] = f"> {limit:.0f}"
             continue
         row[f"{kind} s"] = round(r["wall"], 2)
         row[f"{kind} CPU s"] = round(r["cpu"], 2)
@@ -418,11 +420,11 @@ def main() -> None:
         for name in filter(None, args.corpora.split(",")):
             p = d / f"{name}.txt"
             if p.is_file():
-                cases.append((f"{name} ({p.stat().st_size / 1e6:.0f} MB)", p, 10_000, [EOT]))
+                cases.append((f"{name} ({p.stat().st_size / 1e6:.0f} MB)", p, 10_000, [EOT], TIME_LIMIT["corpus"]))
         if args.long:
-            cases += [(label, p, 1_000, []) for label, p in long_inputs(Path(tmp))]
-        for label, path, vocab, specials in cases:
-            rows.append(bench_case(label, path, vocab, args.workers, args.repeat, specials))
+            cases += [(label, p, 1_000, [], TIME_LIMIT["long"]) for label, p in long_inputs(Path(tmp))]
+        for label, path, vocab, specials, limit in cases:
+            rows.append(bench_case(label, path, vocab, args.workers, args.repeat, specials, limit))
             print(json.dumps(rows[-1]), flush=True)
     print()
     print(f"Machine: {machine()}; {args.workers} workers/threads; load average {os.getloadavg()[0]:.1f} at the end")
