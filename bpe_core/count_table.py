@@ -22,7 +22,7 @@ deflate-compressed) with four arrays and nothing pickled:
 Pre-tokens are stored in ascending byte order, so equal tables give equal
 arrays.  ``sha256`` covers ``lengths``, ``counts`` and ``data`` (their
 little-endian bytes, in that order); the zip's own CRC-32 checks each member as
-well.  The 100 MB benchmark corpus gives a table of about 6 MB.
+well.  The 20 MB benchmark corpus (242,000 distinct pre-tokens) gives a table of 1.2 MB.
 """
 
 from __future__ import annotations
