@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from ..bpe.model import BPETokenizer
+from ..persistence import load_json
 from ..wordpiece.model import WordPieceTokenizer
 from .bert import wordpiece_from_vocab_txt
 from .huggingface import bpe_from_hf_json, pattern_name_of, wordpiece_from_hf_json
@@ -109,10 +110,7 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
         raise ValueError(f"{filename} is empty")
     head = data.lstrip()[:1]
     if head == b"{":
-        try:
-            obj = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{filename} is not valid JSON (truncated or damaged?): {exc}") from None
+        obj = load_json(data, filename)
         if not isinstance(obj, dict):
             raise ValueError(f"{filename}: expected a JSON object")
         fmt = obj.get("format")
