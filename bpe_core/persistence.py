@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import os
 import re
@@ -21,7 +22,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["JsonFile", "ViewCache", "load_json", "write_atomic", "write_atomic_many"]
+from .interface import TrainingInfo
+
+__all__ = [
+    "JsonFile",
+    "ViewCache",
+    "json_field",
+    "json_int",
+    "json_kind",
+    "load_json",
+    "training_from_json",
+    "write_atomic",
+    "write_atomic_many",
+]
 
 MAX_VIEWS = 16
 """Views remembered per tokenizer (the oldest is dropped first)."""
@@ -129,7 +142,9 @@ def load_json(text: str | bytes, source: str = "<data>") -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{source} is not valid JSON (truncated or damaged?): {exc}") from None
+        raise ValueError(
+            f"{source} is not valid JSON, so not a JSON tokenizer file (truncated or damaged?): {exc}"
+        ) from None
     except RecursionError:  # pragma: no cover - the depth check comes first
         raise ValueError(f"{source}: JSON nested too deeply; not a tokenizer file") from None
 
@@ -148,6 +163,84 @@ def _json_depth(text: str) -> int:
         elif c in "]}":
             depth -= 1
     return best
+
+
+_KIND_NAMES = (
+    (bool, "true/false"),
+    (int, "a whole number"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "a list"),
+    (dict, "an object"),
+    (type(None), "null"),
+)
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in words (``"a list"``, ``"null"``), for messages."""
+    for kind, name in _KIND_NAMES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def json_field(value: Any, kind: type | tuple[type, ...], field: str, what: str) -> Any:
+    """``value`` when it is a ``kind`` (a bool is never an int here), else a ``ValueError`` naming ``field``.
+
+    Args:
+        value: a parsed JSON value.
+        kind: the accepted Python type(s).
+        field: the field's path in the file, for the message (``'"vocab"'``, ``'"merges"[3]'``).
+        what: the expected shape in words (``'an object {"id": "base64 bytes"}'``).
+
+    Raises:
+        ValueError: ``field must be <what>, got <kind>``.
+
+    >>> json_field([1], dict, '"vocab"', "an object")
+    Traceback (most recent call last):
+    ValueError: "vocab" must be an object, got a list
+    """
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)):
+        return value
+    raise ValueError(f"{field} must be {what}, got {json_kind(value)}")
+
+
+def json_int(value: Any, field: str, lo: int = 0, hi: int | None = None) -> int:
+    """``value`` when it is a whole number in ``lo..hi`` (``hi`` ``None``: no upper bound), else a ``ValueError``.
+
+    A string of digits, a float or a bool is refused (the project's files write ints).
+    """
+    json_field(value, int, field, "a whole number")
+    if value < lo or (hi is not None and value > hi):
+        bound = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
+        raise ValueError(f"{field} must be {bound}, got {value}")
+    return value
+
+
+def training_from_json(data: Any, field: str = '"training"') -> TrainingInfo:
+    """A :class:`~bpe_core.interface.TrainingInfo` from its JSON object, every field's type checked.
+
+    Raises:
+        ValueError: not an object, an unknown field, or a field of the wrong type.
+    """
+    json_field(data, dict, field, "an object")
+    kinds = {f.name: f.type for f in dataclasses.fields(TrainingInfo)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        kind = kinds.get(key)
+        if kind is None:
+            raise ValueError(f"{field} has an unknown field {key!r} (expected {', '.join(kinds)})")
+        name = f'"{field.strip(chr(34))}.{key}"'
+        if kind == "int":
+            values[key] = json_int(value, name)
+        elif kind == "float":
+            values[key] = float(json_field(value, (int, float), name, "a number"))
+        else:
+            values[key] = json_field(value, (str, type(None)), name, "a string or null")
+    if "requested_vocab_size" not in values:
+        raise ValueError(f"{field} lacks its field 'requested_vocab_size'")
+    return TrainingInfo(**values)
 
 
 class JsonFile:

@@ -36,7 +36,7 @@ _BRACKETED = regex.compile(r"\[[^\[\]\s]+\]")
 
 
 def wordpiece_from_vocab_txt(data: bytes, filename: str = "vocab.txt") -> WordPieceTokenizer:
-    """Read a BERT ``vocab.txt`` into a :class:`WordPieceTokenizer`.
+    r"""Read a BERT ``vocab.txt`` into a :class:`WordPieceTokenizer`.
 
     Bracketed tokens such as ``[PAD]``, ``[UNK]``, ``[unused7]`` are taken as the
     special tokens (BERT's convention); ``[UNK]`` must be among them.  The
@@ -50,11 +50,18 @@ def wordpiece_from_vocab_txt(data: bytes, filename: str = "vocab.txt") -> WordPi
     Returns:
         The tokenizer.
 
+    Lines end at ``"\n"`` only (a ``"\r"`` before it is dropped): a token may hold
+    any other character, U+001C..U+001F, U+0085 and U+2028 included, which
+    :meth:`str.splitlines` would wrongly take for line ends.
+
     Raises:
+        TypeError: ``data`` is not bytes.
         ValueError: not UTF-8, empty lines, no ``[UNK]``, or a repeated token.
     """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"data must be the file's bytes, got {type(data).__name__} (encode a str first)")
     try:
-        text = data.decode("utf-8")
+        text = bytes(data).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{filename} is not UTF-8 text: {exc}") from None
     lines = text.split("\n")
@@ -62,7 +69,7 @@ def wordpiece_from_vocab_txt(data: bytes, filename: str = "vocab.txt") -> WordPi
         lines.pop()
     lines = [line.rstrip("\r") for line in lines]
     for i, line in enumerate(lines):
-        if not line.strip():
+        if line == "":
             raise ValueError(f"{filename}: line {i + 1} is empty; vocab.txt holds one token per line")
     specials = [t for t in lines if _BRACKETED.fullmatch(t)]
     if "[UNK]" not in specials:

@@ -22,8 +22,10 @@ import regex
 from ..pretokenize import PATTERNS
 
 __all__ = [
+    "MAX_SPECIAL_GAP",
     "TIKTOKEN_LINE",
     "bpe_to_tiktoken_files",
+    "check_ranks",
     "covering_pattern",
     "mergeable_ranks",
     "parse_tiktoken_file",
@@ -45,9 +47,13 @@ def parse_tiktoken_file(data: bytes, source: str = "<data>") -> dict[bytes, int]
         ``{token bytes: rank}``.
 
     Raises:
+        TypeError: ``data`` is not bytes.
         ValueError: a line is not ``<base64> <int>``, a token or rank repeats;
             the message names ``source`` and the line number.
     """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"data must be the file's bytes, got {type(data).__name__}")
+    data = bytes(data)
     ranks: dict[bytes, int] = {}
     seen_ranks: set[int] = set()
     for lineno, line in enumerate(data.splitlines(), 1):
@@ -70,6 +76,77 @@ def parse_tiktoken_file(data: bytes, source: str = "<data>") -> dict[bytes, int]
     return ranks
 
 
+def check_ranks(
+    ranks: Mapping[bytes, int], special_tokens: Mapping[str, int] | None = None, *, with_metadata: bool = True
+) -> None:
+    """Check that ranks and special-token ids number the tokens ``0..n-1`` as tiktoken's files do.
+
+    With metadata (``with_metadata``), the ranks must be exactly ``0..n-1``
+    (``n`` ranks), except that ids held by special tokens may sit among them (a
+    trained tokenizer's specials follow the 256 bytes): what tiktoken demands
+    of an encoding with ``explicit_n_vocab``.  A ranks file read alone may
+    leave gaps -- its special tokens' ids -- of at most :data:`MAX_SPECIAL_GAP`
+    ids in all.  Special ids must be distinct, not a rank, and at most
+    :data:`MAX_SPECIAL_GAP` past the last rank (cl100k's are 100,257..100,276).
+    All 256 single bytes must be ranked.
+
+    Args:
+        ranks: ``{token bytes: rank}``.
+        special_tokens: ``{special token: id}`` from the metadata.
+        with_metadata: whether the special tokens are known (gaps are then refused).
+
+    Raises:
+        TypeError: a token is not bytes or a rank not an int.
+        ValueError: a gap, a duplicate or an out-of-range id, or a byte missing;
+            the message names the rank or the token and the fix.
+    """
+    specials = dict(special_tokens or {})
+    taken: dict[int, str] = {}
+    for s, i in specials.items():
+        if isinstance(i, bool) or not isinstance(i, int) or not isinstance(s, str):
+            raise TypeError(f"special tokens must map str to int ids, got {s!r}: {i!r}")
+        if i in taken:
+            raise ValueError(f"special tokens {taken[i]!r} and {s!r} share id {i}")
+        taken[i] = s
+    for token, r in ranks.items():
+        if not isinstance(token, bytes) or isinstance(r, bool) or not isinstance(r, int):
+            raise TypeError(f"mergeable ranks must map bytes to int, got {token!r}: {r!r}")
+    top = max(ranks.values(), default=-1)
+    n = len(ranks) + sum(1 for i in taken if i < top)
+    if not with_metadata:
+        n += MAX_SPECIAL_GAP
+    seen = set()
+    for token, r in ranks.items():
+        if r in taken:
+            raise ValueError(f"token {token!r} has rank {r}, the id of special token {taken[r]!r}")
+        if not 0 <= r < n:
+            raise ValueError(
+                f"token {token!r} has rank {r}, outside 0..{n - 1}: the ranks must number the {len(ranks):,} tokens "
+                "from 0 without gaps (special tokens aside)"
+            )
+        seen.add(r)
+    if len(seen) != len(ranks):
+        raise ValueError("two tokens share a rank")
+    missing = next((i for i in range(top) if i not in seen and i not in taken), None)
+    if missing is not None and with_metadata:
+        raise ValueError(
+            f"no token has rank {missing}: the ranks must number the tokens from 0 without gaps (an id between "
+            "them is allowed only for a special token, given in the metadata file beside the ranks)"
+        )
+    last = max(seen, default=-1)
+    for i, s in taken.items():
+        if not 0 <= i <= last + MAX_SPECIAL_GAP:
+            raise ValueError(f"special token {s!r} has id {i}, beyond {last + MAX_SPECIAL_GAP:,} (last rank {last:,})")
+    singles = {t[0] for t in ranks if len(t) == 1}
+    if len(singles) < 256:
+        byte = next(b for b in range(256) if b not in singles)
+        raise ValueError(f"no token for the single byte 0x{byte:02X}; byte-level BPE needs all 256 bytes ranked")
+
+
+MAX_SPECIAL_GAP = 1 << 16
+"""How far past the last rank a special token's id may be (o200k_harmony's reach about 1,100)."""
+
+
 def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Recover the vocab and the ordered merge list from tiktoken ranks.
 
@@ -89,9 +166,13 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
         ``(left bytes, right bytes)`` in rank order.
 
     Raises:
+        TypeError: a token is not bytes or a rank not an int.
         ValueError: tiktoken's procedure cannot build a token from two other
             tokens, or a single byte is missing.
     """
+    for token, r in mergeable_ranks.items():
+        if not isinstance(token, bytes) or isinstance(r, bool) or not isinstance(r, int):
+            raise TypeError(f"mergeable ranks must map bytes to int ranks, got {token!r}: {r!r}")
     vocab = {r: b for b, r in mergeable_ranks.items()}
     merges: list[tuple[bytes, bytes]] = []
     for rank in sorted(vocab):
