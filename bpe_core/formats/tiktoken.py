@@ -236,8 +236,20 @@ def bpe_to_tiktoken_files(tok: Any, name: str = "bpe_playground") -> tuple[bytes
         JSON object ``{"name", "pat_str", "special_tokens", "explicit_n_vocab"}``
         whose fields go straight into ``tiktoken.Encoding(...)``; ``pat_str`` is
         :func:`covering_pattern` of the tokenizer's pattern.
+
+    Raises:
+        ValueError: the vocabulary holds the same bytes under two ids (training
+            can make them by two merges): ``mergeable_ranks`` is keyed by bytes,
+            and the file would leave a gap tiktoken refuses.
     """
     ranks = mergeable_ranks(tok)
+    specials = set(tok.special_tokens.values())
+    for i, b in tok.vocab.items():
+        if i not in specials and ranks[b] != i:
+            raise ValueError(
+                f"token bytes {b!r} appear under ids {ranks[b]} and {i}; a .tiktoken ranks file cannot hold both "
+                "(export as the project's JSON instead)"
+            )
     lines = [base64.b64encode(b) + b" " + str(i).encode() for b, i in sorted(ranks.items(), key=lambda kv: kv[1])]
     meta = {
         "name": name,
