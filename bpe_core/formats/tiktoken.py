@@ -13,6 +13,7 @@ encoder (:mod:`bpe_core.bpe.encoder`) can build on it.
 from __future__ import annotations
 
 import base64
+import heapq
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -186,8 +187,29 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
     return vocab, merges
 
 
+SHORT_TOKEN = 24
+"""Tokens up to this many bytes are split by the plain scan; longer ones by the heap (both exact)."""
+
+
 def _bpe_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
-    """Tiktoken's byte-pair merging of ``token``'s bytes, lowest rank first, stopping before ``token`` itself."""
+    """Tiktoken's byte-pair merging of ``token``'s bytes, lowest rank first, stopping before ``token`` itself.
+
+    tiktoken's ``_byte_pair_merge``: while more than two parts remain, merge the
+    adjacent pair whose concatenation has the lowest rank (the leftmost of
+    equal ones); stop when no adjacent pair is ranked.  Short tokens rescan every
+    pair each step (O(L^2) lookups, fastest for small L); long ones keep the
+    ranked pairs in a heap keyed by ``(rank, start)`` over a linked list of
+    parts (O(L log L) steps plus the slices), which pops exactly the pair the
+    scan picks: the lowest rank, and among equal ranks -- equal bytes -- the
+    leftmost start.  :func:`bpe_core.educational.tiktoken_parts` is the plain
+    version the tests compare with.
+    """
+    if len(token) <= SHORT_TOKEN:
+        return _scan_parts(ranks, token)
+    return _heap_parts(ranks, token)
+
+
+def _scan_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
     parts = [token[i : i + 1] for i in range(len(token))]
     get = ranks.get
     while len(parts) > 2:
@@ -200,6 +222,49 @@ def _bpe_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
             break
         parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
     return parts
+
+
+def _heap_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
+    n = len(token)
+    get = ranks.get
+    nxt = list(range(1, n + 1))  # a part starting at i ends where the next starts: token[i:nxt[i]]
+    prv = list(range(-1, n - 1))
+    pair = [get(token[i : i + 2]) for i in range(n - 1)]  # rank of (part at i) + (next part), or None
+    pair.append(None)
+    shift = n.bit_length()  # heap entries are rank << shift | start: one int compares as (rank, start)
+    heap = [r << shift | i for i, r in enumerate(pair) if r is not None]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    mask = (1 << shift) - 1
+    count = n
+    while count > 2 and heap:
+        e = pop(heap)
+        i = e & mask
+        if pair[i] != e >> shift:
+            continue  # stale: the part at i, or its right neighbour, changed since
+        j = nxt[i]
+        k = nxt[j]
+        pair[j] = None  # j is no longer a part start
+        nxt[i] = k
+        count -= 1
+        if k < n:
+            prv[k] = i
+            q = pair[i] = get(token[i : nxt[k]])
+            if q is not None:
+                push(heap, q << shift | i)
+        else:
+            pair[i] = None
+        p = prv[i]
+        if p >= 0:
+            q = pair[p] = get(token[p:k])
+            if q is not None:
+                push(heap, q << shift | p)
+    out = []
+    i = 0
+    while i < n:
+        out.append(token[i : nxt[i]])
+        i = nxt[i]
+    return out
 
 
 def mergeable_ranks(tok: Any) -> dict[bytes, int]:
