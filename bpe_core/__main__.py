@@ -19,11 +19,19 @@ format the app imports works (a ``.tiktoken`` file picks up ``<file>.json``
 next to it as its metadata when present).  Errors (bad arguments, unreadable or
 malformed files, engine ``ValueError``) are printed as one line on stderr,
 ``bpe_core: error: ...``, with exit code 2.
+
+Outputs are written atomically (:func:`bpe_core.persistence.write_atomic_many`:
+a temporary file beside each, renamed into place), so a failed run leaves
+existing files as they were, and never over one of the run's own inputs (the
+text, the tokenizer, or the metadata file ``<out>.json`` a tiktoken export adds).
+No input makes the command print a traceback: an unexpected exception is one
+line too (``internal error``); set ``BPE_CORE_DEBUG=1`` to see its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -32,12 +40,13 @@ from typing import NoReturn
 
 from .bpe import BPETokenizer, train_bpe_from_counts
 from .count_table import CountTable, CountTableError, load_count_tables, merge_count_tables, save_count_table
-from .counting import count_files
+from .counting import count_files, expand_inputs
 from .formats.bert import wordpiece_to_vocab_txt
 from .formats.huggingface import bpe_to_hf_json, wordpiece_to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
 from .formats.upload import decode_text_upload, load_tokenizer_bytes
 from .interface import TrainingCancelled
+from .persistence import write_atomic_many
 from .pretokenize import PATTERNS
 from .wordpiece import DEFAULT_SPECIAL_TOKENS as WORDPIECE_SPECIALS
 from .wordpiece import WordPieceTokenizer, train_wordpiece
@@ -207,22 +216,81 @@ def _read_bytes(path: str) -> bytes:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+def metadata_path(path: str) -> str | None:
+    """The tiktoken metadata file read with tokenizer file ``path`` (``<path>.json``), or ``None``.
+
+    ``None`` when ``path`` is itself JSON or no such file exists.
+    """
+    meta_path = path + ".json"
+    if path.endswith(".json") or not os.path.isfile(meta_path):
+        return None
+    return meta_path
+
+
 def load_tokenizer_file(path: str) -> BPETokenizer | WordPieceTokenizer:
     """Read a tokenizer file in any format :func:`bpe_core.formats.upload.load_tokenizer_bytes` knows.
 
     A ``.tiktoken`` ranks file takes its pattern and special tokens from
-    ``<path>.json`` when that file exists.
+    ``<path>.json`` when that file exists (:func:`metadata_path`).
 
     Raises:
         CLIError: the file cannot be read or is not a tokenizer.
     """
     data = _read_bytes(path)
-    meta_path = Path(path + ".json")
-    meta = meta_path.read_bytes() if not path.endswith(".json") and meta_path.is_file() else None
+    meta_path = metadata_path(path)
+    meta = _read_bytes(meta_path) if meta_path is not None else None
     try:
         return load_tokenizer_bytes(data, os.path.basename(path), meta)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file: equal after resolving symlinks and ``..``, or hard links."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def check_outputs(outputs: Sequence[str], inputs: Sequence[str]) -> None:
+    """Refuse to run when an output would replace one of the run's inputs, or two outputs coincide.
+
+    Args:
+        outputs: the paths the command will write.
+        inputs: every file the command reads (text, tokenizer, its metadata).
+
+    Raises:
+        CLIError: naming both paths and the fix (another ``--out``).
+    """
+    for k, out in enumerate(outputs):
+        for src in inputs:
+            if _same_file(out, src):
+                what = "--out" if k == 0 else f"the metadata file {out} written beside --out"
+                raise CLIError(
+                    f"{what} would overwrite the input {src}; choose another --out (the input is left as it is)"
+                )
+        for other in outputs[:k]:
+            if _same_file(out, other):
+                raise CLIError(f"--out {other} and {out} are the same file; choose another --out")
+
+
+def write_outputs(files: Sequence[tuple[str, bytes]]) -> None:
+    """Write each ``(path, bytes)`` atomically, all staged before any is replaced.
+
+    Raises:
+        CLIError: a file cannot be written; every existing file is left as it was.
+    """
+    for path, _data in files:
+        if os.path.isdir(path):
+            raise CLIError(f"cannot write {path}: it is a directory")
+    try:
+        write_atomic_many(files)
+    except OSError as exc:
+        failed = exc.filename or ", ".join(p for p, _ in files)
+        raise CLIError(f"cannot write {failed}: {exc.strerror or exc} (existing files are left as they were)") from None
 
 
 _PHASE_LABELS = {"count": "counting pre-tokens (chunks)", "merge": "merging"}
@@ -332,6 +400,16 @@ def _count_inputs(args: argparse.Namespace, progress: _Progress) -> tuple[CountT
         raise CLIError(f"cannot read {name}: {exc.strerror}" if name and exc.strerror else str(exc)) from None
 
 
+def _input_files(args: argparse.Namespace) -> list[str]:
+    """Every file a ``train``/``count`` run reads: its text files (directories and globs expanded) and count tables."""
+    names = [str(n) for n in (*(args.files or ()), *(getattr(args, "from_counts", None) or ()))]
+    try:
+        expanded = expand_inputs(names) if names else []
+    except (FileNotFoundError, TypeError):
+        expanded = []  # counting reports the missing file itself
+    return names + expanded  # the names as typed first, so a refusal quotes them
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """``train``: train and save; prints a one-line summary on stderr."""
     if not args.files and not args.from_counts:
@@ -343,6 +421,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     if args.from_counts and args.files:
         raise CLIError("train takes FILE arguments or --from-counts, not both (add files to a table with count)")
+    check_outputs([args.out], _input_files(args))
     progress = _Progress(not args.quiet)
     try:
         if args.algorithm == "wordpiece":
@@ -371,10 +450,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise CLIError(str(exc)) from None
     finally:
         progress.close()
-    try:
-        tok.save(args.out)
-    except OSError as exc:
-        raise CLIError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+
+    write_outputs([(args.out, json.dumps(tok.to_dict(), ensure_ascii=False).encode("utf-8"))])
     info = tok.training
     summary = f"trained {tok.name}: vocab size {tok.max_vocab_size}"
     if info is not None:
@@ -390,6 +467,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     """``count``: write a count table; prints a one-line summary on stderr."""
     if not args.files and not args.from_counts:
         raise CLIError("count needs FILE arguments or --from-counts TABLE")
+    check_outputs([args.out], _input_files(args))
     progress = _Progress(not args.quiet)
     try:
         table, _ = _count_inputs(args, progress)
@@ -476,6 +554,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """``export``: write the tokenizer in the chosen format; tiktoken also writes ``<out>.json``."""
+    inputs = [args.tokenizer]
+    meta_path = metadata_path(args.tokenizer)
+    if meta_path is not None:
+        inputs.append(meta_path)
+    outputs = [args.out, args.out + ".json"] if args.fmt == "tiktoken" else [args.out]
+    check_outputs(outputs, inputs)
     tok = load_tokenizer_file(args.tokenizer)
     is_bpe = isinstance(tok, BPETokenizer)
     fmt = args.fmt
@@ -496,11 +580,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         import json
 
         files = [(args.out, json.dumps(tok.to_dict(), ensure_ascii=False).encode("utf-8"))]
-    for path, data in files:
-        try:
-            Path(path).write_bytes(data)
-        except OSError as exc:
-            raise CLIError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_outputs(files)
     print(f"wrote {', '.join(p for p, _ in files)}", file=sys.stderr)
     return 0
 
@@ -515,18 +595,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: arguments without the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 on success, 2 on a user error (one line on stderr),
-        130 when interrupted (Ctrl+C) during training.
+        The exit status: 0 on success, 2 on any error (one line on stderr, never
+        a traceback), 130 when interrupted (Ctrl+C) during training.
+
+    With the environment variable ``BPE_CORE_DEBUG`` set (the test suite sets
+    it), an unexpected exception -- a bug, not bad input -- is raised with its
+    traceback instead of being reported as ``internal error``.
     """
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except CLIError as exc:
-        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
     except (KeyboardInterrupt, TrainingCancelled):
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except (CLIError, ValueError) as exc:
+        return _error(str(exc))
+    except MemoryError:
+        return _error("out of memory (try a smaller file or vocabulary)")
+    except OSError as exc:
+        return _error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+    except Exception as exc:
+        if os.environ.get("BPE_CORE_DEBUG"):
+            raise
+        return _error(f"internal error: {type(exc).__name__}: {exc} (a bug; BPE_CORE_DEBUG=1 shows the traceback)")
+
+
+def _error(message: str) -> int:
+    """Print ``<prog>: error: <message>`` as one line on stderr; the exit status 2."""
+    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
