@@ -29,6 +29,9 @@ from .reference import EncodingUnavailable, ReferenceTokenizer, load_reference
 from .spans import TokenSpan, display_bytes
 from .wordpiece import WordPieceMerge, WordPieceTokenizer, train_wordpiece
 
+# isort: split
+from . import unigram  # noqa: F401  (registers "unigram" after bpe and wordpiece, in the sidebar's order)
+
 __all__ = [
     "ALGORITHMS",
     "PATTERNS",

@@ -10,11 +10,14 @@ Importing this package registers the ``"unigram"`` algorithm in
 :data:`bpe_core.interface.ALGORITHMS`.
 """
 
+from ..interface import Algorithm, register_algorithm
 from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_PATTERN
 from .model import DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .trace import LatticeArc, PruneRound, Segmentation, UnigramReplay, WordLattice
+from .trainer import DEFAULT_SEED_SIZE, count_unigram_words, train_unigram
 
 __all__ = [
+    "DEFAULT_SEED_SIZE",
     "DEFAULT_UNK_TOKEN",
     "METASPACE",
     "SENTENCEPIECE",
@@ -26,4 +29,24 @@ __all__ = [
     "UnigramTokenizer",
     "UnigramTrainingInfo",
     "WordLattice",
+    "count_unigram_words",
+    "train_unigram",
 ]
+
+
+def _train_spec(text, spec, *, progress=None, num_workers=None) -> UnigramTokenizer:
+    """:data:`bpe_core.interface.ALGORITHMS`' trainer for ``"unigram"`` (``num_workers`` is not used)."""
+    del num_workers  # words are counted in this process
+    return train_unigram(text, spec.vocab_size, spec.special_tokens, spec.pattern, progress=progress)
+
+
+register_algorithm(
+    Algorithm(
+        name="unigram",
+        label="Unigram (SentencePiece)",
+        train=_train_spec,
+        from_dict=UnigramTokenizer.from_dict,
+        default_pattern=SENTENCEPIECE,
+        default_special_tokens=(DEFAULT_UNK_TOKEN,),
+    )
+)
