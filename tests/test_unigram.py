@@ -316,10 +316,35 @@ def test_quality_against_hugging_face_trainer():
     assert abs(a / b - 1) < 0.03, (a, b)
 
 
-@pytest.mark.parametrize("module", ["encoder", "model", "trainer", "trace"])
+@pytest.mark.parametrize("module", ["encoder", "model", "trainer", "trace", "hf"])
 def test_doctests(module):
     import doctest
     import importlib
 
     result = doctest.testmod(importlib.import_module(f"bpe_core.unigram.{module}"))
     assert result.failed == 0
+
+
+def test_hugging_face_json_export_and_import(trained):
+    from bpe_core.unigram import unigram_from_hf_json, unigram_to_hf_json
+
+    text = ENGLISH + " <s> " + PYTHON + "</s> ☃ Grüße, 東京 <unk> end"
+    for view in (trained, trained.with_vocab_size(300), train_unigram(ENGLISH, 300, pattern="gpt2")):
+        hf = Tokenizer.from_str(unigram_to_hf_json(view))
+        enc = hf.encode(text)
+        assert enc.ids == view.encode(text)
+        assert hf.decode(enc.ids, skip_special_tokens=False) == view.decode(enc.ids)
+        back = unigram_from_hf_json(unigram_to_hf_json(view))
+        assert back.encode(text) == view.encode(text) and back.scores == view.scores
+    # a file trained by Hugging Face's own trainer
+    hf = Tokenizer(models.Unigram())
+    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    trainer = trainers.UnigramTrainer(vocab_size=300, special_tokens=["<pad>", "<unk>"], unk_token="<unk>")
+    hf.train_from_iterator(ENGLISH.split("\n"), trainer=trainer)
+    ours = unigram_from_hf_json(hf.to_str())
+    assert ours.encode(text) == hf.encode(text).ids
+    assert ours.special_tokens == {"<pad>": 0, "<unk>": 1} and ours.unknown_id == 1
+    with pytest.raises(ValueError, match="not 'Unigram'"):
+        unigram_from_hf_json({"model": {"type": "BPE"}})
+    with pytest.raises(ValueError, match="normalizer"):
+        unigram_from_hf_json({"model": {"type": "Unigram", "vocab": []}, "normalizer": {"type": "NFKC"}})

@@ -12,6 +12,7 @@ Importing this package registers the ``"unigram"`` algorithm in
 
 from ..interface import Algorithm, register_algorithm
 from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_PATTERN
+from .hf import unigram_from_hf_json, unigram_to_hf_json
 from .model import DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .trace import LatticeArc, PruneRound, Segmentation, UnigramReplay, WordLattice
 from .trainer import DEFAULT_SEED_SIZE, count_unigram_words, train_unigram
@@ -31,6 +32,8 @@ __all__ = [
     "WordLattice",
     "count_unigram_words",
     "train_unigram",
+    "unigram_from_hf_json",
+    "unigram_to_hf_json",
 ]
 
 
