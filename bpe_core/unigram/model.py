@@ -89,7 +89,7 @@ class UnigramTrainingInfo:
         seed_size: pieces of the initial vocabulary (required characters included,
             special tokens not).
         rounds: pruning rounds run (down to the required characters).
-        initial_tokens: tokens of the training text under the seed state.
+        initial_tokens: tokens of the training text under the seed state (special tokens count one each).
         count_seconds, seed_seconds, em_seconds, prune_seconds: wall time of
             counting words, building the seed vocabulary, EM re-estimation and
             pruning (Viterbi, alternatives, choice), in seconds.
@@ -114,7 +114,7 @@ class UnigramTrainingInfo:
 class _States:
     """What all views of one tokenizer share: the pieces, specials, states and trace."""
 
-    __slots__ = ("base", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "unk_id")
+    __slots__ = ("base", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "tables", "unk_id")
 
     def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds):
         self.pieces: list[str] = pieces
@@ -125,6 +125,7 @@ class _States:
         self.sizes: list[int] = sizes  # strictly decreasing
         self.scores: list[list[float]] = scores  # scores[k][id] for id < sizes[k]
         self.rounds: list[PruneRound] = rounds
+        self.tables: dict[int, PieceTable] = {}  # the last few views' encoding tables, by size
 
 
 class UnigramTokenizer:
@@ -428,9 +429,15 @@ class UnigramTokenizer:
     def _table_(self) -> PieceTable:
         if self._table is None:
             st = self._st
-            sc = self.scores
-            ids = {st.pieces[i]: i for i in range(self._n) if i not in st.special_ids}
-            self._table = PieceTable(ids, sc, st.unk_id, min(sc))
+            table = st.tables.get(self._n)
+            if table is None:
+                sc = self.scores
+                ids = {st.pieces[i]: i for i in range(self._n) if i not in st.special_ids}
+                table = PieceTable(ids, sc, st.unk_id, min(sc))
+                if len(st.tables) >= 8:
+                    st.tables.pop(next(iter(st.tables)))
+                st.tables[self._n] = table
+            self._table = table
         return self._table
 
     def _check_text(self, text: str) -> None:
@@ -584,6 +591,10 @@ class UnigramTokenizer:
         """Tokens of the training text in this view (exact, from the word counts), or ``None`` if not trained here."""
         if self._train_words is None:
             return None
+        if self._train_tokens is None and self._n == self._st.sizes[self._state]:
+            k = self._state  # a training state: the trainer counted its tokens (with the same Viterbi ties)
+            known = self._st.rounds[k - 1].tokens_after if k else getattr(self.training, "initial_tokens", None)
+            self._train_tokens = known or None
         if self._train_tokens is None:
             counts, n_special = self._train_words
             enc = self.encode_word
@@ -615,7 +626,7 @@ class UnigramTokenizer:
             before, inc = r.size_before, list(r.loss_increase)
             if before > n:  # the round that crosses n: keep its removals of ids < n
                 before, inc = n, inc[len(inc) - (n - r.size_after) :]
-            rounds.append([r.round, before, r.size_after, r.loss_before, r.loss_after, inc])
+            rounds.append([r.round, before, r.size_after, r.loss_before, r.loss_after, inc, r.tokens_after])
         return {
             "format": FORMAT,
             "version": 1,
@@ -648,7 +659,15 @@ class UnigramTokenizer:
             sizes = [int(x) for x in data["state_sizes"]]
             scores = [[float(x) for x in sc] for sc in data["state_scores"]]
             rounds = [
-                PruneRound(int(r[0]), int(r[1]), int(r[2]), float(r[3]), float(r[4]), tuple(float(x) for x in r[5]))
+                PruneRound(
+                    int(r[0]),
+                    int(r[1]),
+                    int(r[2]),
+                    float(r[3]),
+                    float(r[4]),
+                    tuple(float(x) for x in r[5]),
+                    int(r[6]) if len(r) > 6 and r[6] is not None else None,
+                )
                 for r in data["trace"]
             ]
             pattern_name = str(data.get("pattern_name") or SENTENCEPIECE)

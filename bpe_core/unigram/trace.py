@@ -46,6 +46,8 @@ class PruneRound:
         loss_increase: for each removed id, in removal order (``size_before - 1``
             first, down to ``size_after``), the loss increase its removal was
             estimated to cause (nats; see :mod:`bpe_core.unigram.trainer`); ascending.
+        tokens_after: tokens of the training text under the state after the
+            round (special-token occurrences count one each), or ``None`` when unknown.
     """
 
     round: int
@@ -54,6 +56,7 @@ class PruneRound:
     loss_before: float
     loss_after: float
     loss_increase: tuple[float, ...]
+    tokens_after: int | None = None
 
     @property
     def removed(self) -> tuple[int, ...]:

@@ -620,7 +620,7 @@ def train_unigram(
     best, barc = lat.viterbi(scores)
     loss = float(-(counts * best).sum())
     pw, pa = lat.paths(barc)
-    info.initial_tokens = int(counts[pw].sum())
+    info.initial_tokens = n_special_occ + int(counts[pw].sum())
     rounds: list[PruneRound] = []
     sizes = [n_spec + n_pieces]
     while True:
@@ -653,7 +653,10 @@ def train_unigram(
         new_loss = float(-(counts * best).sum())
         pw, pa = lat.paths(barc)
         prune_seconds += time.perf_counter() - t
-        rounds.append(PruneRound(len(rounds) + 1, size, size - n_remove, loss, new_loss, tuple(inc[gone].tolist())))
+        tokens = n_special_occ + int(counts[pw].sum())
+        rounds.append(
+            PruneRound(len(rounds) + 1, size, size - n_remove, loss, new_loss, tuple(inc[gone].tolist()), tokens)
+        )
         sizes.append(size - n_remove)
         state_scores.append(scores[alive].copy())
         loss = new_loss
