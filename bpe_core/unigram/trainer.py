@@ -220,30 +220,31 @@ class _Lattices:
         np.cumsum(self.lens + 1, out=self.node0[1:])
         self.n_nodes = int(self.node0[-1])
         s_node = self.node0[arc_w] + arc_s
-        e_off = arc_s + arc_len
+        e_off = arc_s.astype(np.int64) + arc_len
         maxlen = int(arc_len.max()) if len(arc_len) else 1
         nn = self.n_nodes
         # forward order: by end offset, end node, then start ascending (longest first)
         key = (e_off * nn + s_node + arc_len) * (maxlen + 1) + (maxlen - arc_len)
         fw = np.argsort(key, kind="stable")
         del key
-        self.S = s_node[fw].astype(np.int64)
-        self.L = arc_len[fw].astype(np.int64)
-        self.P = arc_p[fw].astype(np.int64)
-        self.W = arc_w[fw].astype(np.int64)
-        self.Eoff = e_off[fw].astype(np.int64)
+        # int32 everywhere below: nodes, offsets and pieces stay far under 2**31, and memory halves
+        self.S = s_node[fw].astype(np.int32)
+        self.L = arc_len[fw].astype(np.int32)
+        self.P = arc_p[fw].astype(np.int32)
+        self.W = arc_w[fw].astype(np.int32)
+        self.Eoff = e_off[fw].astype(np.int32)
         del fw
         # backward order (a permutation of the forward arrays): by start offset descending, then start node
-        s_off = self.Eoff - self.L
+        s_off = (self.Eoff - self.L).astype(np.int64)
         bkey = (int(s_off.max(initial=0)) - s_off) * nn + self.S
-        self.bw = np.argsort(bkey, kind="stable")
+        self.bw = np.argsort(bkey, kind="stable").astype(np.int32)
         del bkey, s_off
-        self.bs = np.argsort(self.S, kind="stable")  # by start node
+        self.bs = np.argsort(self.S, kind="stable").astype(np.int32)  # by start node
         self._layers()
 
     def keep(self, mask: np.ndarray) -> None:
         """Keep only the arcs where ``mask`` (forward order) is true."""
-        newpos = np.cumsum(mask) - 1
+        newpos = (np.cumsum(mask) - 1).astype(np.int32)
         self.bw = newpos[self.bw[mask[self.bw]]]
         self.bs = newpos[self.bs[mask[self.bs]]]
         self.S, self.L, self.P, self.W, self.Eoff = (a[mask] for a in (self.S, self.L, self.P, self.W, self.Eoff))
@@ -363,14 +364,14 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
     codes = np.frombuffer(flat.encode("utf-32-le"), dtype=np.uint32)
     wstart = np.zeros(len(words), dtype=np.int64)
     np.cumsum(lens[:-1], out=wstart[1:])
-    wid = np.repeat(np.arange(len(words), dtype=np.int64), lens)
-    rem = wstart[wid] + lens[wid] - np.arange(len(codes), dtype=np.int64)
+    wid = np.repeat(np.arange(len(words), dtype=np.int32), lens)
+    rem = (wstart[wid] + lens[wid] - np.arange(len(codes), dtype=np.int64)).astype(np.int32)
     wpos = counts[wid]
     alphabet, cid = np.unique(codes, return_inverse=True)
-    cid = cid.astype(np.int64)
+    cid = cid.astype(np.int32)
     A = len(alphabet)
     n_chars = A
-    level_pos = [np.arange(len(codes), dtype=np.int64)]
+    level_pos = [np.arange(len(codes), dtype=np.int32)]
     level_gram = [cid]
     level_freq = [np.bincount(cid, weights=wpos, minlength=A)]
     level_first = [None]
@@ -382,7 +383,7 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
         if len(Pk) == 0:
             level_rmax[-1] = np.zeros(len(F), dtype=bool) | True
             break
-        key = G[mask] * A + cid[Pk + (k - 1)]
+        key = G[mask].astype(np.int64) * A + cid[Pk + (k - 1)]
         uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
         Fk = np.bincount(inv, weights=wpos[Pk], minlength=len(uniq))
         parent = uniq // A
@@ -393,7 +394,7 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
         if k == max_len + 1:
             break
         level_pos.append(Pk)
-        level_gram.append(inv.astype(np.int64))
+        level_gram.append(inv.astype(np.int32))
         level_freq.append(Fk)
         level_first.append(Pk[first])
         level_rmax.append(None)
@@ -416,9 +417,9 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
     cl, cg = cl[order], cg[order]
     pieces = [chr(c) for c in alphabet.tolist()]
     freqs = [level_freq[0]]
-    seed_of = [np.arange(A, dtype=np.int64)]
+    seed_of = [np.arange(A, dtype=np.int32)]
     for j in range(1, len(level_freq)):
-        seed_of.append(np.full(len(level_freq[j]), -1, dtype=np.int64))
+        seed_of.append(np.full(len(level_freq[j]), -1, dtype=np.int32))
     for idx, (j, g) in enumerate(zip(cl.tolist(), cg.tolist())):
         seed_of[j][g] = A + idx
         p = int(level_first[j][g])
@@ -432,9 +433,10 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
         hit = sp >= 0
         Ph = P[hit]
         aw.append(wid[Ph])
-        as_.append(Ph - wstart[wid[Ph]])
-        al.append(np.full(len(Ph), j + 1, dtype=np.int64))
+        as_.append((Ph - wstart[wid[Ph]]).astype(np.int32))
+        al.append(np.full(len(Ph), j + 1, dtype=np.int32))
         ap.append(sp[hit])
+        level_pos[j] = level_gram[j] = None  # free each level once its arcs are out
     return (
         pieces,
         np.concatenate(freqs),
