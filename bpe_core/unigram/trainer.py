@@ -265,7 +265,7 @@ class _Lattices:
         for j in range(len(lstarts) - 1):
             a, b = int(lstarts[j]), int(lstarts[j + 1])
             rel = gstarts[gidx[j] : gidx[j + 1]] - a
-            row = np.repeat(np.arange(len(rel)), np.diff(np.append(rel, b - a)))
+            row = np.repeat(np.arange(len(rel), dtype=np.int32), np.diff(np.append(rel, b - a)))
             out.append((a, b, rel, row))
         return out
 
@@ -354,6 +354,15 @@ def _lse(v: np.ndarray, rel: np.ndarray, row: np.ndarray) -> np.ndarray:
 # the seed
 
 
+def _keep_candidates(level_pos: list, level_gram: list, level_freq: list, level_rmax: list) -> None:
+    """Keep, of the last level's positions (not characters'), those of seed candidates (twice or more, branching)."""
+    j = len(level_pos) - 1
+    if j > 0:
+        keep = ((level_freq[j] >= 2) & level_rmax[j])[level_gram[j]]
+        level_pos[j] = level_pos[j][keep]
+        level_gram[j] = level_gram[j][keep]
+
+
 def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
     """Required characters and frequent right-branching substrings; their arcs in every word.
 
@@ -381,7 +390,8 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
         mask = (rem[P] >= k) & (F[G] >= 2)
         Pk = P[mask]
         if len(Pk) == 0:
-            level_rmax[-1] = np.zeros(len(F), dtype=bool) | True
+            level_rmax[-1] = np.ones(len(F), dtype=bool)
+            _keep_candidates(level_pos, level_gram, level_freq, level_rmax)
             break
         key = G[mask].astype(np.int64) * A + cid[Pk + (k - 1)]
         uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
@@ -391,6 +401,7 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
         maxext = np.zeros(len(F))
         maxext[parent[starts]] = np.maximum.reduceat(Fk, starts)
         level_rmax[-1] = maxext < F  # right-branching: not always followed by one character
+        _keep_candidates(level_pos, level_gram, level_freq, level_rmax)
         if k == max_len + 1:
             break
         level_pos.append(Pk)
