@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import links
+from ui import state_keys as sk
 from ui.inputs import sidebar
 
 st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", layout="wide")
@@ -18,7 +19,7 @@ pages = [
 ]
 nav = st.navigation(pages)
 links.restore()
-st.session_state["settings"] = sidebar()
-links.apply_pending_size(st.session_state["settings"])
+st.session_state[sk.SETTINGS] = sidebar()
+links.apply_pending_size(st.session_state[sk.SETTINGS])
 links.publish()
 nav.run()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import state_keys as sk
 from ui import steps_view
+from ui.algorithms import view_of
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("Encode step by step")
 st.caption(
@@ -14,19 +16,14 @@ st.caption(
     "lowest-ranked merge it knows, again and again, until none applies. One line per merge; the tokens a line "
     "made are highlighted."
 )
-if settings.algorithm == "wordpiece":
-    st.caption(
-        "WordPiece (the tokenizer trained on your text) works differently: it cuts the text into words, then reads "
-        "each word from the left, taking the longest piece its vocabulary has (trying the longest candidate first, "
-        "then shorter ones), and continues with the rest marked ##. A word it cannot spell, or longer than "
-        "100 characters, becomes [UNK]. One line per piece taken."
-    )
+if view_of(settings.spec.algorithm).encode_caption:  # the sidebar's algorithm encodes otherwise than BPE
+    st.caption(view_of(settings.spec.algorithm).encode_caption)
 
 word = st.text_input(
     "Word or phrase",
     value="tokenization",
     max_chars=steps_view.MAX_WORD_CHARS,
-    key="encode_word",
+    key=sk.ENCODE_WORD,
     persist_state="session",
     help="Try a rare word, a number such as 2024, an accented word (naïve) or an emoji.",
 )
@@ -36,7 +33,7 @@ chosen = st.multiselect(
     options,
     default=["trained", "gpt2", "cl100k_base"],
     format_func=lambda k: "Trained on your text" if k == "trained" else steps_view.reference_label(k),
-    key="encode_tokenizers",
+    key=sk.ENCODE_TOKENIZERS,
     persist_state="session",
 )
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import insights_view as iv
+from ui import state_keys as sk
 from ui import view
+from ui.insights_tabs import VIEWS
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("Insights")
 st.caption(
@@ -20,10 +22,10 @@ full = view.trained_or_stop(settings, brief=True)
 size = view.vocab_slider(full)
 tok = full.with_vocab_size(size)
 
-labels = list(iv.VIEWS.values())
-if st.session_state.get("ins_tab") not in labels:
-    st.session_state["ins_tab"] = labels[0]
-tabs = dict(zip(iv.VIEWS, st.tabs(labels, key="ins_tab", on_change="rerun")))
+labels = list(VIEWS.values())
+if st.session_state.get(sk.INS_TAB) not in labels:
+    st.session_state[sk.INS_TAB] = labels[0]
+tabs = dict(zip(VIEWS, st.tabs(labels, key=sk.INS_TAB, on_change="rerun")))
 if tabs["genealogy"].open:
     with tabs["genealogy"]:
         iv.genealogy_view(settings, tok)

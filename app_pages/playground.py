@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import export_view, token_click, view
-from ui.insights_view import token_dialog
+from ui import state_keys as sk
+from ui.token_dialog import token_dialog
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("BPE Playground")
 st.caption(
@@ -19,9 +20,9 @@ tok = view.trained_or_stop(settings)
 size = view.vocab_slider(tok)
 current = tok.with_vocab_size(size)
 counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
-show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+show_ws = st.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
 view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
-clicked = token_click.clicked_token("playground_click")
+clicked = token_click.clicked_token(sk.PLAYGROUND_CLICK)
 if clicked is not None and 0 <= clicked < current.vocab_size:
     token_dialog(settings, current, clicked)
 view.training_details(tok)

@@ -8,9 +8,9 @@
   characters/token of a file under GPT-2, cl100k_base and o200k_base (those
   available, see :func:`bpe_core.reference.load_reference`) and the given tokenizers.
 * ``export --tokenizer PATH --format {tiktoken,hf,json,vocab.txt} --out PATH`` --
-  write a tokenizer in another tool's format with the exporters of :mod:`bpe_core.io`.
+  write a tokenizer in another tool's format with the exporters of :mod:`bpe_core.formats`.
 
-Tokenizer files are read with :func:`bpe_core.io.load_tokenizer_bytes`, so any
+Tokenizer files are read with :func:`bpe_core.formats.upload.load_tokenizer_bytes`, so any
 format the app imports works (a ``.tiktoken`` file picks up ``<file>.json``
 next to it as its metadata when present).  Errors (bad arguments, unreadable or
 malformed files, engine ``ValueError``) are printed as one line on stderr,
@@ -26,7 +26,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .bpe import BPETokenizer, TrainingCancelled, train_bpe
+from .bpe import BPETokenizer, train_bpe
+from .formats.bert import wordpiece_to_vocab_txt
+from .formats.huggingface import bpe_to_hf_json, wordpiece_to_hf_json
+from .formats.tiktoken import bpe_to_tiktoken_files
+from .formats.upload import decode_text_upload, load_tokenizer_bytes
+from .interface import TrainingCancelled
 from .pretokenize import PATTERNS
 from .wordpiece import DEFAULT_SPECIAL_TOKENS as WORDPIECE_SPECIALS
 from .wordpiece import WordPieceTokenizer, train_wordpiece
@@ -149,8 +154,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _read_text(path: str) -> str:
     """A UTF-8 file's text (BOM dropped), or a :class:`CLIError` naming the problem."""
-    from .io import decode_text_upload
-
     data = _read_bytes(path)
     try:
         return decode_text_upload(data, path, max_bytes=1 << 62)
@@ -168,7 +171,7 @@ def _read_bytes(path: str) -> bytes:
 
 
 def load_tokenizer_file(path: str) -> BPETokenizer | WordPieceTokenizer:
-    """Read a tokenizer file in any format :func:`bpe_core.io.load_tokenizer_bytes` knows.
+    """Read a tokenizer file in any format :func:`bpe_core.formats.upload.load_tokenizer_bytes` knows.
 
     A ``.tiktoken`` ranks file takes its pattern and special tokens from
     ``<path>.json`` when that file exists.
@@ -176,8 +179,6 @@ def load_tokenizer_file(path: str) -> BPETokenizer | WordPieceTokenizer:
     Raises:
         CLIError: the file cannot be read or is not a tokenizer.
     """
-    from .io import load_tokenizer_bytes
-
     data = _read_bytes(path)
     meta_path = Path(path + ".json")
     meta = meta_path.read_bytes() if not path.endswith(".json") and meta_path.is_file() else None
@@ -334,8 +335,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """``export``: write the tokenizer in the chosen format; tiktoken also writes ``<out>.json``."""
-    from . import io
-
     tok = load_tokenizer_file(args.tokenizer)
     is_bpe = isinstance(tok, BPETokenizer)
     fmt = args.fmt
@@ -343,15 +342,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     if fmt == "tiktoken":
         if not is_bpe:
             raise CLIError("--format tiktoken needs a BPE tokenizer; this one is WordPiece (use hf or vocab.txt)")
-        ranks, meta = io.bpe_to_tiktoken_files(tok, Path(args.out).name.split(".")[0] or "bpe_playground")
+        ranks, meta = bpe_to_tiktoken_files(tok, Path(args.out).name.split(".")[0] or "bpe_playground")
         files = [(args.out, ranks), (args.out + ".json", meta)]
     elif fmt == "hf":
-        data = io.bpe_to_hf_json(tok) if is_bpe else io.wordpiece_to_hf_json(tok)
+        data = bpe_to_hf_json(tok) if is_bpe else wordpiece_to_hf_json(tok)
         files = [(args.out, data.encode("utf-8"))]
     elif fmt == "vocab.txt":
         if is_bpe:
             raise CLIError("--format vocab.txt needs a WordPiece tokenizer; this one is BPE (use tiktoken or hf)")
-        files = [(args.out, io.wordpiece_to_vocab_txt(tok))]
+        files = [(args.out, wordpiece_to_vocab_txt(tok))]
     else:
         import json
 

@@ -34,7 +34,7 @@ is at least ``chunk_bytes`` long, ending at the first safe boundary after that;
 text without any boundary stays in one chunk.
 
 Files are read as UTF-8; a byte-order mark at the very start is dropped (as for
-uploads, :func:`bpe_core.io.decode_text_upload`).
+uploads, :func:`bpe_core.formats.upload.decode_text_upload`).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .interface import ProgressCallback
 from .pretokenize import (
     count_pretokens,
     resolve_pattern,
@@ -76,8 +77,6 @@ PARALLEL_MIN_BYTES = 4 << 20
 worker processes (about 0.1 s each) costs more than it saves."""
 
 _WINDOW = 1 << 16  # bytes read at a time while looking for a boundary
-
-ProgressCallback = Callable[[str, int, int], None]
 
 
 @dataclass(slots=True)

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import regex
 
-from .bpe import BPETokenizer
+from .bpe.model import BPETokenizer
 from .pretokenize import pretokenize
 from .spans import TokenSpan, display_bytes, utf8_len
-from .wordpiece import WordPieceTokenizer
+from .wordpiece.model import WordPieceTokenizer
 
 Trained = BPETokenizer | WordPieceTokenizer
 """A tokenizer trained here: byte-level BPE or WordPiece."""

@@ -11,7 +11,7 @@ from bpe_core import train_bpe
 from bpe_core.insights import heldout_split
 from bpe_core.wordpiece import train_wordpiece
 from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
-from ui.insights_view import VIEWS
+from ui.insights_tabs import VIEWS
 
 PAGE = "app_pages/insights.py"
 
@@ -258,11 +258,11 @@ def test_pattern_playground_retrains_and_keeps_the_old_pattern_on_error():
 
 def test_sidebar_custom_pattern_invalid_keeps_previous():
     at = open_insights("unused", CS336_LINK)
-    assert at.session_state["settings"].pattern == r"\S+"
+    assert at.session_state["settings"].spec.pattern == r"\S+"
     at.text_input(key="custom_pattern").input("[a-").run()
     assert not at.exception
     assert any("invalid pattern" in e.value for e in at.error)
-    assert at.session_state["settings"].pattern == r"\S+"
+    assert at.session_state["settings"].spec.pattern == r"\S+"
     assert metric(at, "Learned tokens never used") == "2 of 6"  # still the \S+ tokenizer
 
 

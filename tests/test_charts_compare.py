@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core import train_bpe
+from bpe_core import TrainingSpec, train_bpe
 from bpe_core.spans import spans_from_token_bytes
 from tests.conftest import sample, seed_text
 from ui import charts, compare
@@ -12,7 +12,7 @@ from ui.inputs import Settings
 
 
 def settings_for(text: str, max_vocab: int = 600, pattern: str = "gpt2", specials=("<|endoftext|>",)) -> Settings:
-    return Settings(text, "test", "bpe", pattern, max_vocab, tuple(specials))
+    return Settings(text, "test", TrainingSpec("bpe", max_vocab, pattern, tuple(specials)))
 
 
 # --- figure builders ------------------------------------------------------------------------

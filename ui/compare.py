@@ -3,16 +3,14 @@
 The tokenizers the page offers form a small registry, :data:`REGISTRY`.  An
 :class:`Entry` has a key, a label, a kind (``"trained"`` or ``"reference"``)
 and a ``build(settings, vocab_size)`` function that returns a :class:`Built`:
-the tokenizer (anything with the common interface of
-:class:`bpe_core.spans.Tokenizer`), its column label and a cache key.  Adding a
-tokenizer is one :func:`register` call, as for WordPiece here::
-
-    register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
+the tokenizer (a :class:`bpe_core.interface.Tokenizer`), its column label and
+a cache key (:func:`ui.training.view_key`).  Adding a tokenizer is one
+:func:`register` call; every algorithm of :data:`bpe_core.interface.ALGORITHMS`
+gets one (:func:`_trained_entry`), each reference encoding another.
 
 The trained tokenizer of the sidebar's algorithm is shown at the Playground
-slider's size; the other algorithm is trained with its own defaults
-(:data:`BPE_FALLBACK`, or BERT's special tokens for WordPiece) and shown at
-its full size.
+slider's size; another algorithm is trained with its own defaults
+(:meth:`ui.algorithms.AlgorithmView.compare_spec`) and shown at its full size.
 
 ``build`` may raise ``ValueError``/``TypeError`` (bad input) or
 :class:`~bpe_core.reference.EncodingUnavailable`; the page then shows that
@@ -33,18 +31,17 @@ special tokens are the sidebar's), and any other text as ordinary text.
 
 from __future__ import annotations
 
-import hashlib
 import html
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bpe_core import BPETokenizer
+from bpe_core import algorithm_names
+from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec
 from bpe_core.metrics import (
     TextMetrics,
     byte_lengths,
@@ -53,14 +50,13 @@ from bpe_core.metrics import (
     words_split_differently,
 )
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
-from bpe_core.reference import ENCODINGS, EncodingUnavailable, ReferenceTokenizer, load_reference
+from bpe_core.reference import ENCODINGS, EncodingUnavailable, load_reference
 from bpe_core.spans import TokenSpan
-from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
-from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
+from ui.algorithms import view_of
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
-from ui.training import TrainingWasCancelled, cached, cancel_applies, for_settings, settings_key, train
+from ui.training import CancelledInThisSession, cached, cancel_applies, for_settings, train, training_key, view_key
 
 DRAW_CHARS = 4_000
 """Each coloured view draws at most this many characters of the text (the figures cover all of it)."""
@@ -69,7 +65,7 @@ DRAW_TOKENS = 5_000
 """... and at most this many tokens."""
 
 FAST_ENCODE_CHARS = 100_000
-"""Texts longer than this (characters) are encoded by a trained BPE's ``to_tiktoken()`` when that is exact."""
+"""Texts longer than this (characters) are encoded by the tokenizer's ``fast_encoder()`` when it has one."""
 
 CURVE_POINTS = 24
 """Vocabulary sizes measured for a compression curve on a text other than the training text."""
@@ -94,16 +90,20 @@ class Built:
         label: the column's title, such as ``"BPE (gpt2) · 1,000"``.
         cache_key: identifies the tokenizer's exact state (text trained on,
             parameters, size), for the figures' caches.
-        full: for a trained BPE, the tokenizer at its full trained size (its
-            trace gives the compression curve); ``None`` otherwise.
+        full: for a trained tokenizer whose trace gives the compression curve
+            (:attr:`ui.algorithms.AlgorithmView.compare_curve`), the tokenizer
+            at its full trained size; ``None`` otherwise.
         kind: ``"trained"`` or ``"reference"``.
+        tag: the compression chart's marker text for a single tokenizer (a
+            reference encoding's name); ``None``: the label.
     """
 
-    tokenizer: Any
+    tokenizer: Tokenizer
     label: str
     cache_key: str
-    full: BPETokenizer | None = None
+    full: TrainedTokenizer | None = None
     kind: str = "trained"
+    tag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,16 +147,21 @@ def register(entry: Entry) -> Entry:
     return entry
 
 
-def text_key(text: str) -> str:
-    """A short digest of a text, for cache keys."""
-    return hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_size=10).hexdigest()
+VARIANTS = "bpe"
+"""The algorithm of the page's variants ("BPE with other patterns", "BPE at other vocabulary sizes")."""
 
 
-BPE_FALLBACK = ("gpt2", ("<|endoftext|>",), 1000)
-"""(pattern, special tokens, vocabulary size) of the compared BPE while the sidebar trains WordPiece."""
+def is_sidebars(settings: Settings, algorithm: str) -> bool:
+    """Whether the sidebar trains (or imported) a tokenizer of ``algorithm``: the page then shows the sidebar's own.
+
+    The one comparison of algorithm names on the page: which column is the
+    sidebar's tokenizer (shown at the slider's size) and which is trained
+    with its algorithm's defaults for comparison (:meth:`ui.algorithms.AlgorithmView.compare_spec`).
+    """
+    return settings.spec.algorithm == algorithm  # kind switch: the sidebar's column vs one trained for comparison
 
 
-def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+def sidebar_tokenizer(settings: Settings) -> TrainedTokenizer:
     """The sidebar's tokenizer -- the Playground's, the same cached object, so the slider is shared.
 
     Raises:
@@ -165,43 +170,49 @@ def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     return for_settings(settings)
 
 
-def bpe_parameters(settings: Settings) -> tuple[str, tuple[str, ...], int]:
-    """``(pattern, special tokens, vocabulary size)`` of the compared BPE.
+def compared_spec(settings: Settings, algorithm: str) -> TrainingSpec:
+    """The spec of the page's ``algorithm`` column: the sidebar's, or that algorithm's defaults for comparison."""
+    if is_sidebars(settings, algorithm):
+        return settings.spec
+    return view_of(algorithm).compare_spec(settings.spec)
 
-    The sidebar's, or :data:`BPE_FALLBACK` while the sidebar trains WordPiece
-    (its special tokens and sizes are then WordPiece's).
+
+def trained(settings: Settings, spec: TrainingSpec) -> tuple[TrainedTokenizer, str | None]:
+    """A tokenizer trained on the sidebar's text with ``spec`` (cached), and the imported key it stands for.
+
+    The sidebar's own tokenizer (trained, or imported from a file) when
+    ``spec`` is the sidebar's; any other spec is trained with
+    :func:`_train_extra`.
+
+    Returns:
+        ``(tokenizer at its full size, settings.imported or None)``.
+
+    Raises:
+        CancelledInThisSession, ValueError, TypeError: as :func:`_train_extra`.
     """
-    if settings.algorithm == "bpe":
-        return settings.pattern, settings.special_tokens, settings.max_vocab
-    return BPE_FALLBACK
+    if spec == settings.spec:
+        return sidebar_tokenizer(settings), settings.imported
+    return _train_extra(settings, spec), None
 
 
-def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> BPETokenizer:
+def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> TrainedTokenizer:
     """The BPE trained on the sidebar's text (cached; the Playground's tokenizer for the default arguments).
 
     Args:
         settings: the sidebar settings.
-        pattern: pattern name (default: :func:`bpe_parameters`').
-        train_size: vocabulary size to train to (default: :func:`bpe_parameters`').
+        pattern: pattern name (default: :func:`compared_spec`'s).
+        train_size: vocabulary size to train to (default: :func:`compared_spec`'s).
 
     Raises:
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
-    p, specials, n = bpe_parameters(settings)
-    if settings.algorithm == "bpe" and pattern in (None, p) and train_size in (None, n):
-        return sidebar_tokenizer(settings)  # the sidebar's own BPE: trained, or imported from a file
-    return _train_extra(settings, "bpe", pattern or p, train_size or n, specials)
+    spec = compared_spec(settings, VARIANTS)
+    spec = spec.replace(pattern=pattern or spec.pattern, vocab_size=train_size or spec.vocab_size)
+    return trained(settings, spec)[0]
 
 
-def _train_extra(
-    settings: Settings,
-    algorithm: str,
-    pattern: str,
-    max_vocab: int,
-    special_tokens: tuple[str, ...],
-    lowercase: bool = False,
-) -> BPETokenizer | WordPieceTokenizer:
-    """A tokenizer other than the sidebar's trained on the sidebar's text: a BPE variant, or the other algorithm.
+def _train_extra(settings: Settings, spec: TrainingSpec) -> TrainedTokenizer:
+    """A tokenizer other than the sidebar's trained on the sidebar's text: a BPE variant, or another algorithm.
 
     After the user cancels the sidebar's training, the page first calls
     :func:`ui.view.previous_if_cancelled`: with a previous tokenizer in the
@@ -216,51 +227,38 @@ def _train_extra(
 
     Args:
         settings: the sidebar settings (their text is trained on).
-        algorithm: ``"bpe"`` or ``"wordpiece"``.
-        pattern: pattern name (BPE only).
-        max_vocab: vocabulary size to train to.
-        special_tokens: special-token strings.
-        lowercase: WordPiece only: lower-case the text first.
+        spec: how to train it.
 
     Returns:
         The tokenizer at its full trained size (cached).
 
     Raises:
-        ui.training.TrainingWasCancelled: skipped after a Cancel, as above.
+        ui.training.CancelledInThisSession: skipped after a Cancel, as above.
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
-    args = (settings.text, algorithm, pattern, max_vocab, special_tokens, lowercase)
-    if cancel_applies(settings) and cached(settings_key(*args)) is None:
-        raise TrainingWasCancelled("not trained, since training on this text was cancelled")
-    return train(*args)
+    if cancel_applies(settings) and cached(training_key(settings.text, spec)) is None:
+        raise CancelledInThisSession("not trained, since training on this text was cancelled")
+    return train(settings.text, spec)
 
 
-def _bpe_built(settings: Settings, pattern: str, train_size: int, view_size: int | None) -> Built:
-    full = trained_bpe(settings, pattern, train_size)
+def _built(settings: Settings, spec: TrainingSpec, view_size: int | None) -> Built:
+    """The column of a tokenizer trained with ``spec`` on the sidebar's text, at ``view_size`` (``None``: full)."""
+    full, imported = trained(settings, spec)
     lo, hi = full.min_vocab_size, full.max_vocab_size
     n = hi if view_size is None else min(max(view_size, lo), hi)
-    specials = "\x1f".join(bpe_parameters(settings)[1])
-    key = f"bpe|{settings.imported or ''}|{text_key(settings.text)}|{pattern}|{train_size}|{specials}"
-    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", f"{key}|{n}", full, "trained")
+    curve = full if view_of(full.algorithm).compare_curve else None
+    key = view_key(settings.text, spec, imported, n)
+    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, curve, "trained")
 
 
-def _build_bpe(settings: Settings, size: int | None) -> Built:
-    pattern, _specials, train_size = bpe_parameters(settings)
-    return _bpe_built(settings, pattern, train_size, size if settings.algorithm == "bpe" else None)
+def _trained_entry(algorithm: str) -> Entry:
+    """The column of ``algorithm`` trained on the sidebar's text (at the slider's size when it is the sidebar's)."""
 
+    def build(settings: Settings, size: int | None) -> Built:
+        shown = size if is_sidebars(settings, algorithm) else None
+        return _built(settings, compared_spec(settings, algorithm), shown)
 
-def _build_wordpiece(settings: Settings, size: int | None) -> Built:
-    if settings.algorithm == "wordpiece":
-        full, view_size = sidebar_tokenizer(settings), size
-        specials, lowercase = settings.special_tokens, settings.lowercase
-    else:  # the sidebar trains BPE: WordPiece with BERT's special tokens, at its full size
-        specials, lowercase, view_size = BERT_SPECIALS, False, None
-        full = _train_extra(settings, "wordpiece", "bert", settings.max_vocab, specials, lowercase)
-    lo, hi = full.min_vocab_size, full.max_vocab_size
-    n = hi if view_size is None else min(max(view_size, lo), hi)
-    joined = "\x1f".join(specials)
-    key = f"wp|{settings.imported or ''}|{text_key(settings.text)}|{settings.max_vocab}|{joined}|{lowercase}|{n}"
-    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, None, "trained")
+    return Entry(algorithm, f"{view_of(algorithm).short} trained on your text", "trained", build)
 
 
 def _reference_entry(name: str) -> Entry:
@@ -268,20 +266,20 @@ def _reference_entry(name: str) -> Entry:
 
     def build(_settings: Settings, _size: int | None) -> Built:
         ref = load_reference(name)
-        return Built(ref, ref.name, f"ref|{name}|{ref.source}", None, "reference")
+        return Built(ref, ref.name, f"ref|{name}|{ref.source}", None, "reference", tag=name)
 
     return Entry(name, label, "reference", build)
 
 
-register(Entry("bpe", "BPE trained on your text", "trained", _build_bpe))
-register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
+for _algorithm in algorithm_names():
+    register(_trained_entry(_algorithm))
 for _name in ENCODINGS:
     register(_reference_entry(_name))
 
 
 def uses_slider(settings: Settings, picked: Sequence[str], patterns: Sequence[str]) -> bool:
     """Whether a picked tokenizer is shown at the slider's size (the sidebar's algorithm, or BPE variants of it)."""
-    return settings.algorithm in picked or (settings.algorithm == "bpe" and bool(patterns))
+    return settings.spec.algorithm in picked or (is_sidebars(settings, VARIANTS) and bool(patterns))
 
 
 def bpe_variant(pattern: str, size: int | None) -> Entry:
@@ -298,9 +296,10 @@ def bpe_variant(pattern: str, size: int | None) -> Entry:
     """
 
     def build(settings: Settings, slider_size: int | None) -> Built:
-        train_size = max(bpe_parameters(settings)[2], size or 0)
-        shown = size if size is not None else (slider_size if settings.algorithm == "bpe" else None)
-        return _bpe_built(settings, pattern, train_size, shown)
+        spec = compared_spec(settings, VARIANTS)
+        spec = spec.replace(pattern=pattern, vocab_size=max(spec.vocab_size, size or 0))
+        shown = size if size is not None else (slider_size if is_sidebars(settings, VARIANTS) else None)
+        return _built(settings, spec, shown)
 
     shown = f"{size:,}" if size is not None else "slider size"
     return Entry(f"bpe:{pattern}:{size}", f"BPE ({pattern}) · {shown}", "trained", build)
@@ -354,42 +353,30 @@ def build_columns(entries: Sequence[Entry], settings: Settings, size: int | None
 # measuring
 
 
-def _tiktoken_safe(tok: BPETokenizer) -> bool:
-    """Whether ``tok.to_tiktoken()`` can be exact: conditions 1 and 4 of its docstring."""
-    specials = list(tok.special_tokens)
-    if any(a != b and b.startswith(a) for a in specials for b in specials):
-        return False
-    ordinary = [b for i, b in tok.vocab.items() if i not in set(tok.special_tokens.values())]
-    return len(set(ordinary)) == len(ordinary)
-
-
 @st.cache_resource(max_entries=48, show_spinner=False)
-def _fast_encoder(cache_key: str, _tok: BPETokenizer, sample: str):
-    """``tok.to_tiktoken()`` when it is safe and gives our ids on ``sample``; else ``None``."""
-    if not _tiktoken_safe(_tok):
-        return None
-    try:
-        enc = _tok.to_tiktoken()
-    except ValueError:
-        return None
-    if enc.encode(sample, allowed_special="all") != _tok.encode(sample):
-        return None
-    return enc
+def _fast_encoder(cache_key: str, _tok: Tokenizer) -> Callable[[str], list[int]] | None:
+    """``tok.fast_encoder()``, kept per tokenizer view (building one can take a while)."""
+    return _tok.fast_encoder()
 
 
 def encode_fast(built: Built, text: str) -> list[int]:
-    """Token ids of ``text``; a long text under a trained BPE goes through its tiktoken copy when exact."""
+    """Token ids of ``text``; a long text goes through the tokenizer's fast encoder when it has one (same ids)."""
     tok = built.tokenizer
-    if isinstance(tok, BPETokenizer) and len(text) > FAST_ENCODE_CHARS:
-        enc = _fast_encoder(built.cache_key, tok, text[:20_000])
-        if enc is not None:
-            return enc.encode(text, allowed_special="all")
+    if len(text) > FAST_ENCODE_CHARS:
+        fast = _fast_encoder(built.cache_key, tok)
+        if fast is not None:
+            return fast(text)
     return tok.encode(text)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _byte_lengths(cache_key: str, _tok: BPETokenizer | ReferenceTokenizer) -> np.ndarray:
-    """:func:`~bpe_core.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key)."""
+def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
+    """:func:`~bpe_core.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key).
+
+    Reads ``vocab`` (``{id: bytes}``), which the byte-level tokenizers here
+    (trained BPE, the references) have but :class:`~bpe_core.interface.Tokenizer`
+    does not declare.
+    """
     return byte_lengths(_tok.vocab)
 
 
@@ -397,12 +384,13 @@ def _byte_lengths(cache_key: str, _tok: BPETokenizer | ReferenceTokenizer) -> np
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
     """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text).
 
-    A byte-level tokenizer (trained BPE, the references) is measured from its
-    ids (:func:`~bpe_core.metrics.byte_level_metrics_chunked`, through tiktoken
-    when that is exact); WordPiece from its spans.
+    A byte-level tokenizer (:attr:`~bpe_core.interface.Tokenizer.is_byte_level`:
+    trained BPE, the references) is measured from its ids
+    (:func:`~bpe_core.metrics.byte_level_metrics_chunked`, through its fast
+    encoder on long texts); any other (WordPiece) from its spans.
     """
     tok = _built.tokenizer
-    if isinstance(tok, BPETokenizer | ReferenceTokenizer):
+    if tok.is_byte_level:
         return byte_level_metrics_chunked(
             text,
             lambda t: encode_fast(_built, t),
@@ -417,7 +405,7 @@ def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
         tok.token_spans,
         tok.vocab_size,
         MEASURE_CHUNK_CHARS,
-        getattr(tok, "unk_id", None),
+        tok.unknown_id,
         split=tokenizer_split(tok),
     )
 
@@ -443,9 +431,9 @@ def _thin(sizes: list[int], tokens: list[int], keep: Sequence[int]) -> tuple[lis
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _curve_data(
-    full_key: str, text: str, on_training_text: bool, shown: tuple[int, ...], _full: BPETokenizer
+    full_key: str, text: str, on_training_text: bool, shown: tuple[int, ...], _full: TrainedTokenizer
 ) -> tuple[list[int], list[int], bool]:
-    """``(vocab sizes, token counts, exact at every size)`` of a trained BPE on ``text``."""
+    """``(vocab sizes, token counts, exact at every size)`` of a trained tokenizer on ``text``."""
     lo, hi = _full.min_vocab_size, _full.max_vocab_size
     trace = _full.trace
     info = _full.training
@@ -493,7 +481,7 @@ def compression_data(
             groups.setdefault(b.cache_key.rsplit("|", 1)[0], []).append(b)
         else:
             tokens = metrics[b.cache_key].tokens if measured is text else len(b.tokenizer.encode(measured))
-            tag = getattr(b.tokenizer, "encoding_name", None) or b.label
+            tag = b.tag or b.label
             points.append(CompressionPoint(b.label, b.tokenizer.vocab_size, tokens, n_bytes, tag))
     curves: list[CompressionCurve] = []
     for full_key, builts in groups.items():
@@ -591,9 +579,8 @@ METRIC_COLUMNS = {
 # special tokens
 
 
-def _special_strings(tok: Any) -> list[str]:
-    specials = getattr(tok, "special_tokens", None) or ()
-    return [str(s) for s in specials]
+def _special_strings(tok: Tokenizer) -> list[str]:
+    return [str(s) for s in tok.special_tokens]
 
 
 def special_tokens_note(text: str, columns: Sequence[Column]) -> str:

@@ -7,6 +7,7 @@ import html
 from collections.abc import Mapping, Sequence
 
 from bpe_core.spans import TokenSpan, display_bytes
+from ui import state_keys as sk
 
 PALETTE = ("#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#a0c4ff", "#ffadad")
 """Token background colours, cycled by position so neighbours always differ."""
@@ -77,7 +78,7 @@ def session_colour_mode() -> str:
     try:
         import streamlit as st
 
-        mode = st.session_state.get("colour_mode", "cycle")
+        mode = st.session_state.get(sk.COLOUR_MODE, "cycle")
     except Exception:  # no Streamlit session (plain Python, tests of this module)
         return "cycle"
     return mode if mode in COLOUR_MODES else "cycle"
@@ -284,6 +285,28 @@ def _with_seam(span: TokenSpan, seam: int | None, show_whitespace: bool) -> str 
     if left + right != span.display:
         return None  # the seam falls inside a character that the whole token shows decoded
     return _visible(left, show_whitespace) + '<span class="seam"></span>' + _visible(right, show_whitespace)
+
+
+WS_MARKS = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"})
+"""Whitespace made visible in tables and captions: space ``·``, newline ``↵``, tab ``→``, carriage return ``␍``."""
+
+
+def readable(data: bytes) -> str:
+    """A token's bytes for tables and captions: decoded, ``<0xNN>`` for partial characters, whitespace visible.
+
+    Spaces become ``·``, newlines ``↵``, tabs ``→`` and carriage returns ``␍`` (as in
+    the coloured view), so that a token such as ``b" t"`` reads ``·t``.
+    """
+    return display_bytes(data).translate(WS_MARKS)
+
+
+def shown_token(tok, token_id: int) -> str:
+    """A token's printable form (:meth:`~bpe_core.interface.Tokenizer.describe_token`) with whitespace visible.
+
+    For a byte-level tokenizer this is :func:`readable` of its bytes; for
+    WordPiece its vocabulary string (``##ing``), which holds no whitespace.
+    """
+    return tok.describe_token(token_id).translate(WS_MARKS)
 
 
 def visible_text(text: str, show_whitespace: bool = True) -> str:

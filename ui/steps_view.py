@@ -1,9 +1,9 @@
 """The "Encode step by step" page's building blocks: tokenizers to compare, and steps -> HTML.
 
-The steps come from :func:`bpe_core.trace.encode_steps`, which dispatches on the
-tokenizer: BPE (trained, GPT-2, cl100k, o200k) gives one line per merge in rank
+The steps come from the tokenizer's own
+:meth:`~bpe_core.interface.Tokenizer.encode_steps`: BPE (trained, GPT-2, cl100k, o200k) gives one line per merge in rank
 order, WordPiece one line per greedy longest-match decision, whose missed
-candidates (:class:`bpe_core.wordpiece_trace.GreedyStep`) are drawn struck out.
+candidates (:class:`bpe_core.wordpiece.trace.GreedyStep`) are drawn struck out.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from bpe_core import BPETokenizer
+from bpe_core import GreedyStep, PieceSteps
+from bpe_core.interface import TrainedTokenizer
 from bpe_core.reference import ENCODINGS, EncodingUnavailable, bpe_from_reference
-from bpe_core.trace import PieceSteps, encode_steps
-from bpe_core.wordpiece import WordPieceTokenizer
-from bpe_core.wordpiece_trace import GreedyStep
 from ui import render, view
+from ui.algorithms import view_of
 from ui.render import visible_text
-from ui.training import TrainingWasCancelled
+from ui.training import CancelledInThisSession
 
 ChipColour = Callable[[int, int], str | None]
 """``(token id, position in its line) -> background colour`` of a chip, or ``None`` for the default."""
@@ -55,7 +54,7 @@ def reference_or_message(name: str):
         return None
 
 
-def trained_or_problem(settings) -> tuple[BPETokenizer | WordPieceTokenizer | None, str | None]:
+def trained_or_problem(settings) -> tuple[TrainedTokenizer | None, str | None]:
     """The "Trained on your text" column's tokenizer at the vocabulary slider's size, or why there is none.
 
     The tokenizer is :func:`ui.view.sidebar_tokenizer`'s: after a Cancel, the
@@ -75,7 +74,7 @@ def trained_or_problem(settings) -> tuple[BPETokenizer | WordPieceTokenizer | No
         return None, settings.problem
     try:
         full = view.sidebar_tokenizer(settings)
-    except TrainingWasCancelled as exc:
+    except CancelledInThisSession as exc:
         return None, f"Not trained: {exc}."
     except (ValueError, TypeError) as exc:
         return None, f"Cannot train on this input: {exc}"
@@ -140,7 +139,7 @@ def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400, colour: ChipC
     """HTML of step-by-step encoding: one box per pre-token, one line per step; all text escaped.
 
     Args:
-        pieces: :func:`bpe_core.trace.encode_steps` output.
+        pieces: :meth:`~bpe_core.interface.Tokenizer.encode_steps` output.
         max_lines: stop drawing after this many lines (a note says so).
         colour: chip backgrounds (:func:`chip_colours`); default this view's own scheme.
 
@@ -204,11 +203,11 @@ def final_html(pieces: Sequence[PieceSteps]) -> str:
     )
 
 
-def encoder_column(title: str, tokenizer, text: str) -> None:
+def encoder_column(title: str, tokenizer: TrainedTokenizer, text: str) -> None:
     """Draw one tokenizer's step-by-step encoding of ``text`` (or why it cannot)."""
     st.markdown(f"**{html.escape(title)}**")
     try:
-        pieces = encode_steps(tokenizer, text)
+        pieces = tokenizer.encode_steps(text)
     except TypeError as exc:
         st.info(str(exc), icon=":material/info:")
         return
@@ -216,7 +215,7 @@ def encoder_column(title: str, tokenizer, text: str) -> None:
         st.error(str(exc), icon=":material/error:")
         return
     merges = sum(p.merges_applied for p in pieces if not p.is_special)
-    noun = "word" if isinstance(tokenizer, WordPieceTokenizer) else "pre-token"
+    noun = view_of(tokenizer.algorithm).piece_noun
     st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
     st.html(final_html(pieces))
     st.html(steps_html(pieces, colour=chip_colours(tokenizer, render.session_colour_mode())))
