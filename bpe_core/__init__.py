@@ -24,7 +24,7 @@ Importing this package registers every built-in algorithm.
 
 >>> import bpe_core
 >>> bpe_core.algorithm_names()
-['bpe', 'wordpiece']
+['bpe', 'wordpiece', 'unigram']
 """
 
 from .bpe import (

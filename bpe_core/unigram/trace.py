@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..interface import TrainedTokenizer
 from ..spans import TokenSpan
 from .encoder import PieceTable, viterbi
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import UnigramTokenizer
 
 __all__ = ["LatticeArc", "PruneRound", "ReplayState", "Segmentation", "UnigramReplay", "WordLattice", "k_best"]
 
@@ -176,7 +173,7 @@ def k_best(word: str, arcs: list[LatticeArc], k: int) -> list[Segmentation]:
 
 
 def word_lattice(
-    tok: UnigramTokenizer, text: str, word: str, start: int, end: int, table: PieceTable, k: int
+    tok: TrainedTokenizer, text: str, word: str, start: int, end: int, table: PieceTable, k: int
 ) -> WordLattice:
     """The :class:`WordLattice` of one word of ``tok`` (used by :meth:`UnigramTokenizer.encode_steps`)."""
     arcs = _arc_objects(word, table, tok.pieces)
@@ -214,7 +211,7 @@ class UnigramReplay:
         states: the training states, seed first (:class:`ReplayState`).
     """
 
-    def __init__(self, tok: UnigramTokenizer, text: str):
+    def __init__(self, tok: TrainedTokenizer, text: str):  # a UnigramTokenizer (typed by the protocol: no cycle)
         self.tokenizer = tok
         self.text = text
         sizes = tok.state_sizes

@@ -35,9 +35,13 @@ does it:
    multiplies by ``1 / number of words``; here it stays in nats of corpus
    loss).  A piece no Viterbi path uses costs 0.  The round removes the
    ``percent_to_remove`` share of the vocabulary with the lowest increase
-   (at least one piece, and every unused piece), never a required character,
-   and never past ``vocab_size`` on the way down (so the requested size is a
-   real state); then EM re-estimates the scores of what is left.  The
+   (at least one piece, and every unused piece), never a required character;
+   then EM re-estimates the scores of what is left.  The schedule does not
+   depend on ``vocab_size``: the rounds run down to the required characters
+   whatever size was asked for, and the tokenizer returned is the view at
+   ``vocab_size`` (the smallest state of at least that size, cut short by the
+   removal order of the next round), so training to any size equals the view
+   of a longer training at that size.  The
    *loss* reported per state is the course's: the words' Viterbi negative
    log-likelihood, weighted by counts, in nats.
 
@@ -649,9 +653,7 @@ def train_unigram(
         cand = np.flatnonzero(alive & ~is_char)
         order = cand[np.lexsort((cand, scores[cand], inc[cand]))]  # lowest increase, then lowest score first
         n_remove = max(1, int(size * percent_to_remove), int((freq[cand] == 0).sum()))
-        if size > vocab_size:
-            n_remove = min(n_remove, size - vocab_size)
-        n_remove = min(n_remove, n_multi)
+        n_remove = min(n_remove, n_multi)  # the schedule does not depend on vocab_size: training to any size is a view
         gone = order[:n_remove]
         alive[gone] = False
         removed_round[gone] = len(rounds)
