@@ -59,7 +59,12 @@ def test_ids_equal_hugging_face_unigram(name, seed):
     ids = ours.encode(probe)
     assert ids == hf.encode(probe).ids
     assert ours.unknown_id in ids  # unknown characters were met (and fused as HF fuses them)
-    assert ours.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+    # HF writes the unknown token as its text "<unk>", a special token that would cut the word on re-encoding;
+    # here it is "⁇" (SentencePiece's unknown surface), and decoding is otherwise HF's
+    assert "\u2047" not in probe and ours.decode(ids) == hf.decode(ids, skip_special_tokens=False).replace(
+        "<unk>", "\u2047"
+    )
+    assert ours.encode(ours.decode(ids)) == ids
 
 
 def test_trained_scores_equal_hugging_face():

@@ -4,7 +4,8 @@
 * :class:`UnigramTokenizer` -- the tokenizer and its training states (:mod:`bpe_core.unigram.model`)
 * :mod:`bpe_core.unigram.encoder` -- SentencePiece-style words and the Viterbi encoder (Hugging Face's ties)
 * :mod:`bpe_core.unigram.trace` -- pruning rounds, word lattices with k-best paths, the replay
-* :func:`unigram_to_hf_json` / :func:`unigram_from_hf_json` -- Hugging Face ``tokenizer.json``
+* Hugging Face ``tokenizer.json``: :func:`bpe_core.formats.huggingface.unigram_to_hf_json` and
+  :func:`~bpe_core.formats.huggingface.unigram_from_hf_json`, beside the other formats
 
 Importing this package registers the ``"unigram"`` algorithm in
 :data:`bpe_core.interface.ALGORITHMS`.
@@ -12,7 +13,6 @@ Importing this package registers the ``"unigram"`` algorithm in
 
 from ..interface import Algorithm, register_algorithm
 from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_PATTERN
-from .hf import unigram_from_hf_json, unigram_to_hf_json
 from .model import DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .trace import LatticeArc, PruneRound, Segmentation, UnigramReplay, WordLattice
 from .trainer import DEFAULT_SEED_SIZE, count_unigram_words, train_unigram
@@ -32,8 +32,6 @@ __all__ = [
     "WordLattice",
     "count_unigram_words",
     "train_unigram",
-    "unigram_from_hf_json",
-    "unigram_to_hf_json",
 ]
 
 

@@ -14,7 +14,8 @@ so that **every state is a prefix of the ids**:
   any word can be spelt), by score in the last state, highest first;
 * then the other pieces, the last removed first: the pieces of the final
   state, then those removed by the last round (the one whose removal would
-  have cost most first), and so on back to the seed vocabulary.
+  have cost most first), and so on back to the largest state kept (the
+  trained size: see below).
 
 The state after round ``r`` is ids ``0 .. size_r - 1`` with that round's
 scores.  ``rank_of(id)`` is ``id - min_vocab_size`` for a learned piece
@@ -29,6 +30,15 @@ next pruning round stopped early, after removing only the pieces it would
 remove first (the lowest loss increase) -- a real point of the pruning
 sequence.  :meth:`UnigramTokenizer.training_states` lists the exact sizes.
 
+A view's own states are ``n`` and the training states below it, and its
+:attr:`~UnigramTokenizer.trace` the rounds between them (the round that
+crosses ``n`` cut to its removals below ``n``, its ``loss_before`` the loss at
+``n``): what :meth:`~UnigramTokenizer.to_dict` saves and what
+:meth:`~UnigramTokenizer.truncated` keeps.  The trainer returns the view at
+the size asked for truncated, so ``max_vocab_size`` is the trained size and
+training to ``k`` gives exactly the view at ``k`` of a longer training (same
+ids, scores, trace and counts).
+
 Encoding, decoding, offsets
 ---------------------------
 Encoding splits special tokens out first (longest match first), cuts the rest
@@ -38,8 +48,15 @@ Decoding is Hugging Face's ``decoders.Metaspace``: every ``▁`` becomes a space
 except that the first token's ``▁`` are dropped (the mark that encoding put in
 front of the text); so ``decode(encode(t)) == t`` whenever ``t`` does not start
 with a space, holds no ``▁``, no special token and no character outside the
-vocabulary (the unknown token decodes as its own text, ``<unk>``).  With any
-other pattern pieces are plain substrings and decoding joins them.
+vocabulary.  The unknown token decodes as ``⁇`` (U+2047, SentencePiece's
+unknown surface, without the spaces SentencePiece puts around it; U+FFFD when
+a piece holds ``⁇``), not as its text ``<unk>`` as Hugging Face writes it:
+``<unk>`` is a special token, which would cut the word in two on re-encoding
+and put a ``▁`` in front of the rest, whereas a character no piece holds is
+unknown again in the same place, so ``encode(decode(ids)) == ids``.  With any
+other pattern pieces are plain substrings, decoding joins them, and the
+unknown token decodes as its text (split out again as a special token; a
+``⁇`` could join two pre-tokens into one).
 """
 
 from __future__ import annotations
@@ -48,7 +65,7 @@ import itertools
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import regex
@@ -74,6 +91,9 @@ DEFAULT_UNK_TOKEN = "<unk>"
 FORMAT = "bpe-playground/unigram"
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
+
+UNKNOWN_SURFACES = ("\u2047", "\ufffd")
+"""What ``decode`` writes for the unknown token with SentencePiece-style words: the first no piece holds."""
 
 
 @dataclass
@@ -114,9 +134,11 @@ class UnigramTrainingInfo:
 class _States:
     """What all views of one tokenizer share: the pieces, specials, states and trace."""
 
-    __slots__ = ("base", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "tables", "unk_id")
+    __slots__ = (
+        "base", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "tables", "tokens0", "unk_id",
+    )  # fmt: skip
 
-    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds):
+    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds, tokens0=None):
         self.pieces: list[str] = pieces
         self.specials: dict[str, int] = specials
         self.special_ids: frozenset[int] = frozenset(specials.values())
@@ -126,6 +148,7 @@ class _States:
         self.scores: list[list[float]] = scores  # scores[k][id] for id < sizes[k]
         self.rounds: list[PruneRound] = rounds
         self.tables: dict[int, PieceTable] = {}  # the last few views' encoding tables, by size
+        self.tokens0: int | None = tokens0  # the training text's tokens at state 0, when known
 
 
 class UnigramTokenizer:
@@ -180,6 +203,8 @@ class UnigramTokenizer:
         self._state = k
         self._table: PieceTable | None = None
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._parts: tuple[list[int], list[list[float]], list[PruneRound]] | None = None
+        self._unknown_text: str | None = None
 
     # -- construction ------------------------------------------------------------
 
@@ -199,6 +224,7 @@ class UnigramTokenizer:
         pattern_name: str = SENTENCEPIECE,
         training: UnigramTrainingInfo | None = None,
         train_words: tuple[dict[str, int], int] | None = None,
+        initial_tokens: int | None = None,
     ) -> UnigramTokenizer:
         """Build a tokenizer from its parts (what the trainer and :meth:`from_dict` call).
 
@@ -212,12 +238,14 @@ class UnigramTokenizer:
                 is :attr:`max_vocab_size` and must not exceed ``len(pieces)``.
             scores: ``scores[k]``: the score of each id ``< sizes[k]`` at state ``k``.
             rounds: the pruning rounds (``rounds[k - 1]`` produced state ``k``).
-            n: the view's size (default ``sizes[-1]`` when ``rounds`` else ``sizes[0]``).
+            n: the view's size (default ``sizes[0]``).
             name: display name.
             pattern_name: see the class attributes.
             training: the training facts.
             train_words: ``({lattice word: count}, special occurrences)`` of the
                 training text, for :meth:`training_text_tokens`.
+            initial_tokens: tokens of the training text at the first state
+                (``sizes[0]``), when known (the later states' are in ``rounds``).
 
         Raises:
             ValueError: inconsistent parts (the message says which).
@@ -246,7 +274,7 @@ class UnigramTokenizer:
             raise ValueError(f"min_vocab_size {base} must be between 1 and the smallest state {sizes[-1]}")
         st = _States(
             pieces, dict(sorted(specials.items(), key=lambda kv: kv[1])), specials[unk_token], base, sizes,
-            [[float(x) for x in sc[:sz]] for sc, sz in zip(scores, sizes)], list(rounds),
+            [[float(x) for x in sc[:sz]] for sc, sz in zip(scores, sizes)], list(rounds), initial_tokens,
         )  # fmt: skip
         if n is None:
             n = sizes[0]
@@ -300,7 +328,7 @@ class UnigramTokenizer:
 
     @property
     def max_vocab_size(self) -> int:
-        """The largest training state (the seed vocabulary): what :meth:`with_vocab_size` can reach."""
+        """The trained size (the size asked for, or the seed's when smaller): what :meth:`with_vocab_size` can reach."""
         return self._st.sizes[0]
 
     @property
@@ -309,13 +337,59 @@ class UnigramTokenizer:
         return self._st.base
 
     def training_states(self) -> list[int]:
-        """The exact sizes of the training states (seed, then after each round), ascending."""
-        return sorted(self._st.sizes)
+        """The sizes of this view's states (``vocab_size``, then after each later round), ascending."""
+        return sorted(self._view_parts()[0])
 
     @property
     def state_sizes(self) -> list[int]:
-        """The training states' sizes in training order (seed first, decreasing)."""
-        return list(self._st.sizes)
+        """The view's states' sizes in training order (``vocab_size`` first, then after each round, decreasing)."""
+        return list(self._view_parts()[0])
+
+    def _view_parts(self) -> tuple[list[int], list[list[float]], list[PruneRound]]:
+        """Sizes, scores and rounds of this view's states: ``vocab_size``, then every training state below it."""
+        if self._parts is None:
+            st, n, k0 = self._st, self._n, self._state
+            sizes = [n, *st.sizes[k0 + 1 :]]
+            scores = [st.scores[k][: sizes[j]] for j, k in enumerate(range(k0, len(st.sizes)))]
+            rounds = list(st.rounds[k0:])
+            if rounds and rounds[0].size_before > n:  # the round that crosses n: its removals of ids < n
+                r = rounds[0]
+                inc = r.loss_increase[len(r.loss_increase) - (n - r.size_after) :]
+                rounds[0] = replace(r, size_before=n, loss_before=self._training_loss(), loss_increase=inc)
+            self._parts = (sizes, scores, rounds)
+        return self._parts
+
+    def _training_loss(self) -> float | None:
+        """The training words' Viterbi loss (nats) in this view, or ``None`` when the words are not known."""
+        if self._train_words is None:
+            return None
+        counts, _ = self._train_words
+        sc = self.scores
+        enc = self.encode_word
+        return -sum(c * sum(sc[i] for i in enc(w)) for w, c in counts.items())
+
+    def truncated(self) -> UnigramTokenizer:
+        """The view as a tokenizer of its own: its states only, so ``max_vocab_size == vocab_size``.
+
+        The trainer returns the view at the size asked for this way; it is
+        what :meth:`to_dict` saves (the states above are dropped).
+
+        >>> tok = UnigramTokenizer.from_pieces([("▁a", -1.0), ("a", -2.0), ("▁", -2.0)])
+        >>> tok.truncated() is tok
+        True
+        """
+        st, n = self._st, self._n
+        if n == st.sizes[0]:
+            return self
+        sizes, scores, rounds = self._view_parts()
+        tok = UnigramTokenizer.from_states(
+            st.pieces[:n], list(st.specials), self.unk_token, base=st.base, sizes=sizes, scores=scores,
+            rounds=rounds, n=n, name=self.name, pattern_name=self.pattern_name, training=self.training,
+            train_words=self._train_words, initial_tokens=self.training_text_tokens(),
+        )  # fmt: skip
+        tok._st.tables[n] = tok._table = self._table_()  # the same pieces and scores
+        tok._cache = self._cache
+        return tok
 
     def with_vocab_size(self, n: int) -> UnigramTokenizer:
         """The smallest training state of size ``>= n``, cut short to ids ``0 .. n - 1`` (see the module docstring).
@@ -329,7 +403,7 @@ class UnigramTokenizer:
         if not self.min_vocab_size <= n <= self.max_vocab_size:
             raise ValueError(
                 f"vocab_size {n} is outside {self.min_vocab_size}..{self.max_vocab_size} (special tokens, <unk> "
-                "and the required characters up to the seed vocabulary)"
+                "and the required characters up to the trained size)"
             )
         if n == self._n:
             return self
@@ -377,13 +451,18 @@ class UnigramTokenizer:
 
     @property
     def trace(self) -> list[PruneRound]:
-        """Every pruning round of training, in order (see :class:`~bpe_core.unigram.trace.PruneRound`)."""
-        return list(self._st.rounds)
+        """The view's pruning rounds in order, from ``vocab_size`` down (:class:`~bpe_core.unigram.trace.PruneRound`).
+
+        The first is cut to its removals below ``vocab_size`` when the view
+        lies inside a round (see the module docstring).
+        """
+        return list(self._view_parts()[2])
 
     def state_pieces(self, index: int) -> list[tuple[int, str, float]]:
-        """``(id, piece, score)`` of the pieces of training state ``index`` (0 = seed), special tokens left out."""
-        size = self._st.sizes[index]
-        sc = self._st.scores[index]
+        """``(id, piece, score)`` of the pieces of this view's state ``index`` (0 = this view), specials left out."""
+        sizes, scores, _ = self._view_parts()
+        size = sizes[index]
+        sc = scores[index]
         sp = self._st.special_ids
         return [(i, self._st.pieces[i], sc[i]) for i in range(size) if i not in sp]
 
@@ -574,18 +653,41 @@ class UnigramTokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Text of ids: pieces joined; SentencePiece-style, ``▁`` -> space and the first token's ``▁`` dropped.
 
+        SentencePiece-style, the unknown token is written ``⁇`` (see the module
+        docstring), and the first token's ``▁`` is kept (as a space) when it is
+        a word of its own -- the text began with a space, which encoding does
+        not mark again -- where Hugging Face's ``Metaspace`` decoder drops it; so
+        ``encode(decode(ids)) == ids`` for the ids of any text.
+
         Raises:
             ValueError: an id is not in this view.
         """
         pieces = self._st.pieces
-        parts = []
-        for k, i in enumerate(ids):
+        ids = list(ids)
+        for i in ids:
             self._check_id(i)
-            p = pieces[i]
-            if self._metaspace:
-                p = p.replace(METASPACE, "" if k == 0 else " ")
-            parts.append(p)
+        if not self._metaspace:
+            return "".join(pieces[i] for i in ids)
+        unk = self._st.unk_id
+        specials = self._st.special_ids
+        parts = [self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in ids]
+        if parts and ids[0] not in specials:
+            # the first word's "▁" is the mark encoding put in front of the text, unless that word is "▁" alone
+            # (the text began with a space): then the next token starts a new word, is special, or there is none
+            nxt = ids[1] if len(ids) > 1 else None
+            alone = pieces[ids[0]] == METASPACE and (
+                nxt is None or (nxt in specials and nxt != unk) or pieces[nxt].startswith(METASPACE)
+            )
+            if not alone:
+                parts[0] = parts[0].removeprefix(" ")
         return "".join(parts)
+
+    def _unknown_surface(self) -> str:
+        """The first of :data:`UNKNOWN_SURFACES` that no piece of this view holds (else the unknown token's text)."""
+        if self._unknown_text is None:
+            pieces = [p for p in self._table_().piece_ids]
+            self._unknown_text = next((c for c in UNKNOWN_SURFACES if not any(c in p for p in pieces)), self.unk_token)
+        return self._unknown_text
 
     def training_text_tokens(self) -> int | None:
         """Tokens of the training text in this view (exact, from the word counts), or ``None`` if not trained here."""
@@ -593,7 +695,7 @@ class UnigramTokenizer:
             return None
         if self._train_tokens is None and self._n == self._st.sizes[self._state]:
             k = self._state  # a training state: the trainer counted its tokens (with the same Viterbi ties)
-            known = self._st.rounds[k - 1].tokens_after if k else getattr(self.training, "initial_tokens", None)
+            known = self._st.rounds[k - 1].tokens_after if k else self._st.tokens0
             self._train_tokens = known or None
         if self._train_tokens is None:
             counts, n_special = self._train_words
@@ -611,22 +713,18 @@ class UnigramTokenizer:
     def to_dict(self) -> dict:
         """The view as JSON-ready data (``"format": "bpe-playground/unigram"``).
 
-        Keeps the states of size ``<= vocab_size`` (the containing state cut to
-        ``vocab_size``) and the rounds between them, so the loaded tokenizer's
-        slider covers ``min_vocab_size .. vocab_size``.  Scores are written as
-        JSON numbers that read back bit-identical.
+        Keeps this view's states (``vocab_size`` and the training states below
+        it) and its rounds (:attr:`trace`), so the loaded tokenizer's slider
+        covers ``min_vocab_size .. vocab_size``.  Scores are written as JSON
+        numbers that read back bit-identical.
         """
         st = self._st
         n = self._n
-        k0 = self._state
-        sizes = [n, *st.sizes[k0 + 1 :]]
-        scores = [st.scores[k][: sizes[j]] for j, k in enumerate(range(k0, len(st.sizes)))]
-        rounds = []
-        for r in st.rounds[k0:]:
-            before, inc = r.size_before, list(r.loss_increase)
-            if before > n:  # the round that crosses n: keep its removals of ids < n
-                before, inc = n, inc[len(inc) - (n - r.size_after) :]
-            rounds.append([r.round, before, r.size_after, r.loss_before, r.loss_after, inc, r.tokens_after])
+        sizes, scores, view_rounds = self._view_parts()
+        rounds = [
+            [r.round, r.size_before, r.size_after, r.loss_before, r.loss_after, list(r.loss_increase), r.tokens_after]
+            for r in view_rounds
+        ]
         return {
             "format": FORMAT,
             "version": 1,
@@ -663,7 +761,7 @@ class UnigramTokenizer:
                     int(r[0]),
                     int(r[1]),
                     int(r[2]),
-                    float(r[3]),
+                    None if r[3] is None else float(r[3]),
                     float(r[4]),
                     tuple(float(x) for x in r[5]),
                     int(r[6]) if len(r) > 6 and r[6] is not None else None,

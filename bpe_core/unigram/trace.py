@@ -37,7 +37,10 @@ class PruneRound:
         size_after: vocabulary size after it.
         loss_before: the training words' Viterbi loss (negative log-likelihood of
             their best segmentations, weighted by word counts, in nats) under the
-            state before the round.
+            state before the round; for a round cut short by a view (its
+            ``size_before`` is the view's size, not a training state's) the loss
+            at that size, or ``None`` when the training words are not known (a
+            view of a loaded file).
         loss_after: the same under the state after the round (pruned, then
             re-estimated by EM).
         loss_increase: for each removed id, in removal order (``size_before - 1``
@@ -50,7 +53,7 @@ class PruneRound:
     round: int
     size_before: int
     size_after: int
-    loss_before: float
+    loss_before: float | None
     loss_after: float
     loss_increase: tuple[float, ...]
     tokens_after: int | None = None
@@ -189,13 +192,13 @@ class ReplayState:
     Attributes:
         index: 0 for the initial (seed) state, ``r`` for the state after round ``r``.
         vocab_size: the state's vocabulary size (special tokens included).
-        loss: the training words' Viterbi loss under this state (nats).
+        loss: the training words' Viterbi loss under this state (nats), ``None`` when not known.
         round: the round that produced it (``None`` for the seed state).
     """
 
     index: int
     vocab_size: int
-    loss: float
+    loss: float | None
     round: PruneRound | None
 
 
@@ -219,7 +222,7 @@ class UnigramReplay:
         states = []
         for i, size in enumerate(sizes):
             r = rounds[i - 1] if i > 0 and i - 1 < len(rounds) else None
-            loss = r.loss_after if r is not None else (rounds[0].loss_before if rounds else float("nan"))
+            loss = r.loss_after if r is not None else (rounds[0].loss_before if rounds else None)
             states.append(ReplayState(i, size, loss, r))
         self.states = states
 

@@ -40,8 +40,10 @@ does it:
    depend on ``vocab_size``: the rounds run down to the required characters
    whatever size was asked for, and the tokenizer returned is the view at
    ``vocab_size`` (the smallest state of at least that size, cut short by the
-   removal order of the next round), so training to any size equals the view
-   of a longer training at that size.  The
+   removal order of the next round) on its own
+   (:meth:`~bpe_core.unigram.UnigramTokenizer.truncated`: ``max_vocab_size``
+   is the size asked for, the states above it are dropped), so training to
+   any size equals the view of a longer training at that size.  The
    *loss* reported per state is the course's: the words' Viterbi negative
    log-likelihood, weighted by counts, in nats.
 
@@ -526,8 +528,9 @@ def train_unigram(
 
     Returns:
         The :class:`UnigramTokenizer` at ``vocab_size`` (or at the seed size,
-        with ``training.stop_reason`` set, when the text offers fewer pieces);
-        every other training state is a :meth:`~UnigramTokenizer.with_vocab_size` view.
+        with ``training.stop_reason`` set, when the text offers fewer pieces),
+        which is also its ``max_vocab_size``; every smaller training state is a
+        :meth:`~UnigramTokenizer.with_vocab_size` view.
 
     Raises:
         TypeError: ``text`` is bytes or not a str / path / iterable of str; an
@@ -705,10 +708,12 @@ def train_unigram(
     pname = pattern if pattern == SENTENCEPIECE or pattern in PATTERNS else resolve_pattern(pattern)
     if name is None:
         name = "Unigram" if pattern == SENTENCEPIECE else f"Unigram ({pattern if pattern in PATTERNS else 'custom'})"
-    return UnigramTokenizer.from_states(
+    full = UnigramTokenizer.from_states(
         texts, specials, unk_token, base=base, sizes=sizes, scores=id_scores, rounds=rounds, n=n, name=name,
         pattern_name=pname, training=info, train_words=(word_counts, n_special_occ),
+        initial_tokens=info.initial_tokens,
     )  # fmt: skip
+    return full.truncated()  # max_vocab_size is the trained size; the states above are not offered
 
 
 def _loss_increase(
