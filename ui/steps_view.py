@@ -3,7 +3,9 @@
 The steps come from the tokenizer's own
 :meth:`~bpe_core.interface.Tokenizer.encode_steps`: BPE (trained, GPT-2, cl100k, o200k) gives one line per merge in rank
 order, WordPiece one line per greedy longest-match decision, whose missed
-candidates (:class:`bpe_core.wordpiece.trace.GreedyStep`) are drawn struck out.
+candidates (:class:`bpe_core.wordpiece.trace.GreedyStep`) are drawn struck out;
+Unigram each word's lattice (:mod:`ui.lattice_view`, through its
+:attr:`ui.algorithms.AlgorithmView.steps_html`).
 """
 
 from __future__ import annotations
@@ -214,8 +216,14 @@ def encoder_column(title: str, tokenizer: TrainedTokenizer, text: str) -> None:
     except ValueError as exc:
         st.error(str(exc), icon=":material/error:")
         return
+    algorithm_view = view_of(tokenizer.algorithm)
+    noun = algorithm_view.piece_noun
+    if algorithm_view.steps_html is not None:  # steps that are not merge lines (Unigram: each word's lattice)
+        st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}")
+        st.html(final_html(pieces))
+        st.html(algorithm_view.steps_html(pieces, chip_colours(tokenizer, render.session_colour_mode())))
+        return
     merges = sum(p.merges_applied for p in pieces if not p.is_special)
-    noun = view_of(tokenizer.algorithm).piece_noun
     st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
     st.html(final_html(pieces))
     st.html(steps_html(pieces, colour=chip_colours(tokenizer, render.session_colour_mode())))

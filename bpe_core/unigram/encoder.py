@@ -44,6 +44,8 @@ from collections.abc import Mapping, Sequence
 
 import regex
 
+from ..pretokenize import SENTENCEPIECE_PATTERN
+
 __all__ = [
     "METASPACE",
     "SENTENCEPIECE",
@@ -58,10 +60,8 @@ METASPACE = "\u2581"
 """``▁`` (U+2581 LOWER ONE EIGHTH BLOCK): SentencePiece's mark of a space, which pieces may start with."""
 
 SENTENCEPIECE = "sentencepiece"
-"""The pattern name of SentencePiece-style (Metaspace) pre-tokenization, the Unigram default."""
-
-SENTENCEPIECE_PATTERN = "[ \u2581][^ \u2581]*|[^ \u2581]+"
-"""The ``"sentencepiece"`` words on the original text: a space (or ``▁``) and what follows up to the next one."""
+"""The pattern name of SentencePiece-style (Metaspace) pre-tokenization, the Unigram default (its words:
+:data:`bpe_core.pretokenize.SENTENCEPIECE_PATTERN`)."""
 
 UNK_PENALTY = 10.0
 """An unknown character's arc scores ``min_score - UNK_PENALTY`` (HF's and SentencePiece's ``kUnkPenalty``)."""

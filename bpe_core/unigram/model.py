@@ -130,6 +130,11 @@ class UnigramTrainingInfo:
     prune_seconds: float = 0.0
     stop_reason: str = ""
 
+    @property
+    def merge_seconds(self) -> float:
+        """Seconds of training after counting (seed, EM, pruning): :class:`~bpe_core.interface.TrainingInfo`'s name."""
+        return self.seed_seconds + self.em_seconds + self.prune_seconds
+
 
 class _States:
     """What all views of one tokenizer share: the pieces, specials, states and trace."""
