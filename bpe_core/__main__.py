@@ -1,7 +1,7 @@
 """Command line: ``python -m bpe_core {train,encode,compare,export} ...``.
 
 * ``train FILE --vocab-size N --out PATH`` -- train a byte-level BPE (streamed,
-  counted in parallel, :func:`bpe_core.train_bpe`) or a WordPiece on a UTF-8
+  counted in parallel, :func:`bpe_core.train_bpe`), a WordPiece or a Unigram (``--algorithm``) on a UTF-8
   file, with a ``tqdm`` progress bar on stderr, and save it as the project's JSON.
 * ``encode --tokenizer PATH FILE`` -- token ids of a file, space-separated, on stdout.
 * ``compare FILE [--tokenizer PATH ...]`` -- tokens, bytes/token and
@@ -26,15 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .bpe import BPETokenizer, train_bpe
+from .bpe import BPETokenizer
 from .formats.bert import wordpiece_to_vocab_txt
 from .formats.huggingface import bpe_to_hf_json, wordpiece_to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
 from .formats.upload import decode_text_upload, load_tokenizer_bytes
-from .interface import TrainingCancelled
+from .interface import TrainingCancelled, TrainingSpec, algorithm_names, get_algorithm
 from .pretokenize import PATTERNS
 from .wordpiece import DEFAULT_SPECIAL_TOKENS as WORDPIECE_SPECIALS
-from .wordpiece import WordPieceTokenizer, train_wordpiece
+from .wordpiece import WordPieceTokenizer
 
 PROG = "python -m bpe_core"
 REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
@@ -91,20 +91,21 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--special-token", action="append", default=None, metavar="T", dest="special_tokens",
-        help="a special token, cut out of the training text and given its own id (repeat for several; "
-        f"WordPiece default: {' '.join(WORDPIECE_SPECIALS)})",
+        help="a special token, cut out of the training text and given its own id (repeat for several; default: "
+        f"the algorithm's own: <|endoftext|> for BPE, {' '.join(WORDPIECE_SPECIALS)} for WordPiece, <unk> for Unigram)",
     )  # fmt: skip
     p.add_argument(
-        "--pattern", default="gpt2", metavar="NAME",
-        help=f"BPE pre-tokenization pattern: one of {', '.join(PATTERNS)} or a regex (default: gpt2)",
+        "--pattern", default=None, metavar="NAME",
+        help=f"pre-tokenization pattern: one of {', '.join(PATTERNS)} or a regex (default: the algorithm's own: "
+        "gpt2 for BPE, sentencepiece for Unigram; WordPiece always splits BERT-style)",
     )  # fmt: skip
     p.add_argument(
         "--workers", type=_positive_int, default=None, metavar="K",
         help="BPE: processes counting pre-tokens (default: all cores; files under 4 MiB use one)",
     )  # fmt: skip
     p.add_argument(
-        "--algorithm", choices=("bpe", "wordpiece"), default="bpe",
-        help="bpe (byte-level BPE, default) or wordpiece",
+        "--algorithm", choices=algorithm_names(), default="bpe",
+        help=f"one of {', '.join(algorithm_names())} (default: bpe, byte-level BPE)",
     )  # fmt: skip
     p.add_argument("--lowercase", action="store_true", help="WordPiece: lower-case the text before training")
     p.add_argument("--out", required=True, metavar="PATH", help="where to write the tokenizer (project JSON)")
@@ -231,20 +232,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot read {args.file}: {what}")
     progress = _Progress(not args.quiet)
     try:
-        if args.algorithm == "wordpiece":
-            specials = WORDPIECE_SPECIALS if args.special_tokens is None else tuple(args.special_tokens)
-            tok = train_wordpiece(
-                _read_text(args.file), args.vocab_size, specials, lowercase=args.lowercase, progress=progress
-            )
-        else:
-            tok = train_bpe(
-                Path(args.file),
-                args.vocab_size,
-                args.special_tokens or (),
-                args.pattern,
-                progress=progress,
-                num_workers=args.workers,
-            )
+        alg = get_algorithm(args.algorithm)
+        specials = alg.default_special_tokens if args.special_tokens is None else tuple(args.special_tokens)
+        pattern = alg.default_pattern if alg.fixed_pattern or args.pattern is None else args.pattern
+        spec = TrainingSpec(alg.name, args.vocab_size, pattern, specials, args.lowercase and alg.uses_lowercase)
+        text = Path(args.file) if alg.reads_files else _read_text(args.file)
+        tok = spec.train(text, progress=progress, num_workers=args.workers)
     except (ValueError, TypeError) as exc:
         raise CLIError(str(exc)) from None
     except OSError as exc:

@@ -49,5 +49,6 @@ register_algorithm(
         from_dict=UnigramTokenizer.from_dict,
         default_pattern=SENTENCEPIECE,
         default_special_tokens=(DEFAULT_UNK_TOKEN,),
+        reads_files=True,
     )
 )
