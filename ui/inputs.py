@@ -164,6 +164,13 @@ def _imported_settings(text: str, label: str, problem: str | None) -> Settings:
     )
 
 
+def _algorithm_changed() -> None:
+    """A newly chosen algorithm starts from its own default pattern (Unigram's is ``sentencepiece``)."""
+    alg = get_algorithm(st.session_state[sk.ALGORITHM])
+    if not alg.fixed_pattern:
+        st.session_state[sk.PATTERN] = alg.default_pattern
+
+
 def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
     """The training widgets (algorithm, pattern, vocabulary size, special tokens) and their settings.
 
@@ -178,6 +185,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         key=sk.ALGORITHM,
         horizontal=True,
         persist_state="session",
+        on_change=_algorithm_changed,
     )
     alg, view = get_algorithm(algorithm), algorithms.view_of(algorithm)
     lowercase = False
