@@ -165,10 +165,14 @@ def _imported_settings(text: str, label: str, problem: str | None) -> Settings:
 
 
 def _algorithm_changed() -> None:
-    """A newly chosen algorithm starts from its own default pattern (Unigram's is ``sentencepiece``)."""
+    """A newly chosen algorithm gets back the pattern last chosen under it, else its own default.
+
+    (Unigram's default is ``sentencepiece``; BPE's ``gpt2``.)
+    """
     alg = get_algorithm(st.session_state[sk.ALGORITHM])
     if not alg.fixed_pattern:
-        st.session_state[sk.PATTERN] = alg.default_pattern
+        remembered = st.session_state.get(sk.PATTERN_BY_ALGORITHM, {})
+        st.session_state[sk.PATTERN] = remembered.get(alg.name, alg.default_pattern)
 
 
 def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
@@ -202,6 +206,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             persist_state="session",
             help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
         )
+        st.session_state.setdefault(sk.PATTERN_BY_ALGORITHM, {})[algorithm] = pattern
         if pattern == CUSTOM:
             pattern = _custom_pattern()
     if alg.uses_lowercase:
