@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import links, live_view
+from ui import state_keys as sk
 from ui.inputs import sidebar
 
 st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", layout="wide")
@@ -18,9 +19,9 @@ pages = [
 ]
 nav = st.navigation(pages)
 links.restore()
-st.session_state["settings"] = sidebar()
+st.session_state[sk.SETTINGS] = sidebar()
 with st.sidebar:
     live_view.follow_typing()  # pasted text is used as it is typed, no Ctrl+Enter
-links.apply_pending_size(st.session_state["settings"])
+links.apply_pending_size(st.session_state[sk.SETTINGS])
 links.publish()
 nav.run()

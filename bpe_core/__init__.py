@@ -1,24 +1,54 @@
 """BPE Playground engine: byte-level BPE and WordPiece, written from scratch.
 
-Pure Python (plus the ``regex`` module); nothing here imports Streamlit.
-Public entry points:
+Pure Python (plus ``regex`` and ``numpy``); nothing here imports Streamlit.
+The components (see the README's "Architecture"):
 
-* :func:`train_bpe` / :class:`BPETokenizer` -- byte-level BPE (``bpe.py``)
-* :func:`train_wordpiece` / :class:`WordPieceTokenizer` -- WordPiece (``wordpiece.py``)
-* :func:`pretokenize` and the named split patterns (``pretokenize.py``)
-* :class:`Tokenizer`, :class:`TrainedTokenizer`, :class:`TrainingSpec` and the
-  algorithm registry -- the declared interface (``interface.py``)
-* :class:`TokenSpan` -- how a tokenizer cut a text (``spans.py``)
-* :func:`load_reference` / :class:`ReferenceTokenizer` -- GPT-2, cl100k, o200k (``reference.py``)
+* :mod:`bpe_core.interface` -- the declared :class:`Tokenizer` and
+  :class:`TrainedTokenizer` protocols, :class:`TrainingSpec`, the algorithm
+  registry (:data:`ALGORITHMS`), :class:`TrainingCancelled`, :class:`TrainingInfo`
+* :mod:`bpe_core.bpe` -- byte-level BPE: model, trainer, encoder, trace
+  (:func:`train_bpe`, :class:`BPETokenizer`)
+* :mod:`bpe_core.wordpiece` -- WordPiece: model, words, trainer, encoder, trace
+  (:func:`train_wordpiece`, :class:`WordPieceTokenizer`)
+* :mod:`bpe_core.unigram` -- Unigram: model, trainer (EM and pruning), Viterbi
+  encoder, pruning trace and lattices (:func:`~bpe_core.unigram.train_unigram`)
+* :mod:`bpe_core.educational` -- the readable textbook trainers (the tests' oracle)
+* :mod:`bpe_core.pretokenize`, :mod:`bpe_core.counting` -- split patterns,
+  special tokens, streamed/parallel pre-token counting
+* :mod:`bpe_core.reference` -- GPT-2, cl100k, o200k (:func:`load_reference`)
+* :mod:`bpe_core.formats` -- tiktoken, Hugging Face ``tokenizer.json``, BERT
+  ``vocab.txt``, uploads
+* :mod:`bpe_core.spans`, :mod:`bpe_core.steps`, :mod:`bpe_core.metrics`,
+  :mod:`bpe_core.insights` -- what the pages draw: token spans, step-by-step
+  records, compression figures, genealogy and coverage
+
+Importing this package registers every built-in algorithm.
+
+>>> import bpe_core
+>>> bpe_core.algorithm_names()
+['bpe', 'wordpiece', 'unigram']
 """
 
-from .bpe import BPETokenizer, MergeStep, TrainingInfo, train_bpe, train_bpe_from_counts
+from .bpe import (
+    BPETokenizer,
+    CandidateRanking,
+    MergeStep,
+    TrainingReplay,
+    train_bpe,
+    train_bpe_from_counts,
+)
+from .formats.bert import wordpiece_to_vocab_txt
+from .formats.huggingface import bpe_to_hf_json, unigram_from_hf_json, unigram_to_hf_json, wordpiece_to_hf_json
+from .formats.tiktoken import bpe_to_tiktoken_files
+from .formats.upload import MAX_UPLOAD_BYTES, decode_text_upload, load_tokenizer_bytes
 from .interface import (
     ALGORITHMS,
     Algorithm,
+    ProgressCallback,
     Tokenizer,
     TrainedTokenizer,
     TrainingCancelled,
+    TrainingInfo,
     TrainingSpec,
     algorithm_names,
     get_algorithm,
@@ -27,35 +57,68 @@ from .interface import (
 from .pretokenize import PATTERN_LABELS, PATTERNS, PreToken, count_pretokens, pretokenize, split_special
 from .reference import EncodingUnavailable, ReferenceTokenizer, load_reference
 from .spans import TokenSpan, display_bytes
-from .wordpiece import WordPieceMerge, WordPieceTokenizer, train_wordpiece
+from .steps import EncodeStep, PieceSteps, encode_steps
+from .wordpiece import (
+    DEFAULT_SPECIAL_TOKENS,
+    GreedyStep,
+    ScoreRanking,
+    TrainerView,
+    WordPieceMerge,
+    WordPieceReplay,
+    WordPieceTokenizer,
+    train_wordpiece,
+)
+
+# isort: split
+from . import unigram  # noqa: F401  (registers "unigram" after bpe and wordpiece, in the sidebar's order)
 
 __all__ = [
     "ALGORITHMS",
+    "DEFAULT_SPECIAL_TOKENS",
+    "MAX_UPLOAD_BYTES",
     "PATTERNS",
     "PATTERN_LABELS",
     "Algorithm",
     "BPETokenizer",
+    "CandidateRanking",
+    "EncodeStep",
     "EncodingUnavailable",
+    "GreedyStep",
     "MergeStep",
+    "PieceSteps",
     "PreToken",
+    "ProgressCallback",
     "ReferenceTokenizer",
+    "ScoreRanking",
     "TokenSpan",
     "Tokenizer",
     "TrainedTokenizer",
+    "TrainerView",
     "TrainingCancelled",
     "TrainingInfo",
+    "TrainingReplay",
     "TrainingSpec",
     "WordPieceMerge",
+    "WordPieceReplay",
     "WordPieceTokenizer",
     "algorithm_names",
+    "bpe_to_hf_json",
+    "bpe_to_tiktoken_files",
     "count_pretokens",
+    "decode_text_upload",
     "display_bytes",
+    "encode_steps",
     "get_algorithm",
     "load_reference",
+    "load_tokenizer_bytes",
     "pretokenize",
     "register_algorithm",
     "split_special",
     "train_bpe",
     "train_bpe_from_counts",
     "train_wordpiece",
+    "unigram_from_hf_json",
+    "unigram_to_hf_json",
+    "wordpiece_to_hf_json",
+    "wordpiece_to_vocab_txt",
 ]

@@ -36,6 +36,32 @@ class TrainingCancelled(Exception):
     """Raised by a progress callback to stop training; every trainer lets it propagate and returns nothing."""
 
 
+@dataclass(slots=True)
+class TrainingInfo:
+    """Facts about a training run, for the app's messages and the benchmarks (every trainer fills one in).
+
+    Attributes:
+        requested_vocab_size: the vocabulary size asked for.
+        pretokens: pre-token occurrences counted (special tokens excluded).
+        unique_pretokens: distinct pre-tokens.
+        special_occurrences: special-token occurrences removed from the text.
+        initial_tokens: tokens of the training text before any merge (its UTF-8
+            byte count outside special tokens, plus one per special token).
+        count_seconds: wall time spent counting pre-tokens (seconds).
+        merge_seconds: wall time spent in the merge loop (seconds).
+        stop_reason: ``None`` when the requested size was reached, else why not.
+    """
+
+    requested_vocab_size: int
+    pretokens: int = 0
+    unique_pretokens: int = 0
+    special_occurrences: int = 0
+    initial_tokens: int = 0
+    count_seconds: float = 0.0
+    merge_seconds: float = 0.0
+    stop_reason: str | None = None
+
+
 @runtime_checkable
 class Tokenizer(Protocol):
     """What every tokenizer the app shows answers.
@@ -108,7 +134,7 @@ class TrainedTokenizer(Tokenizer, Protocol):
         max_vocab_size: the size of the full training (what :meth:`with_vocab_size` can reach).
         trace: one entry per training step, in order (:class:`~bpe_core.bpe.MergeStep`,
             :class:`~bpe_core.wordpiece.WordPieceMerge`).
-        training: facts about the training run, or ``None`` for a loaded tokenizer.
+        training: facts about the training run (:class:`TrainingInfo`), or ``None`` when unknown.
     """
 
     algorithm: str
@@ -165,6 +191,8 @@ class Algorithm:
         fixed_pattern: the algorithm always pre-tokenizes this way (the sidebar hides the choice).
         default_special_tokens: the special tokens a new spec gets.
         uses_lowercase: the algorithm offers lower-casing.
+        reads_files: ``train`` takes an ``os.PathLike`` and reads (or streams) the
+            file itself; otherwise callers pass the file's text.
     """
 
     name: str
@@ -175,6 +203,7 @@ class Algorithm:
     fixed_pattern: bool = False
     default_special_tokens: tuple[str, ...] = ()
     uses_lowercase: bool = False
+    reads_files: bool = False
 
 
 ALGORITHMS: dict[str, Algorithm] = {}

@@ -5,6 +5,10 @@ the command line and the tests agree on what each number means.  Words are
 whitespace-separated: maximal runs of non-whitespace characters, the
 unit "fertility" is usually counted in (tokens per word, as in Rust et al.,
 2021, "How Good is Your Tokenizer?").
+
+The pages' entry points are :func:`measure` (every figure of a text under any
+tokenizer, choosing the path by the tokenizer's kind) and
+:func:`compression_curve` (tokens of a text across vocabulary sizes).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from itertools import accumulate
 import numpy as np
 import regex
 
-from .pretokenize import Split, aligned_chunks
+from .interface import Tokenizer, TrainedTokenizer
+from .pretokenize import Split, aligned_chunks, tokenizer_split
 from .spans import TokenSpan
 
 _WORD = regex.compile(r"\S+")
@@ -172,7 +177,7 @@ def compute_metrics(
         text: the encoded text.
         spans: ``tokenizer.token_spans(text)``.
         vocab_size: ``tokenizer.vocab_size``.
-        unknown_id: the id of the unknown token (WordPiece's ``unk_id``), or
+        unknown_id: the id of the unknown token (WordPiece's ``[UNK]``), or
             ``None``.  A span with this id counts as unknown when it stands for
             other text (an unspellable word), as a special token when the text
             itself says ``[UNK]``.
@@ -421,3 +426,105 @@ def byte_level_metrics_chunked(
         return byte_level_counts(piece, ids, lengths, special_ids), set(ids)
 
     return _chunked(text, measure, vocab_size, chunk_chars, split)
+
+
+# ---------------------------------------------------------------------------
+# the pages' entry points: choose the path by the tokenizer's kind
+
+
+def measure(
+    tokenizer: Tokenizer,
+    text: str,
+    chunk_chars: int = 500_000,
+    split: Split | None = None,
+    *,
+    lengths: np.ndarray | None = None,
+) -> TextMetrics:
+    """Every :class:`TextMetrics` figure of ``text`` under ``tokenizer``, by the fastest exact path.
+
+    A byte-level tokenizer (``tokenizer.is_byte_level``: trained BPE, the
+    tiktoken encodings) is measured from its ids
+    (:func:`byte_level_metrics_chunked`), encoded through
+    ``tokenizer.fast_encoder()`` when it offers one (tiktoken, where its ids
+    are provably ours); any other tokenizer (WordPiece, Unigram) from its spans
+    (:func:`compute_metrics_chunked`), with ``tokenizer.unknown_id`` counting
+    unspellable words.  Both give ``compute_metrics(text, tokenizer.token_spans(text),
+    tokenizer.vocab_size, tokenizer.unknown_id)``.
+
+    Args:
+        tokenizer: any :class:`~bpe_core.interface.Tokenizer`.
+        text: the text (no unpaired surrogates).
+        chunk_chars: the shortest chunk, in characters (see :func:`compute_metrics_chunked`).
+        split: the tokenizer's ``(pattern, special_tokens)`` (default
+            :func:`~bpe_core.pretokenize.tokenizer_split` of it).
+        lengths: :func:`byte_lengths` of a byte-level tokenizer's vocabulary,
+            when the caller keeps it (computed here otherwise).
+
+    Returns:
+        The metrics of the whole text.
+
+    Raises:
+        TypeError, ValueError: as the tokenizer's ``encode``.
+
+    >>> from bpe_core import train_bpe
+    >>> tok = train_bpe("low lower lowest " * 20, 270)
+    >>> m = measure(tok, "lower lowest")
+    >>> m.tokens == len(tok.encode("lower lowest")), m.words
+    (True, 2)
+    """
+    if split is None:
+        split = tokenizer_split(tokenizer)
+    if tokenizer.is_byte_level:
+        fast = tokenizer.fast_encoder()
+        return byte_level_metrics_chunked(
+            text,
+            fast if fast is not None else tokenizer.encode,
+            byte_lengths(tokenizer.vocab) if lengths is None else lengths,
+            tokenizer.vocab_size,
+            frozenset(tokenizer.special_tokens.values()),
+            chunk_chars,
+            split=split,
+        )
+    return compute_metrics_chunked(
+        text, tokenizer.token_spans, tokenizer.vocab_size, chunk_chars, tokenizer.unknown_id, split=split
+    )
+
+
+def compression_curve(
+    tokenizer: TrainedTokenizer, text: str, sizes: Sequence[int], *, on_training_text: bool = False
+) -> list[int]:
+    """Tokens of ``text`` under ``tokenizer`` at each vocabulary size in ``sizes``.
+
+    On the training text the counts come from the training itself
+    (``training_text_tokens()`` of each view: BPE reads them off its trace, at
+    no cost); otherwise, and where a view does not know, each view encodes
+    ``text`` (through its ``fast_encoder()`` when it has one).
+
+    Args:
+        tokenizer: a trained tokenizer (any view of it).
+        text: the text to count.
+        sizes: vocabulary sizes, each in ``min_vocab_size..max_vocab_size``.
+        on_training_text: ``text`` is the text ``tokenizer`` was trained on.
+
+    Returns:
+        ``list[int]``: the token count at each size, in the order of ``sizes``.
+
+    Raises:
+        TypeError, ValueError: a size out of range (as ``with_vocab_size``), or as ``encode``.
+
+    >>> from bpe_core import train_bpe
+    >>> text = "low lower lowest " * 20
+    >>> tok = train_bpe(text, 262)
+    >>> compression_curve(tok, text, [256, 262], on_training_text=True) == [
+    ...     len(tok.with_vocab_size(256).encode(text)), len(tok.encode(text))]
+    True
+    """
+    counts: list[int] = []
+    for n in sizes:
+        view = tokenizer.with_vocab_size(n)
+        known = view.training_text_tokens() if on_training_text else None
+        if known is None:
+            fast = view.fast_encoder()
+            known = len(fast(text) if fast is not None else view.encode(text))
+        counts.append(known)
+    return counts

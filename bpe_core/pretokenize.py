@@ -29,7 +29,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 import regex
+
+from .tiktoken_compat import disputed_chars, exact_pattern
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 """GPT-2 split pattern, exactly as tiktoken's ``r50k_base`` writes it."""
@@ -63,12 +66,21 @@ BERT_PATTERN = rf"[^\s{_BERT_PUNCT}]+|[{_BERT_PUNCT}]"
 LINES_PATTERN = r"[^\n]+|\n+"
 """The ``none`` pattern: a line's text is one pre-token, a run of newlines another."""
 
+SENTENCEPIECE_PATTERN = "[ \u2581][^ \u2581]*|[^ \u2581]+"
+"""The ``sentencepiece`` pattern: a space (or ``▁``) and what follows up to the next one.
+
+Unigram (:mod:`bpe_core.unigram`) writes each such word ``"▁" + rest``, as
+Hugging Face's ``Metaspace`` pre-tokenizer does (SentencePiece-style: ``▁``
+marks spaces); other algorithms use the words as they are.  Newlines and
+punctuation stay inside words."""
+
 PATTERNS: dict[str, str] = {
     "gpt2": GPT2_PATTERN,
     "cl100k": CL100K_PATTERN,
     "o200k": O200K_PATTERN,
     "bert": BERT_PATTERN,
     "none": LINES_PATTERN,
+    "sentencepiece": SENTENCEPIECE_PATTERN,
 }
 """Named split patterns.  Keys are what ``pattern=`` accepts besides a raw regex."""
 
@@ -78,8 +90,79 @@ PATTERN_LABELS: dict[str, str] = {
     "o200k": "GPT-4o (o200k_base)",
     "bert": "BERT-style (whitespace + punctuation)",
     "none": "None (one pre-token per line)",
+    "sentencepiece": "SentencePiece (▁ marks spaces)",
 }
 """Human-readable name of each pattern in :data:`PATTERNS`, for menus and tables."""
+
+TIKTOKEN_SOURCES: set[str] = {GPT2_PATTERN, GPT2_ORIGINAL_PATTERN, CL100K_PATTERN, O200K_PATTERN}
+"""Pattern sources that tiktoken also runs: they are pre-tokenized exactly as tiktoken's regex engine does.
+
+Python's ``regex`` module knows newer Unicode versions than tiktoken's engine;
+for these sources a text holding a character the two classify differently is
+split with :func:`bpe_core.tiktoken_compat.exact_pattern` instead (see that
+module), so the same ranks always give tiktoken's ids.  Production encodings
+with their own pattern add it with :func:`register_tiktoken_pattern`."""
+
+
+def register_tiktoken_pattern(source: str) -> None:
+    """Declare a pattern source that tiktoken runs (see :data:`TIKTOKEN_SOURCES`)."""
+    TIKTOKEN_SOURCES.add(source)
+    _tiktoken_twin.cache_clear()
+
+
+@lru_cache(maxsize=64)
+def _tiktoken_twin(source: str) -> tuple[np.ndarray, regex.Pattern] | None:
+    """``(disputed-code-point table, exact pattern)`` for a tiktoken source with disputed characters, else ``None``.
+
+    The table is a ``bool`` array indexed by code point (1.1 MB).
+    """
+    if source not in TIKTOKEN_SOURCES:
+        return None
+    disputed = disputed_chars(source)
+    if not disputed:
+        return None
+    table = np.zeros(0x110000, dtype=bool)
+    table[[ord(c) for c in disputed]] = True
+    return table, regex.compile(exact_pattern(source))
+
+
+def _holds_any(text: str, table: np.ndarray) -> bool:
+    """Whether ``text`` holds a code point marked in ``table`` (numpy, about 10 ns a character, 4 MiB at a time)."""
+    step = 1 << 20
+    for i in range(0, len(text), step):
+        part = text[i : i + step]
+        if not part.isascii():
+            codes = np.frombuffer(part.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            if table[codes].any():
+                return True
+    return False
+
+
+def exact_for(rx: regex.Pattern, text: str) -> regex.Pattern:
+    """``rx``, or its tiktoken-exact twin when ``text`` holds a character the two engines classify differently.
+
+    Args:
+        rx: a split pattern compiled by :func:`compile_pattern`.
+        text: the text about to be split with it.
+
+    Returns:
+        The pattern to split ``text`` with: ``rx`` itself for every pattern not
+        in :data:`TIKTOKEN_SOURCES` and for text without such characters (an
+        ASCII text costs nothing; others about 10 ns a character).
+    """
+    twin = _tiktoken_twin(rx.pattern)
+    if twin is None or text.isascii():
+        return rx
+    last = _LAST_CHECKED
+    if last[0] is text and last[1] is twin:
+        return last[2]
+    out = twin[1] if _holds_any(text, twin[0]) else rx
+    _LAST_CHECKED[:] = [text, twin, out]  # boundary scans ask again and again about one long text
+    return out
+
+
+_LAST_CHECKED: list = [None, None, None]
+"""``[text, twin, answer]`` of the last :func:`exact_for` call on a non-ASCII text (held by identity)."""
 
 
 def resolve_pattern(pattern: str) -> str:
@@ -87,7 +170,7 @@ def resolve_pattern(pattern: str) -> str:
 
     Args:
         pattern: a key of :data:`PATTERNS` (``"gpt2"``, ``"cl100k"``, ``"o200k"``,
-            ``"bert"``, ``"none"``) or the source of a ``regex``-module pattern.
+            ``"bert"``, ``"none"``, ``"sentencepiece"``) or the source of a ``regex``-module pattern.
 
     Returns:
         The regex source string.
@@ -125,9 +208,54 @@ def compile_pattern(source: str) -> regex.Pattern:
         compiled = regex.compile(source)
     except regex.error as exc:
         raise ValueError(f"invalid pattern: {exc}") from None
+    if compiled.flags & regex.REVERSE:
+        raise ValueError(
+            "invalid pattern: the (?r) flag searches from the end of the text, so the pre-tokens would come out "
+            "in reverse order; remove it"
+        )
     if compiled.fullmatch("") is not None:
         raise ValueError("invalid pattern: it matches the empty string, so it cannot split text")
+    if source not in _NAMED_SOURCES:
+        _probe_backtracking(compiled)
     return compiled
+
+
+_PROBES = (*(c * 32 for c in "aA1 .\n"), "ab" * 16, "a1 " * 11, "Aa. " * 8, "\u00e9\u4e2d" * 16)
+"""Short texts a custom pattern must split quickly (:func:`_probe_backtracking`)."""
+
+PROBE_SECONDS = 0.1
+"""Time a custom pattern may take on each probe text before it is refused (seconds)."""
+
+
+def _probe_backtracking(rx: regex.Pattern) -> None:
+    """Refuse a pattern that backtracks catastrophically on a short probe text (``ValueError``)."""
+    for probe in _PROBES:
+        try:
+            rx.findall(probe, timeout=PROBE_SECONDS)
+        except TimeoutError:
+            raise ValueError(
+                f"invalid pattern: it takes more than {PROBE_SECONDS:g} s to split the {len(probe)}-character text "
+                f"{probe[:12]!r}…: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+); "
+                "simplify it"
+            ) from None
+
+
+def pattern_budget(n_chars: int) -> float:
+    """Seconds a custom pattern may take to split ``n_chars`` characters: 1 s plus 5 microseconds a character.
+
+    The named patterns split text at well under a microsecond a character;
+    a user's pattern that needs more than this budget backtracks
+    catastrophically and is stopped (:func:`iter_pretoken_strings`,
+    :func:`pretokenize`), so that no text or link can pin a server thread.
+    """
+    return 1.0 + n_chars * 5e-6
+
+
+def _timed_out(rx: regex.Pattern, n_chars: int) -> ValueError:
+    return ValueError(
+        f"the split pattern took more than {pattern_budget(n_chars):.1f} s on {n_chars:,} characters and was "
+        "stopped: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+); simplify it"
+    )
 
 
 def validate_special_tokens(special_tokens: Iterable[str] | None) -> tuple[str, ...]:
@@ -347,12 +475,14 @@ def _gpt2_findall(text: str, rx: regex.Pattern) -> list[str]:
             continue
         if end > start:
             out += fast.findall(text[pos:start])
-            out += rx.findall(text[start:end])
+            region = text[start:end]
+            out += exact_for(rx, region).findall(region)
             pos = end
         start, end = lo, hi
     if end > start:
         out += fast.findall(text[pos:start])
-        out += rx.findall(text[start:end])
+        region = text[start:end]
+        out += exact_for(rx, region).findall(region)
         pos = end
     out += fast.findall(text[pos:])
     return out
@@ -375,8 +505,15 @@ def iter_pretoken_strings(text: str, rx: regex.Pattern) -> list[str]:
     """
     source = rx.pattern
     if source in _COVERING and rx.flags == compile_pattern(source).flags:  # compiled as compile_pattern does
-        return _gpt2_findall(text, rx) if source == GPT2_PATTERN else rx.findall(text)
-    pieces = rx.findall(text) if rx.groups == 0 else [m.group() for m in rx.finditer(text)]
+        return _gpt2_findall(text, rx) if source == GPT2_PATTERN else exact_for(rx, text).findall(text)
+    rx = exact_for(rx, text)
+    try:
+        if rx.groups == 0:
+            pieces = rx.findall(text, timeout=pattern_budget(len(text)))
+        else:
+            pieces = [m.group() for m in rx.finditer(text, timeout=pattern_budget(len(text)))]
+    except TimeoutError:
+        raise _timed_out(rx, len(text)) from None
     if sum(map(len, pieces)) == len(text) and all(pieces):
         return pieces
     return [text[s:e] for s, e in _cover(rx, text)]
@@ -442,10 +579,14 @@ def tokenizer_split(tokenizer) -> Split:
 
 _NAMED_SOURCES = frozenset(PATTERNS.values()) | {GPT2_ORIGINAL_PATTERN}
 
+_LINE_SOURCES = _NAMED_SOURCES - {SENTENCEPIECE_PATTERN}
+"""The named patterns that cut after a newline between two non-space characters (``sentencepiece`` does not)."""
+
 _SAFE_NEWLINE = regex.compile(r"(?<=\S)\n(?=\S)")
 r"""A newline between two non-whitespace characters (``regex``'s ``\s``, as the patterns use it).
 
-Every named pattern has a pre-token boundary just after such a newline, and
+Every named pattern but ``sentencepiece`` (whose words run from space to
+space) has a pre-token boundary just after such a newline, and
 cutting there changes no pre-token on either side: no alternative matches a
 newline together with a following non-whitespace character (newlines appear
 only in whitespace alternatives, in cl100k/o200k's punctuation-then-newlines
@@ -458,7 +599,7 @@ differently at the end of the cut text.
 _LINE_START = regex.compile(r"(?r)\n(?=[^\s/])")
 """Searched backwards: the last newline followed by a non-whitespace character other than ``/``.
 
-Every named pattern has a pre-token boundary after such a newline (no
+Every named pattern but ``sentencepiece`` has a pre-token boundary after such a newline (no
 alternative matches a newline and then a non-whitespace character, except
 o200k's punctuation tail ``[\r\n/]*``, hence the ``/``), though not always an
 exact cut (GPT-2 splits ``"\r\n"`` before ``"a"`` in two, but takes it whole at the
@@ -490,11 +631,12 @@ def _inner_boundary(
 
     The first such boundary; or, ``for_chunks``, a boundary that splits no
     whitespace-separated word, found quickly: for a named pattern a safe
-    newline near the target (:data:`_SAFE_NEWLINE`), else the first.
+    newline near the target (:data:`_SAFE_NEWLINE`; not for ``sentencepiece``, whose
+    words hold newlines), else the first.
     ``None`` when there is none up to ``min(b, limit)``.
     """
     scan_from = a
-    if rx.pattern in _NAMED_SOURCES:
+    if rx.pattern in _LINE_SOURCES:
         if for_chunks:
             m = _SAFE_NEWLINE.search(text, max(target - 1, a), min(b, limit, target + _NEWLINE_WINDOW))
             if m is not None:
@@ -699,16 +841,27 @@ def aligned_chunks(
 def _cover_range(rx: regex.Pattern, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Yield (start, end) of the pattern's matches in ``text[start:end]``, plus the gaps between them.
 
-    Offsets are into ``text``; the slice is never copied (``regex``'s ``pos``/``endpos``).
+    Offsets are into ``text``; the slice is never copied (``regex``'s ``pos``/``endpos``).  A pattern of
+    :data:`TIKTOKEN_SOURCES` is matched as tiktoken's engine matches it (:func:`exact_for`); a custom one
+    within :func:`pattern_budget`.
+
+    Raises:
+        ValueError: a custom pattern ran out of its time budget.
     """
     pos = start
-    for m in rx.finditer(text, start, end):
-        s, e = m.span()
-        if s == e:
-            continue
-        if s > pos:
-            yield pos, s
-        yield s, e
-        pos = e
+    if _tiktoken_twin(rx.pattern) is not None and exact_for(rx, text) is not rx:  # text holds disputed characters
+        rx = exact_for(rx, text[start:end])
+    budget = None if rx.pattern in _NAMED_SOURCES else pattern_budget(end - start)
+    try:
+        for m in rx.finditer(text, start, end, timeout=budget):
+            s, e = m.span()
+            if s == e:
+                continue
+            if s > pos:
+                yield pos, s
+            yield s, e
+            pos = e
+    except TimeoutError:
+        raise _timed_out(rx, end - start) from None
     if pos < end:
         yield pos, end

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core import train_bpe, train_wordpiece
-from bpe_core.io import MAX_UPLOAD_BYTES
+from bpe_core import MAX_UPLOAD_BYTES, train_bpe, train_wordpiece
 from tests.conftest import html_bodies, metric, sample, token_texts, unmark_whitespace
 
 SPECIALS = ("<|endoftext|>",)

@@ -13,8 +13,14 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer
 
-from bpe_core import train_bpe, train_wordpiece
-from bpe_core.io import bpe_to_hf_json, bpe_to_tiktoken_files, wordpiece_to_hf_json, wordpiece_to_vocab_txt
+from bpe_core import (
+    bpe_to_hf_json,
+    bpe_to_tiktoken_files,
+    train_bpe,
+    train_wordpiece,
+    wordpiece_to_hf_json,
+    wordpiece_to_vocab_txt,
+)
 from tests.conftest import html_bodies, metric, sample
 
 OTHER = sample("multilingual")  # trained on English + code, shown on another text

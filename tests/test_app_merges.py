@@ -6,8 +6,8 @@ import pytest
 
 from bpe_core import train_bpe
 from tests.conftest import html_bodies, sample, unmark_whitespace
-from tests.test_merges_view import parse_tokens
-from ui.merges_view import readable
+from tests.test_merges import parse_tokens
+from ui.render import readable
 
 
 def expected(text: str | None = None, vocab: int = 1000, specials=("<|endoftext|>",), pattern: str = "gpt2"):

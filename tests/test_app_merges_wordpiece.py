@@ -11,12 +11,13 @@ import re
 
 import pytest
 
+from bpe_core.educational import hf_bert_pretokenizer
 from bpe_core.wordpiece import train_wordpiece
 from tests.conftest import html_bodies, sample
-from tests.naive_wordpiece import _HF_BERT
-from tests.test_merges_view import parse_tokens
+from tests.test_merges import parse_tokens
 from tests.test_wordpiece_trace import naive_snapshots
-from ui.merges_view import WordPieceMergeHistory, card_html, history_for
+from ui.merges.card import card_html
+from ui.merges.history import WordPieceMergeHistory, history_for
 
 # ---------------------------------------------------------------------------
 # the history itself (no Streamlit run)
@@ -122,7 +123,7 @@ def shown_tokens(at) -> list[list]:
 def expected_pieces(text: str, tok, k: int) -> list[str]:
     """The naive replay's pieces after k merges of every word occurrence of ``text``, ``##`` removed."""
     snaps, _words, _n = naive_snapshots(text, [(s.left, s.right) for s in tok.trace], [k])
-    return [p.removeprefix("##") for w, _span in _HF_BERT.pre_tokenize_str(text) for p in snaps[k][w]]
+    return [p.removeprefix("##") for w, _span in hf_bert_pretokenizer().pre_tokenize_str(text) for p in snaps[k][w]]
 
 
 def test_page_loads_at_merge_1_in_the_trainers_view(wp_merges, trained):

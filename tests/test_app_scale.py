@@ -18,9 +18,9 @@ import dataclasses
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bpe_core import train_bpe
+from bpe_core import ALGORITHMS, TrainingSpec, train_bpe
 from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
-from tests.test_app_compare import table
+from tests.test_app_compare import pick, table
 from tests.test_app_encode import shown_ids
 from ui import training
 
@@ -51,8 +51,9 @@ def spy(monkeypatch):
 
         return train
 
-    monkeypatch.setattr(training, "train_bpe", recording("bpe", training.train_bpe))
-    monkeypatch.setattr(training, "train_wordpiece", recording("wordpiece", training.train_wordpiece))
+    for name in ("bpe", "wordpiece"):  # every training goes through the registry's trainer
+        algorithm = ALGORITHMS[name]
+        monkeypatch.setitem(ALGORITHMS, name, dataclasses.replace(algorithm, train=recording(name, algorithm.train)))
     return calls
 
 
@@ -95,9 +96,7 @@ def test_cancel_keeps_the_previous_tokenizer_and_the_users_choice(spy):
     # on_click marks exactly these settings as cancelled before Streamlit's rerun.
     python = sample("python")
     new_settings = dataclasses.replace(at.session_state["settings"], text=python)
-    key = training.settings_key(
-        python, new_settings.algorithm, new_settings.pattern, new_settings.max_vocab, new_settings.special_tokens, False
-    )
+    key = training.training_key(python, new_settings.spec)
     at.session_state[training.CANCELLED_KEY] = key
     at.selectbox(key="sample").set_value("python").run()
     assert not at.exception, at.exception
@@ -134,9 +133,7 @@ def cancel_python_and_switch_to(page: str) -> tuple[AppTest, str]:
     assert not at.exception, at.exception
     python = sample("python")
     s = at.session_state["settings"]
-    at.session_state[training.CANCELLED_KEY] = training.settings_key(
-        python, s.algorithm, s.pattern, s.max_vocab, s.special_tokens, False
-    )
+    at.session_state[training.CANCELLED_KEY] = training.training_key(python, s.spec)
     at.selectbox(key="sample").set_value("python")
     at.switch_page(page).run()
     assert not at.exception, at.exception
@@ -146,7 +143,8 @@ def cancel_python_and_switch_to(page: str) -> tuple[AppTest, str]:
 def open_with_the_default_training_cancelled(page: str) -> AppTest:
     """A new session that opens ``page`` first, its one training (the default English sample) already cancelled."""
     at = AppTest.from_file(str(APP), default_timeout=60)
-    at.session_state[training.CANCELLED_KEY] = training.settings_key(sample("english"), "bpe", "gpt2", 1000, EOT)
+    default = TrainingSpec("bpe", 1000, "gpt2", EOT)
+    at.session_state[training.CANCELLED_KEY] = training.training_key(sample("english"), default)
     at.switch_page(page).run()
     assert not at.exception, at.exception
     return at
@@ -210,7 +208,7 @@ def test_compare_without_a_previous_tokenizer_after_a_cancel(spy, tiktoken_offic
         for w in at.warning
     )
     # no other tokenizer is trained on the cancelled text: each says so in one line
-    at.button_group(key="compare_tokenizers").set_value(["bpe", "wordpiece", "gpt2"]).run()
+    pick(at, ["bpe", "wordpiece", "gpt2"])
     at.multiselect(key="compare_patterns").set_value(["cl100k"]).run()
     at.multiselect(key="compare_sizes").set_value(["500"]).run()
     assert not at.exception, at.exception
@@ -265,9 +263,7 @@ def test_a_tokenizer_trained_on_compare_is_the_previous_one_after_a_cancel(spy):
     assert [c["text"] for c in spy] == [sample("english"), numbers]
     python = sample("python")
     s = at.session_state["settings"]
-    at.session_state[training.CANCELLED_KEY] = training.settings_key(
-        python, s.algorithm, s.pattern, s.max_vocab, s.special_tokens, False
-    )
+    at.session_state[training.CANCELLED_KEY] = training.training_key(python, s.spec)
     at.selectbox(key="sample").set_value("python")
     at.switch_page("app_pages/playground.py").run()
     assert not at.exception, at.exception

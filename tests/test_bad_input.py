@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core import train_bpe, train_wordpiece
-from bpe_core.io import decode_text_upload
+from bpe_core import decode_text_upload, train_bpe, train_wordpiece
 from tests.conftest import sample
 
 BOTH = ["bpe", "wordpiece"]
@@ -114,7 +113,7 @@ def test_very_long_word_without_spaces():
     assert tok.decode(ids) == word and len(ids) < 100_000 / 10
     wp = train_wordpiece(word + " short words here", 200)
     # longer than 100 characters: WordPiece (like BERT) gives [UNK] for the whole word
-    assert wp.encode(word) == [wp.unk_id]
+    assert wp.encode(word) == [wp.unknown_id]
 
 
 @pytest.mark.parametrize(

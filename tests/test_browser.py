@@ -57,7 +57,7 @@ def test_downloaded_exports_give_the_same_ids(page, tmp_path):
 
     from tokenizers import Tokenizer
 
-    from bpe_core.io import load_tokenizer_bytes
+    from bpe_core import load_tokenizer_bytes
 
     text = sample("english")
     expected = train_bpe(text, 1000, ["<|endoftext|>"]).encode(text)

@@ -7,7 +7,7 @@ import pytest
 from bpe_core import train_bpe
 from tests.browser import screenshot
 from tests.conftest import sample
-from ui.merges_view import readable
+from ui.render import readable
 
 pytestmark = pytest.mark.browser
 

@@ -10,15 +10,10 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer
 
 from bpe_core import BPETokenizer, train_bpe
-from bpe_core.io import (
-    bpe_to_hf_json,
-    bpe_to_tiktoken_files,
-    byte_to_unicode,
-    load_tokenizer_bytes,
-    mergeable_ranks,
-    wordpiece_to_hf_json,
-    wordpiece_to_vocab_txt,
-)
+from bpe_core.formats.bert import wordpiece_to_vocab_txt
+from bpe_core.formats.huggingface import bpe_to_hf_json, byte_to_unicode, wordpiece_to_hf_json
+from bpe_core.formats.tiktoken import bpe_to_tiktoken_files, mergeable_ranks
+from bpe_core.formats.upload import load_tokenizer_bytes
 from tests.conftest import sample, seed_text, stdlib_code
 
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
@@ -101,7 +96,10 @@ def test_mergeable_ranks_shape(trained):
         (b"", None, "is empty"),
         (b'{"format": "bpe-playground/bpe", "vocab": {', None, "not valid JSON"),
         (b'{"format": "bpe-playground/bpe"}', None, "malformed"),
-        (b'{"model": {"type": "Unigram", "vocab": []}}', None, "not a byte-level BPE"),
+        (b'{"model": {"type": "WordLevel", "vocab": {}}}', None, "not a byte-level BPE"),
+        (b'{"model": {"type": "Unigram", "vocab": []}}', None, "Unigram model needs an unk_id"),
+        (b'{"format": "bpe-playground/unigram"}', None, "malformed"),
+        (b'{"format": "bpe-playground/nope"}', None, "unknown BPE Playground format"),
         (b'{"hello": 1}', None, "unknown JSON tokenizer format"),
         (b"QQ== 0\nnot-base64 1\n", None, "line 2"),
         (b"QQ== 0\nQg==\n", None, "line 2"),
@@ -134,7 +132,7 @@ def test_hf_export_refuses_duplicate_bytes():
     vocab = {i: bytes([i]) for i in range(256)}
     vocab[256] = b"ab"
     vocab[257] = b"ab"
-    tok = BPETokenizer._from_parts(
+    tok = BPETokenizer.from_parts(
         vocab=vocab, merges=[(97, 98, 256), (97, 98, 257)], special_tokens={}, pattern="gpt2", name="dup"
     )
     with pytest.raises(ValueError, match="appear under ids 256 and 257"):

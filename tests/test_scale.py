@@ -2,7 +2,7 @@
 
 Expectations come from independent paths: the whole-text counter
 ``count_pretokens`` (one regex pass over the joined text, no chunking), the
-naive trainer in ``tests/naive_bpe.py`` (recounts every pair each step), and
+naive trainer in ``bpe_core/educational.py`` (recounts every pair each step), and
 ``bytes.decode`` for what a valid UTF-8 cut is.
 """
 
@@ -18,9 +18,9 @@ import pytest
 
 from bpe_core import BPETokenizer, TrainingCancelled, count_pretokens, counting, train_bpe
 from bpe_core.counting import count_file, count_iterable, count_text, file_chunks
+from bpe_core.educational import bpe_train as naive_train
 from bpe_core.pretokenize import PATTERNS
 from tests.conftest import sample, seed_text
-from tests.naive_bpe import naive_train
 
 EOT = "<|endoftext|>"
 

@@ -10,16 +10,9 @@ import regex
 import tiktoken
 
 from bpe_core import BPETokenizer, train_bpe
+from bpe_core.bpe.trace import PairCandidate, TrainingReplay, bpe_encode_steps, explain_tie_break
 from bpe_core.reference import ENCODINGS, bpe_from_reference, load_mergeable_ranks
-from bpe_core.trace import (
-    EncodeStep,
-    PairCandidate,
-    PieceSteps,
-    TrainingReplay,
-    bpe_encode_steps,
-    encode_steps,
-    explain_tie_break,
-)
+from bpe_core.steps import EncodeStep, PieceSteps, encode_steps
 from tests.conftest import sample
 
 WS = r"\S+"  # whitespace splitting: the gaps (spaces) are one-byte pre-tokens, which hold no pair

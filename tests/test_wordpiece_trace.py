@@ -1,6 +1,6 @@
 """WordPiece step by step: the trainer's segmentation at step k and greedy encoding, against independent paths.
 
-The independent references: ``tests.naive_wordpiece`` (words from Hugging Face's
+The independent references: ``bpe_core.educational`` (words from Hugging Face's
 own ``BertPreTokenizer``, merges applied one after the other as strings, scores
 as exact fractions recounted from scratch) and the course's ``encode_word``.
 """
@@ -12,9 +12,13 @@ from itertools import pairwise
 
 import pytest
 
-from bpe_core.trace import PieceSteps, encode_steps
+from bpe_core.educational import hf_bert_pretokenizer
+from bpe_core.educational import wordpiece_encode_word as naive_encode_word
+from bpe_core.educational import wordpiece_train as naive_train
+from bpe_core.educational import wordpiece_words as naive_words
+from bpe_core.steps import PieceSteps, encode_steps
 from bpe_core.wordpiece import train_wordpiece
-from bpe_core.wordpiece_trace import (
+from bpe_core.wordpiece.trace import (
     GreedyStep,
     ScoredPair,
     WordPieceReplay,
@@ -22,7 +26,6 @@ from bpe_core.wordpiece_trace import (
     wordpiece_encode_steps,
 )
 from tests.conftest import sample
-from tests.naive_wordpiece import _HF_BERT, naive_encode_word, naive_train, naive_words
 
 # ---------------------------------------------------------------------------
 # an independent replay: the trace's merges applied as strings, one after the other
@@ -139,7 +142,7 @@ def test_replay_agrees_with_the_trace_at_every_merge(english):
 def test_trainer_view_spans_cover_the_words_and_count_like_the_trace(english):
     tok = train_wordpiece(english, 1000)
     replay = WordPieceReplay.from_text(tok, english)
-    words = [w for w, _span in _HF_BERT.pre_tokenize_str(english)]
+    words = [w for w, _span in hf_bert_pretokenizer().pre_tokenize_str(english)]
     for k in (0, 40, len(tok.trace)):
         spans = replay.view(k).token_spans(english)
         assert len(spans) == replay.token_count(k)
@@ -310,7 +313,7 @@ def test_greedy_steps_of_one_word_by_hand():
     # "HOgging": "H" is taken (after "HOggi" ... "HO" miss); at character 2 the five candidates of at most
     # 5 characters, "##Oggin" down to "##O", all miss (no "O" inside a word of the corpus): [UNK]
     (q,) = encode_steps(tok, "HOgging")
-    assert q.ids == (tok.unk_id,) and q.steps[-1].labels == ("[UNK]",)
+    assert q.ids == (tok.unknown_id,) and q.steps[-1].labels == ("[UNK]",)
     assert q.steps[1].tried == ("HOggi", "HOgg", "HOg", "HO") and q.steps[1].matched == "H"
     assert q.steps[-1].tried == ("##Oggin", "##Oggi", "##Ogg", "##Og", "##O")
     assert "whole word becomes [UNK]" in q.steps[-1].note
@@ -320,7 +323,7 @@ def test_too_long_and_lowercased_words():
     tok = train_wordpiece("İstanbul and ISTANBUL and istanbul " * 3, 200, lowercase=True)
     word = "x" * (tok.max_input_chars_per_word + 1)
     (p,) = encode_steps(tok, word)
-    assert p.ids == (tok.unk_id,) and "max_input_chars_per_word" in p.steps[-1].note and p.steps[-1].tried == ()
+    assert p.ids == (tok.unknown_id,) and "max_input_chars_per_word" in p.steps[-1].note and p.steps[-1].tried == ()
     pieces = encode_steps(tok, "ISTANBUL İstanbul")
     assert [i for q in pieces for i in q.ids] == tok.encode("ISTANBUL İstanbul")
     assert [q.text for q in pieces] == ["ISTANBUL", "İstanbul"]  # the original characters

@@ -3,16 +3,14 @@
 The tokenizers the page offers form a small registry, :data:`REGISTRY`.  An
 :class:`Entry` has a key, a label, a kind (``"trained"`` or ``"reference"``)
 and a ``build(settings, vocab_size)`` function that returns a :class:`Built`:
-the tokenizer (anything with the common interface of
-:class:`bpe_core.spans.Tokenizer`), its column label and a cache key.  Adding a
-tokenizer is one :func:`register` call, as for WordPiece here::
-
-    register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
+the tokenizer (a :class:`bpe_core.interface.Tokenizer`), its column label and
+a cache key (:func:`ui.training.view_key`).  Adding a tokenizer is one
+:func:`register` call; every algorithm of :data:`bpe_core.interface.ALGORITHMS`
+gets one (:func:`_trained_entry`), each reference encoding another.
 
 The trained tokenizer of the sidebar's algorithm is shown at the Playground
-slider's size; the other algorithm is trained with its own defaults
-(:data:`BPE_FALLBACK`, or BERT's special tokens for WordPiece) and shown at
-its full size.
+slider's size; another algorithm is trained with its own defaults
+(:meth:`ui.algorithms.AlgorithmView.compare_spec`) and shown at its full size.
 
 ``build`` may raise ``ValueError``/``TypeError`` (bad input) or
 :class:`~bpe_core.reference.EncodingUnavailable`; the page then shows that
@@ -33,34 +31,29 @@ special tokens are the sidebar's), and any other text as ordinary text.
 
 from __future__ import annotations
 
-import hashlib
 import html
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bpe_core import BPETokenizer
-from bpe_core.metrics import (
-    TextMetrics,
-    byte_lengths,
-    byte_level_metrics_chunked,
-    compute_metrics_chunked,
-    words_split_differently,
-)
+from bpe_core import algorithm_names
+from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec
+from bpe_core.metrics import TextMetrics, byte_lengths, words_split_differently
+from bpe_core.metrics import measure as measure_metrics
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
-from bpe_core.reference import ENCODINGS, EncodingUnavailable, ReferenceTokenizer, load_reference
+from bpe_core.production import DEFAULT_PRODUCTION, PRODUCTION, load_production, production_families
+from bpe_core.reference import EncodingUnavailable
 from bpe_core.spans import TokenSpan
-from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
-from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render
+from ui import state_keys as sk
+from ui.algorithms import view_of
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
-from ui.training import TrainingWasCancelled, cached, cancel_applies, for_settings, settings_key, train
+from ui.training import CancelledInThisSession, cached, cancel_applies, for_settings, train, training_key, view_key
 
 DRAW_CHARS = 4_000
 """Each coloured view draws at most this many characters of the text (the figures cover all of it)."""
@@ -69,7 +62,7 @@ DRAW_TOKENS = 5_000
 """... and at most this many tokens."""
 
 FAST_ENCODE_CHARS = 100_000
-"""Texts longer than this (characters) are encoded by a trained BPE's ``to_tiktoken()`` when that is exact."""
+"""Texts longer than this (characters) are encoded by the tokenizer's ``fast_encoder()`` when it has one."""
 
 CURVE_POINTS = 24
 """Vocabulary sizes measured for a compression curve on a text other than the training text."""
@@ -94,16 +87,20 @@ class Built:
         label: the column's title, such as ``"BPE (gpt2) · 1,000"``.
         cache_key: identifies the tokenizer's exact state (text trained on,
             parameters, size), for the figures' caches.
-        full: for a trained BPE, the tokenizer at its full trained size (its
-            trace gives the compression curve); ``None`` otherwise.
+        full: for a trained tokenizer whose trace gives the compression curve
+            (:attr:`ui.algorithms.AlgorithmView.compare_curve`), the tokenizer
+            at its full trained size; ``None`` otherwise.
         kind: ``"trained"`` or ``"reference"``.
+        tag: the compression chart's marker text for a single tokenizer (a
+            reference encoding's name); ``None``: the label.
     """
 
-    tokenizer: Any
+    tokenizer: Tokenizer
     label: str
     cache_key: str
-    full: BPETokenizer | None = None
+    full: TrainedTokenizer | None = None
     kind: str = "trained"
+    tag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,22 +120,36 @@ class Entry:
     label: str
     kind: str
     build: Callable[[Settings, int | None], Built]
+    family: str = ""
 
 
 @dataclass(frozen=True)
 class Column:
-    """An entry after building: the tokenizer, or why there is none."""
+    """An entry after building: the tokenizer, or why there is none.
+
+    Attributes:
+        entry: what was built.
+        built: the tokenizer ready to compare, or ``None``.
+        error: why there is none (one line), or ``None``.
+        unavailable: the :class:`~bpe_core.reference.EncodingUnavailable` of a
+            production encoding that cannot be had offline (its ``details`` and
+            ``how_to_add`` go in :func:`unavailable_notice`'s fold), else ``None``.
+    """
 
     entry: Entry
     built: Built | None
     error: str | None = None
+    unavailable: EncodingUnavailable | None = None
 
+
+YOUR_OWN = "Your own"
+"""The picker's family of the tokenizers trained on the sidebar's text (one per registered algorithm)."""
 
 REGISTRY: dict[str, Entry] = {}
-"""The tokenizers the picker offers, in display order."""
+"""The tokenizers the picker offers, in display order: each algorithm's, then :data:`bpe_core.production.PRODUCTION`."""
 
-DEFAULT_PICK = ("bpe", "gpt2", "cl100k_base")
-"""Keys selected when the page opens."""
+DEFAULT_PICK = ("bpe", *DEFAULT_PRODUCTION)
+"""Keys selected when the page opens: the trained BPE, GPT-2 and cl100k."""
 
 
 def register(entry: Entry) -> Entry:
@@ -147,16 +158,21 @@ def register(entry: Entry) -> Entry:
     return entry
 
 
-def text_key(text: str) -> str:
-    """A short digest of a text, for cache keys."""
-    return hashlib.blake2b(text.encode("utf-8", errors="surrogatepass"), digest_size=10).hexdigest()
+VARIANTS = "bpe"
+"""The algorithm of the page's variants ("BPE with other patterns", "BPE at other vocabulary sizes")."""
 
 
-BPE_FALLBACK = ("gpt2", ("<|endoftext|>",), 1000)
-"""(pattern, special tokens, vocabulary size) of the compared BPE while the sidebar trains WordPiece."""
+def is_sidebars(settings: Settings, algorithm: str) -> bool:
+    """Whether the sidebar trains (or imported) a tokenizer of ``algorithm``: the page then shows the sidebar's own.
+
+    The one comparison of algorithm names on the page: which column is the
+    sidebar's tokenizer (shown at the slider's size) and which is trained
+    with its algorithm's defaults for comparison (:meth:`ui.algorithms.AlgorithmView.compare_spec`).
+    """
+    return settings.spec.algorithm == algorithm  # kind switch: the sidebar's column vs one trained for comparison
 
 
-def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+def sidebar_tokenizer(settings: Settings) -> TrainedTokenizer:
     """The sidebar's tokenizer -- the Playground's, the same cached object, so the slider is shared.
 
     Raises:
@@ -165,43 +181,49 @@ def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     return for_settings(settings)
 
 
-def bpe_parameters(settings: Settings) -> tuple[str, tuple[str, ...], int]:
-    """``(pattern, special tokens, vocabulary size)`` of the compared BPE.
+def compared_spec(settings: Settings, algorithm: str) -> TrainingSpec:
+    """The spec of the page's ``algorithm`` column: the sidebar's, or that algorithm's defaults for comparison."""
+    if is_sidebars(settings, algorithm):
+        return settings.spec
+    return view_of(algorithm).compare_spec(settings.spec)
 
-    The sidebar's, or :data:`BPE_FALLBACK` while the sidebar trains WordPiece
-    (its special tokens and sizes are then WordPiece's).
+
+def trained(settings: Settings, spec: TrainingSpec) -> tuple[TrainedTokenizer, str | None]:
+    """A tokenizer trained on the sidebar's text with ``spec`` (cached), and the imported key it stands for.
+
+    The sidebar's own tokenizer (trained, or imported from a file) when
+    ``spec`` is the sidebar's; any other spec is trained with
+    :func:`_train_extra`.
+
+    Returns:
+        ``(tokenizer at its full size, settings.imported or None)``.
+
+    Raises:
+        CancelledInThisSession, ValueError, TypeError: as :func:`_train_extra`.
     """
-    if settings.algorithm == "bpe":
-        return settings.pattern, settings.special_tokens, settings.max_vocab
-    return BPE_FALLBACK
+    if spec == settings.spec:
+        return sidebar_tokenizer(settings), settings.imported
+    return _train_extra(settings, spec), None
 
 
-def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> BPETokenizer:
+def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> TrainedTokenizer:
     """The BPE trained on the sidebar's text (cached; the Playground's tokenizer for the default arguments).
 
     Args:
         settings: the sidebar settings.
-        pattern: pattern name (default: :func:`bpe_parameters`').
-        train_size: vocabulary size to train to (default: :func:`bpe_parameters`').
+        pattern: pattern name (default: :func:`compared_spec`'s).
+        train_size: vocabulary size to train to (default: :func:`compared_spec`'s).
 
     Raises:
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
-    p, specials, n = bpe_parameters(settings)
-    if settings.algorithm == "bpe" and pattern in (None, p) and train_size in (None, n):
-        return sidebar_tokenizer(settings)  # the sidebar's own BPE: trained, or imported from a file
-    return _train_extra(settings, "bpe", pattern or p, train_size or n, specials)
+    spec = compared_spec(settings, VARIANTS)
+    spec = spec.replace(pattern=pattern or spec.pattern, vocab_size=train_size or spec.vocab_size)
+    return trained(settings, spec)[0]
 
 
-def _train_extra(
-    settings: Settings,
-    algorithm: str,
-    pattern: str,
-    max_vocab: int,
-    special_tokens: tuple[str, ...],
-    lowercase: bool = False,
-) -> BPETokenizer | WordPieceTokenizer:
-    """A tokenizer other than the sidebar's trained on the sidebar's text: a BPE variant, or the other algorithm.
+def _train_extra(settings: Settings, spec: TrainingSpec) -> TrainedTokenizer:
+    """A tokenizer other than the sidebar's trained on the sidebar's text: a BPE variant, or another algorithm.
 
     After the user cancels the sidebar's training, the page first calls
     :func:`ui.view.previous_if_cancelled`: with a previous tokenizer in the
@@ -216,72 +238,138 @@ def _train_extra(
 
     Args:
         settings: the sidebar settings (their text is trained on).
-        algorithm: ``"bpe"`` or ``"wordpiece"``.
-        pattern: pattern name (BPE only).
-        max_vocab: vocabulary size to train to.
-        special_tokens: special-token strings.
-        lowercase: WordPiece only: lower-case the text first.
+        spec: how to train it.
 
     Returns:
         The tokenizer at its full trained size (cached).
 
     Raises:
-        ui.training.TrainingWasCancelled: skipped after a Cancel, as above.
+        ui.training.CancelledInThisSession: skipped after a Cancel, as above.
         ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
     """
-    args = (settings.text, algorithm, pattern, max_vocab, special_tokens, lowercase)
-    if cancel_applies(settings) and cached(settings_key(*args)) is None:
-        raise TrainingWasCancelled("not trained, since training on this text was cancelled")
-    return train(*args)
+    if cancel_applies(settings) and cached(training_key(settings.text, spec)) is None:
+        raise CancelledInThisSession("not trained, since training on this text was cancelled")
+    return train(settings.text, spec)
 
 
-def _bpe_built(settings: Settings, pattern: str, train_size: int, view_size: int | None) -> Built:
-    full = trained_bpe(settings, pattern, train_size)
+def _built(settings: Settings, spec: TrainingSpec, view_size: int | None) -> Built:
+    """The column of a tokenizer trained with ``spec`` on the sidebar's text, at ``view_size`` (``None``: full)."""
+    full, imported = trained(settings, spec)
     lo, hi = full.min_vocab_size, full.max_vocab_size
     n = hi if view_size is None else min(max(view_size, lo), hi)
-    specials = "\x1f".join(bpe_parameters(settings)[1])
-    key = f"bpe|{settings.imported or ''}|{text_key(settings.text)}|{pattern}|{train_size}|{specials}"
-    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", f"{key}|{n}", full, "trained")
+    curve = full if view_of(full.algorithm).compare_curve else None
+    key = view_key(settings.text, spec, imported, n)
+    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, curve, "trained")
 
 
-def _build_bpe(settings: Settings, size: int | None) -> Built:
-    pattern, _specials, train_size = bpe_parameters(settings)
-    return _bpe_built(settings, pattern, train_size, size if settings.algorithm == "bpe" else None)
+def _trained_entry(algorithm: str) -> Entry:
+    """The column of ``algorithm`` trained on the sidebar's text (at the slider's size when it is the sidebar's)."""
+
+    def build(settings: Settings, size: int | None) -> Built:
+        shown = size if is_sidebars(settings, algorithm) else None
+        return _built(settings, compared_spec(settings, algorithm), shown)
+
+    return Entry(algorithm, f"{view_of(algorithm).short} trained on your text", "trained", build, YOUR_OWN)
 
 
-def _build_wordpiece(settings: Settings, size: int | None) -> Built:
-    if settings.algorithm == "wordpiece":
-        full, view_size = sidebar_tokenizer(settings), size
-        specials, lowercase = settings.special_tokens, settings.lowercase
-    else:  # the sidebar trains BPE: WordPiece with BERT's special tokens, at its full size
-        specials, lowercase, view_size = BERT_SPECIALS, False, None
-        full = _train_extra(settings, "wordpiece", "bert", settings.max_vocab, specials, lowercase)
-    lo, hi = full.min_vocab_size, full.max_vocab_size
-    n = hi if view_size is None else min(max(view_size, lo), hi)
-    joined = "\x1f".join(specials)
-    key = f"wp|{settings.imported or ''}|{text_key(settings.text)}|{settings.max_vocab}|{joined}|{lowercase}|{n}"
-    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, None, "trained")
+def production_entry(key: str) -> Entry:
+    """The column of the production tokenizer ``key`` of :data:`bpe_core.production.PRODUCTION` (loaded offline).
 
-
-def _reference_entry(name: str) -> Entry:
-    label = ENCODINGS[name].label
+    Its ``build`` raises :class:`~bpe_core.reference.EncodingUnavailable` when
+    the encoding's files cannot be had (see :func:`build_columns`).
+    """
+    spec = PRODUCTION[key]
 
     def build(_settings: Settings, _size: int | None) -> Built:
-        ref = load_reference(name)
-        return Built(ref, ref.name, f"ref|{name}|{ref.source}", None, "reference")
+        tok = load_production(key)
+        return Built(tok, tok.name, f"prod|{key}", None, "reference", tag=key)
 
-    return Entry(name, label, "reference", build)
+    return Entry(key, spec.label, "reference", build, spec.family)
 
 
-register(Entry("bpe", "BPE trained on your text", "trained", _build_bpe))
-register(Entry("wordpiece", "WordPiece trained on your text", "trained", _build_wordpiece))
-for _name in ENCODINGS:
-    register(_reference_entry(_name))
+for _algorithm in algorithm_names():
+    register(_trained_entry(_algorithm))
+for _key in PRODUCTION:
+    register(production_entry(_key))
+
+
+def picker_groups() -> dict[str, list[str]]:
+    """``{family: [registry key, ...]}`` in the picker's order: :data:`YOUR_OWN` first, then each production family.
+
+    Nothing is loaded or trained.  An entry registered without a family (a
+    test's extra) joins :data:`YOUR_OWN` when trained, ``"Other"`` otherwise.
+    """
+    groups: dict[str, list[str]] = {YOUR_OWN: []}
+    for family in production_families():
+        groups[family] = []
+    for key, entry in REGISTRY.items():
+        family = entry.family or (YOUR_OWN if entry.kind == "trained" else "Other")
+        groups.setdefault(family, []).append(key)
+    return {f: keys for f, keys in groups.items() if keys}
+
+
+def picked_keys() -> list[str]:
+    """The Compare picker's choice (registry keys, registry order): the link's or the session's, else the default."""
+    chosen = st.session_state.get(sk.COMPARE_TOKENIZERS)
+    if chosen is None:
+        chosen = DEFAULT_PICK
+    return [k for k in REGISTRY if k in chosen]
+
+
+def _sync_picks() -> None:
+    """``on_change`` of the family pills: their union becomes the choice (before the link is written)."""
+    out: list[str] = []
+    for family in picker_groups():
+        out += st.session_state.get(sk.compare_family_key(family)) or []
+    st.session_state[sk.COMPARE_TOKENIZERS] = [k for k in REGISTRY if k in out]
+
+
+def tokenizer_picker() -> list[str]:
+    """The tokenizer picker, one row of pills per family (:func:`picker_groups`); returns the chosen keys.
+
+    The choice lives in ``st.session_state[COMPARE_TOKENIZERS]`` (what the
+    link's ``cmp`` parameter reads and writes, :mod:`ui.links`); each family's
+    pills are drawn from it, and a click writes the union back in the pills'
+    ``on_change``, before the next run writes the link.
+    """
+    chosen = picked_keys()
+    st.session_state[sk.COMPARE_TOKENIZERS] = chosen
+    groups = picker_groups()
+    widths = [max(len(family), sum(len(_pill_label(k)) + 6 for k in keys)) for family, keys in groups.items()]
+    for col, (family, keys) in zip(st.columns(widths, gap="small"), groups.items()):
+        wkey = sk.compare_family_key(family)
+        if wkey not in st.session_state or list(st.session_state[wkey] or []) != [k for k in chosen if k in keys]:
+            st.session_state[wkey] = [k for k in chosen if k in keys]
+        with col:
+            st.pills(
+                family,
+                keys,
+                selection_mode="multi",
+                format_func=_pill_label,
+                key=wkey,
+                wrap=True,
+                on_change=_sync_picks,
+                help=_family_help(family, keys),
+            )
+    return picked_keys()
+
+
+def _pill_label(key: str) -> str:
+    """A pill's text: the entry's label; a trained entry's without "trained on your text" (its family says so)."""
+    entry = REGISTRY[key]
+    return entry.label.removesuffix(" trained on your text") if entry.kind == "trained" else entry.label
+
+
+def _family_help(family: str, keys: Sequence[str]) -> str:
+    if family == YOUR_OWN:
+        return "Tokenizers trained on the sidebar's text (the sidebar's own at the slider's size)."
+    lines = [f"{PRODUCTION[k].label}: {PRODUCTION[k].origin}" for k in keys if k in PRODUCTION and PRODUCTION[k].origin]
+    return "Loaded offline from verified files. " + " · ".join(lines)
 
 
 def uses_slider(settings: Settings, picked: Sequence[str], patterns: Sequence[str]) -> bool:
     """Whether a picked tokenizer is shown at the slider's size (the sidebar's algorithm, or BPE variants of it)."""
-    return settings.algorithm in picked or (settings.algorithm == "bpe" and bool(patterns))
+    return settings.spec.algorithm in picked or (is_sidebars(settings, VARIANTS) and bool(patterns))
 
 
 def bpe_variant(pattern: str, size: int | None) -> Entry:
@@ -298,9 +386,10 @@ def bpe_variant(pattern: str, size: int | None) -> Entry:
     """
 
     def build(settings: Settings, slider_size: int | None) -> Built:
-        train_size = max(bpe_parameters(settings)[2], size or 0)
-        shown = size if size is not None else (slider_size if settings.algorithm == "bpe" else None)
-        return _bpe_built(settings, pattern, train_size, shown)
+        spec = compared_spec(settings, VARIANTS)
+        spec = spec.replace(pattern=pattern, vocab_size=max(spec.vocab_size, size or 0))
+        shown = size if size is not None else (slider_size if is_sidebars(settings, VARIANTS) else None)
+        return _built(settings, spec, shown)
 
     shown = f"{size:,}" if size is not None else "slider size"
     return Entry(f"bpe:{pattern}:{size}", f"BPE ({pattern}) · {shown}", "trained", build)
@@ -337,7 +426,7 @@ def build_columns(entries: Sequence[Entry], settings: Settings, size: int | None
         try:
             built = entry.build(settings, size)
         except EncodingUnavailable as exc:
-            out.append(Column(entry, None, str(exc)))
+            out.append(Column(entry, None, str(exc), exc))
             continue
         except (ValueError, TypeError) as exc:
             out.append(Column(entry, None, f"{type(exc).__name__}: {exc}" if entry.kind == "reference" else str(exc)))
@@ -350,76 +439,76 @@ def build_columns(entries: Sequence[Entry], settings: Settings, size: int | None
     return out
 
 
+def unavailable_notice(problems: Sequence[EncodingUnavailable]) -> None:
+    """Say once, in one line, which production encodings cannot be had offline; how to add them in one fold.
+
+    Args:
+        problems: the :class:`~bpe_core.reference.EncodingUnavailable` of each
+            (duplicates by message are said once).  Nothing is drawn when empty.
+    """
+    unique = list({str(exc): exc for exc in problems}.values())
+    if not unique:
+        return
+    st.warning(" · ".join(str(exc) for exc in unique), icon=":material/cloud_off:")
+    with st.expander("How to add it"):
+        for exc in unique:
+            st.markdown(f"**{html.escape(str(exc))}.** {exc.how_to_add or 'Its files are not installed.'}")
+            if exc.details:
+                st.text(exc.details)
+
+
+def column_problems(columns: Sequence[Column]) -> None:
+    """The page's notes on the columns that could not be built: unavailable encodings in one line, others one each."""
+    for c in columns:
+        if c.error and c.unavailable is None:
+            st.warning(f"**{c.entry.label}** is not shown: {c.error}", icon=":material/warning:")
+    unavailable_notice([c.unavailable for c in columns if c.unavailable is not None])
+
+
 # ---------------------------------------------------------------------------
 # measuring
 
 
-def _tiktoken_safe(tok: BPETokenizer) -> bool:
-    """Whether ``tok.to_tiktoken()`` can be exact: conditions 1 and 4 of its docstring."""
-    specials = list(tok.special_tokens)
-    if any(a != b and b.startswith(a) for a in specials for b in specials):
-        return False
-    ordinary = [b for i, b in tok.vocab.items() if i not in set(tok.special_tokens.values())]
-    return len(set(ordinary)) == len(ordinary)
-
-
 @st.cache_resource(max_entries=48, show_spinner=False)
-def _fast_encoder(cache_key: str, _tok: BPETokenizer, sample: str):
-    """``tok.to_tiktoken()`` when it is safe and gives our ids on ``sample``; else ``None``."""
-    if not _tiktoken_safe(_tok):
-        return None
-    try:
-        enc = _tok.to_tiktoken()
-    except ValueError:
-        return None
-    if enc.encode(sample, allowed_special="all") != _tok.encode(sample):
-        return None
-    return enc
+def _fast_encoder(cache_key: str, _tok: Tokenizer) -> Callable[[str], list[int]] | None:
+    """``tok.fast_encoder()``, kept per tokenizer view (building one can take a while)."""
+    return _tok.fast_encoder()
 
 
 def encode_fast(built: Built, text: str) -> list[int]:
-    """Token ids of ``text``; a long text under a trained BPE goes through its tiktoken copy when exact."""
+    """Token ids of ``text``; a long text goes through the tokenizer's fast encoder when it has one (same ids)."""
     tok = built.tokenizer
-    if isinstance(tok, BPETokenizer) and len(text) > FAST_ENCODE_CHARS:
-        enc = _fast_encoder(built.cache_key, tok, text[:20_000])
-        if enc is not None:
-            return enc.encode(text, allowed_special="all")
+    if len(text) > FAST_ENCODE_CHARS:
+        fast = _fast_encoder(built.cache_key, tok)
+        if fast is not None:
+            return fast(text)
     return tok.encode(text)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _byte_lengths(cache_key: str, _tok: BPETokenizer | ReferenceTokenizer) -> np.ndarray:
-    """:func:`~bpe_core.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key)."""
+def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
+    """:func:`~bpe_core.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key).
+
+    Reads ``vocab`` (``{id: bytes}``), which the byte-level tokenizers here
+    (trained BPE, the references) have but :class:`~bpe_core.interface.Tokenizer`
+    does not declare.
+    """
     return byte_lengths(_tok.vocab)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
-    """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text).
+    """:func:`bpe_core.metrics.measure` of ``text`` under a built tokenizer (cached by key and text).
 
-    A byte-level tokenizer (trained BPE, the references) is measured from its
-    ids (:func:`~bpe_core.metrics.byte_level_metrics_chunked`, through tiktoken
-    when that is exact); WordPiece from its spans.
+    The engine picks the path by :attr:`~bpe_core.interface.Tokenizer.is_byte_level`:
+    a byte-level tokenizer (trained BPE, the tiktoken-form encodings) is
+    measured from its ids (through its fast encoder), any other (WordPiece,
+    Mistral v1's SentencePiece) from its spans.  The byte-length table of a
+    byte-level vocabulary is kept per tokenizer (:func:`_byte_lengths`).
     """
     tok = _built.tokenizer
-    if isinstance(tok, BPETokenizer | ReferenceTokenizer):
-        return byte_level_metrics_chunked(
-            text,
-            lambda t: encode_fast(_built, t),
-            _byte_lengths(cache_key, tok),
-            tok.vocab_size,
-            frozenset(tok.special_tokens.values()),
-            MEASURE_CHUNK_CHARS,
-            split=tokenizer_split(tok),
-        )
-    return compute_metrics_chunked(
-        text,
-        tok.token_spans,
-        tok.vocab_size,
-        MEASURE_CHUNK_CHARS,
-        getattr(tok, "unk_id", None),
-        split=tokenizer_split(tok),
-    )
+    lengths = _byte_lengths(cache_key, tok) if tok.is_byte_level else None
+    return measure_metrics(tok, text, MEASURE_CHUNK_CHARS, tokenizer_split(tok), lengths=lengths)
 
 
 def _sample_sizes(lo: int, hi: int, shown: Sequence[int], n: int = CURVE_POINTS) -> list[int]:
@@ -443,9 +532,9 @@ def _thin(sizes: list[int], tokens: list[int], keep: Sequence[int]) -> tuple[lis
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _curve_data(
-    full_key: str, text: str, on_training_text: bool, shown: tuple[int, ...], _full: BPETokenizer
+    full_key: str, text: str, on_training_text: bool, shown: tuple[int, ...], _full: TrainedTokenizer
 ) -> tuple[list[int], list[int], bool]:
-    """``(vocab sizes, token counts, exact at every size)`` of a trained BPE on ``text``."""
+    """``(vocab sizes, token counts, exact at every size)`` of a trained tokenizer on ``text``."""
     lo, hi = _full.min_vocab_size, _full.max_vocab_size
     trace = _full.trace
     info = _full.training
@@ -493,7 +582,7 @@ def compression_data(
             groups.setdefault(b.cache_key.rsplit("|", 1)[0], []).append(b)
         else:
             tokens = metrics[b.cache_key].tokens if measured is text else len(b.tokenizer.encode(measured))
-            tag = getattr(b.tokenizer, "encoding_name", None) or b.label
+            tag = b.tag or b.label
             points.append(CompressionPoint(b.label, b.tokenizer.vocab_size, tokens, n_bytes, tag))
     curves: list[CompressionCurve] = []
     for full_key, builts in groups.items():
@@ -551,49 +640,123 @@ def metrics_frame(columns: Sequence[Column], metrics: dict[str, TextMetrics]) ->
     return pd.DataFrame(rows)
 
 
-METRIC_COLUMNS = {
-    "Tokenizer": st.column_config.TextColumn("Tokenizer", pinned=True),
-    "Vocab size": st.column_config.NumberColumn("Vocab size", format="localized", help="Token ids it can emit"),
-    "Tokens": st.column_config.NumberColumn("Tokens", format="localized", help="Tokens for the whole text"),
-    "Tokens vs first": st.column_config.NumberColumn(
-        "× first", format="%.2f", help="Tokens divided by the first row's tokens"
-    ),
-    "Bytes/token": st.column_config.NumberColumn(
-        "Bytes/token", format="%.2f", help="UTF-8 bytes per token: higher = more compression"
-    ),
-    "Chars/token": st.column_config.NumberColumn("Chars/token", format="%.2f", help="Characters per token"),
-    "Tokens/word": st.column_config.NumberColumn(
-        "Tokens/word", format="%.2f", help="Fertility: tokens per whitespace-separated word"
-    ),
-    "Words split": st.column_config.NumberColumn(
-        "Words split", format="localized", help="Whitespace-separated words cut into two or more tokens"
-    ),
-    "Words split %": st.column_config.NumberColumn("Split %", format="%.1f%%", help="Share of words split"),
-    "Distinct tokens": st.column_config.NumberColumn(
-        "Distinct", format="localized", help="Different token ids used in this text"
-    ),
-    "Vocab used %": st.column_config.NumberColumn(
-        "Vocab used", format="%.2f%%", help="Distinct tokens as a share of the vocabulary"
-    ),
-    "Special tokens": st.column_config.NumberColumn(
-        "Specials", format="localized", help="Special tokens (such as <|endoftext|>) in the encoded text"
-    ),
-    "Unknown": st.column_config.NumberColumn(
+@dataclass(frozen=True)
+class FigureColumn:
+    """One column of :func:`figures_table_html`.
+
+    Attributes:
+        key: the frame's column name.
+        header: the header shown (wraps at its spaces on narrow screens).
+        fmt: ``"text"``, ``"int"`` (thousands separators), ``"2f"`` (two decimals),
+            ``"3f"``, ``"pct1"`` / ``"pct2"`` (a percentage given in percent, one or two
+            decimals) or ``"share"`` (a fraction shown as a percentage, one decimal).
+        help: the header's hover text.
+    """
+
+    key: str
+    header: str
+    fmt: str
+    help: str = ""
+
+
+METRIC_COLUMNS: tuple[FigureColumn, ...] = (
+    FigureColumn("Tokenizer", "Tokenizer", "text"),
+    FigureColumn("Vocab size", "Vocab size", "int", "Token ids it can emit"),
+    FigureColumn("Tokens", "Tokens", "int", "Tokens for the whole text"),
+    FigureColumn("Tokens vs first", "× first", "2f", "Tokens divided by the first row's tokens"),
+    FigureColumn("Bytes/token", "Bytes / token", "2f", "UTF-8 bytes per token: higher = more compression"),
+    FigureColumn("Chars/token", "Chars / token", "2f", "Characters per token"),
+    FigureColumn("Tokens/word", "Tokens / word", "2f", "Fertility: tokens per whitespace-separated word"),
+    FigureColumn("Words split", "Words split", "int", "Whitespace-separated words cut into two or more tokens"),
+    FigureColumn("Words split %", "Split %", "pct1", "Share of words split"),
+    FigureColumn("Distinct tokens", "Distinct tokens", "int", "Different token ids used in this text"),
+    FigureColumn("Vocab used %", "Vocab used", "pct2", "Distinct tokens as a share of the vocabulary"),
+    FigureColumn("Special tokens", "Special tokens", "int", "Special tokens (such as <|endoftext|>) in the text"),
+    FigureColumn(
         "Unknown",
-        format="localized",
-        help="Words replaced by an unknown token ([UNK]): WordPiece cannot spell them. Byte-level BPE never needs one.",
+        "Unknown",
+        "int",
+        "Words replaced by an unknown token ([UNK]): WordPiece cannot spell them. "
+        "Byte-level BPE and byte fallback never need one.",
     ),
-}
-"""``st.dataframe`` column settings for :func:`metrics_frame`."""
+)
+"""The columns of Compare's figures table (:func:`metrics_frame`), in order."""
+
+TABLE_CSS = """
+<style>
+.fig-table-wrap { overflow-x: auto; max-width: 100%; }
+.fig-table { border-collapse: collapse; width: 100%; font-size: 14px; font-variant-numeric: tabular-nums; }
+.fig-table th { font-weight: 600; font-size: 12.5px; line-height: 1.25; text-align: right; vertical-align: bottom;
+  padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.45); overflow-wrap: normal; }
+.fig-table td { text-align: right; padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.18);
+  white-space: nowrap; }
+.fig-table th:first-child, .fig-table td:first-child { text-align: left; white-space: normal; min-width: 7.5em;
+  position: sticky; left: 0; background: var(--background-color, #fff); }
+.fig-table th[title] { cursor: help; text-decoration: underline dotted rgba(128,128,128,.6); }
+@media (max-width: 640px) { .fig-table { font-size: 12.5px; } .fig-table th { font-size: 11.5px; }
+  .fig-table th, .fig-table td { padding: 3px 4px; } }
+</style>
+"""
+"""Style of :func:`figures_table_html`: headers wrap, numbers do not; a table wider than the screen scrolls
+with the first column pinned (phones)."""
+
+
+def _cell(value: object, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if fmt == "int":
+        return f"{int(value):,}"
+    if fmt in ("2f", "3f"):
+        return f"{float(value):.{fmt[0]}f}"
+    if fmt == "pct1":
+        return f"{float(value):.1f}%"
+    if fmt == "pct2":
+        return f"{float(value):.2f}%"
+    if fmt == "share":
+        return f"{100 * float(value):.1f}%"
+    return str(value)
+
+
+def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn] = METRIC_COLUMNS) -> str:
+    """An HTML table of ``frame`` that fits its container: headers wrap, every column stays visible.
+
+    Every cell is HTML-escaped (tokenizer names come from user files too) and
+    carries its exact value in ``data-value`` (what the tests read).
+
+    Args:
+        frame: one row per tokenizer (:func:`metrics_frame`).
+        columns: which columns, in order, and how to show them.
+
+    Returns:
+        The style sheet and the table, for ``st.html``.
+    """
+    head = "".join(
+        f'<th title="{html.escape(c.help, quote=True)}">{html.escape(c.header)}</th>'
+        if c.help
+        else f"<th>{html.escape(c.header)}</th>"
+        for c in columns
+    )
+    rows = []
+    for rec in frame.to_dict("records"):
+        esc = html.escape
+        cells = "".join(
+            f'<td data-col="{esc(c.key, quote=True)}" data-value="{esc(str(rec.get(c.key)), quote=True)}">'
+            f"{esc(_cell(rec.get(c.key), c.fmt))}</td>"
+            for c in columns
+        )
+        rows.append(f"<tr>{cells}</tr>")
+    return (
+        f'{TABLE_CSS}<div class="fig-table-wrap"><table class="fig-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 # ---------------------------------------------------------------------------
 # special tokens
 
 
-def _special_strings(tok: Any) -> list[str]:
-    specials = getattr(tok, "special_tokens", None) or ()
-    return [str(s) for s in specials]
+def _special_strings(tok: Tokenizer) -> list[str]:
+    return [str(s) for s in tok.special_tokens]
 
 
 def special_tokens_note(text: str, columns: Sequence[Column]) -> str:
@@ -645,6 +808,16 @@ def per_row(n: int) -> int:
     return 2 if n == 4 else 3
 
 
+VIEW_CSS = """
+<style>
+.bpe-view .tk { white-space: pre; }
+@media (max-width: 640px) { .bpe-view { font-size: 14px; padding: 10px 10px; max-height: 60vh; } }
+</style>
+"""
+"""Compare's additions to :data:`ui.render.CSS`: a token never breaks across lines (only between tokens and at
+its own newlines), so a narrow column never shows ``Not|ation``; a longer view on a phone."""
+
+
 def draw_views(
     builts: Sequence[Built],
     text: str,
@@ -676,6 +849,7 @@ def draw_views(
                 st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
                 st.html(
                     render.CSS
+                    + VIEW_CSS
                     + render.tokens_html(
                         shown, show_whitespace=show_whitespace, total_tokens=m.tokens, text=prefix, mark=mark
                     )

@@ -4,7 +4,7 @@ Accepted files are the ones the Playground exports (and their peers'):
 this project's JSON, a Hugging Face ``tokenizer.json`` (byte-level BPE or
 WordPiece), a tiktoken ``.tiktoken`` ranks file (optionally with the metadata
 JSON written next to it), a BERT ``vocab.txt``.  Reading is
-:func:`bpe_core.io.load_tokenizer_bytes`; this module only handles the widget,
+:func:`bpe_core.formats.upload.load_tokenizer_bytes`; this module only handles the widget,
 the messages, and a small registry of what was loaded.
 
 Imported tokenizers are kept in a process-wide registry keyed by the SHA-256 of
@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe_core import BPETokenizer
-from bpe_core.io import MAX_UPLOAD_BYTES, load_tokenizer_bytes
-from bpe_core.wordpiece import WordPieceTokenizer
+from bpe_core import MAX_UPLOAD_BYTES, get_algorithm, load_tokenizer_bytes
+from bpe_core.interface import TrainedTokenizer, TrainingSpec
+from ui import state_keys as sk
+from ui.algorithms import view_of
 
-_REGISTRY: dict[str, BPETokenizer | WordPieceTokenizer] = {}
+_REGISTRY: dict[str, TrainedTokenizer] = {}
 _MAX_KEPT = 16
 
 
@@ -39,15 +40,27 @@ class Imported:
 
     key: str
     filename: str
-    tokenizer: BPETokenizer | WordPieceTokenizer
+    tokenizer: TrainedTokenizer
 
     @property
     def algorithm(self) -> str:
-        """``"bpe"`` or ``"wordpiece"``, as :data:`ui.inputs.ALGORITHMS` keys."""
-        return "wordpiece" if isinstance(self.tokenizer, WordPieceTokenizer) else "bpe"
+        """The key of :data:`bpe_core.interface.ALGORITHMS` of the file's tokenizer (``"bpe"``, ``"wordpiece"``)."""
+        return self.tokenizer.algorithm
 
 
-def get(key: str) -> BPETokenizer | WordPieceTokenizer:
+def spec_of(tok: TrainedTokenizer) -> TrainingSpec:
+    """The :class:`~bpe_core.interface.TrainingSpec` that would train a tokenizer like ``tok`` here.
+
+    Its algorithm, pattern (by name when it has one), full size and special
+    tokens; lower-casing where the algorithm offers it (``tok.lowercase``).
+    """
+    lowercase = bool(tok.lowercase) if get_algorithm(tok.algorithm).uses_lowercase else False
+    return TrainingSpec(
+        tok.algorithm, tok.max_vocab_size, tok.pattern_name or tok.pattern, tuple(tok.special_tokens), lowercase
+    )
+
+
+def get(key: str) -> TrainedTokenizer:
     """The imported tokenizer registered under ``key``.
 
     Raises:
@@ -71,7 +84,7 @@ def load_files(files: list[tuple[str, bytes]]) -> Imported:
     Raises:
         ValueError: no file, more than two, two that are not ranks + metadata,
             a file over the upload limit, or any error of
-            :func:`bpe_core.io.load_tokenizer_bytes` (its message names the file).
+            :func:`bpe_core.formats.upload.load_tokenizer_bytes` (its message names the file).
     """
     if not files:
         raise ValueError("no file uploaded")
@@ -108,14 +121,14 @@ def import_widget() -> Imported | None:
         "Tokenizer file",
         type=["json", "tiktoken", "txt"],
         accept_multiple_files=True,
-        key="tokenizer_upload",
+        key=sk.TOKENIZER_UPLOAD,
         help=(
             "A tokenizer exported from this app (any format) or made elsewhere: this project's JSON, a Hugging Face "
             "tokenizer.json (byte-level BPE or WordPiece), a tiktoken .tiktoken file (add its .json metadata for the "
             "pattern and special tokens; without it GPT-2's pattern is assumed), or a BERT vocab.txt."
         ),
     )
-    last: Imported | None = st.session_state.get("tokenizer_import_good")
+    last: Imported | None = st.session_state.get(sk.TOKENIZER_IMPORT_GOOD)
     if not uploaded:
         return last if last is not None and last.key in _REGISTRY else None
     try:
@@ -126,16 +139,15 @@ def import_widget() -> Imported | None:
             st.caption(f"Still using the previous import, {last.filename}.")
             return last
         return None
-    st.session_state["tokenizer_import_good"] = result
+    st.session_state[sk.TOKENIZER_IMPORT_GOOD] = result
     return result
 
 
 def describe(imp: Imported) -> str:
     """One line about an imported tokenizer, for the sidebar caption."""
     tok = imp.tokenizer
-    kind = "WordPiece" if imp.algorithm == "wordpiece" else "byte-level BPE"
-    merges = "" if imp.algorithm == "wordpiece" else f", {len(tok.merges):,} merges"
+    view = view_of(imp.algorithm)
     return (
-        f"**{imp.filename}**: {kind}, {tok.max_vocab_size:,} tokens{merges}, "
+        f"**{imp.filename}**: {view.kind}, {tok.max_vocab_size:,} tokens{view.import_note(tok)}, "
         f"{len(tok.special_tokens)} special tokens. Every page uses it; the text is only encoded, never trained on."
     )

@@ -12,15 +12,13 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe_core.io import MAX_UPLOAD_BYTES, decode_text_upload
+from bpe_core import MAX_UPLOAD_BYTES, algorithm_names, decode_text_upload, get_algorithm
+from bpe_core.interface import TrainingSpec
 from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
-from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
-from ui import imported
+from ui import algorithms, imported
+from ui import state_keys as sk
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES, load_sample
-
-ALGORITHMS: dict[str, str] = {"bpe": "Byte-level BPE", "wordpiece": "WordPiece"}
-"""Algorithm key -> label.  Keys are what :func:`ui.training.train` accepts."""
 
 SOURCES = ("Sample", "Paste", "Upload")
 
@@ -42,24 +40,17 @@ class Settings:
     Attributes:
         text: the text to train on and to show (may be empty).
         text_label: where it came from, for captions ("Sample: English prose").
-        algorithm: a key of :data:`ALGORITHMS`.
-        pattern: a pre-tokenization pattern name.
-        max_vocab: the vocabulary size to train to (tokens).
-        special_tokens: special-token strings, in id order.
+        spec: how the tokenizer is trained (for an imported tokenizer: its
+            algorithm, pattern, size and special tokens, as if it had been trained here).
         problem: a message about the input when there is nothing usable to show.
-        lowercase: WordPiece only: lower-case the text before pre-tokenization.
         imported: key of an imported tokenizer, or ``None`` to train on the text.
         colour_mode: a key of :data:`ui.render.COLOUR_MODES`.
     """
 
     text: str
     text_label: str
-    algorithm: str
-    pattern: str
-    max_vocab: int
-    special_tokens: tuple[str, ...] = field(default_factory=tuple)
+    spec: TrainingSpec = field(default_factory=TrainingSpec)
     problem: str | None = None
-    lowercase: bool = False
     imported: str | None = None
     """Key of a tokenizer imported from a file (see :mod:`ui.imported`): pages use it instead of training."""
     colour_mode: str = "cycle"
@@ -70,12 +61,12 @@ def _upload_text() -> tuple[str, str | None, str | None]:
     uploaded = st.file_uploader(
         "Upload a .txt file",
         type=["txt"],
-        key="upload_file",
+        key=sk.UPLOAD_FILE,
         max_upload_size=MAX_UPLOAD_BYTES // 2**20,
         help=f"UTF-8 text, up to {MAX_UPLOAD_BYTES // 2**20} MiB. The file is read as bytes, never as a path.",
     )
     if uploaded is None:
-        last = st.session_state.get("upload_good")
+        last = st.session_state.get(sk.UPLOAD_GOOD)
         if last:
             return last[1], f"Upload: {last[0]}", None
         return "", None, "Upload a UTF-8 .txt file to tokenize it."
@@ -83,12 +74,12 @@ def _upload_text() -> tuple[str, str | None, str | None]:
         text = decode_text_upload(uploaded.getvalue(), uploaded.name)
     except ValueError as exc:
         st.error(str(exc), icon=":material/error:")
-        last = st.session_state.get("upload_good")
+        last = st.session_state.get(sk.UPLOAD_GOOD)
         if last:
             st.caption(f"Still showing the previous upload, {last[0]}.")
             return last[1], f"Upload: {last[0]}", None
         return "", None, str(exc)
-    st.session_state["upload_good"] = (uploaded.name, text)
+    st.session_state[sk.UPLOAD_GOOD] = (uploaded.name, text)
     return text, f"Upload: {uploaded.name}", None
 
 
@@ -97,7 +88,7 @@ def sidebar() -> Settings:
     with st.sidebar:
         st.subheader("Text", divider="gray")
         source = st.radio(
-            "Source", SOURCES, horizontal=True, key="source", label_visibility="collapsed", persist_state="session"
+            "Source", SOURCES, horizontal=True, key=sk.SOURCE, label_visibility="collapsed", persist_state="session"
         )
         problem = None
         if source == "Sample":
@@ -105,14 +96,14 @@ def sidebar() -> Settings:
                 "Sample text",
                 list(SAMPLES),
                 format_func=lambda k: SAMPLES[k][0],
-                key="sample",
+                key=sk.SAMPLE,
                 persist_state="session",
             )
             text, label = load_sample(key), f"Sample: {SAMPLES[key][0]}"
         elif source == "Paste":
             text = st.text_area(
                 "Your text",
-                key="paste_text",
+                key=sk.PASTE_TEXT,
                 height=220,
                 placeholder="Paste or type any text here.",
                 persist_state="session",
@@ -130,7 +121,7 @@ def sidebar() -> Settings:
             "Tokenizer source",
             ["train", "import"],
             format_func={"train": "Train on the text", "import": "Import a file"}.get,
-            key="tokenizer_source",
+            key=sk.TOKENIZER_SOURCE,
             horizontal=True,
             label_visibility="collapsed",
             persist_state="session",
@@ -144,7 +135,7 @@ def sidebar() -> Settings:
             "Token colours",
             list(COLOUR_MODES),
             format_func=COLOUR_MODES.get,
-            key="colour_mode",
+            key=sk.COLOUR_MODE,
             persist_state="session",
             help="Cycle: neighbours always differ. Per id: a token has the same colour everywhere. "
             "Merge rank: early merges amber, late merges blue, single bytes grey.",
@@ -164,102 +155,95 @@ def _imported_settings(text: str, label: str, problem: str | None) -> Settings:
         return Settings(
             text=text,
             text_label=label,
-            algorithm="bpe",
-            pattern="gpt2",
-            max_vocab=DEFAULT_MAX_VOCAB,
+            spec=TrainingSpec(algorithm_names()[0], DEFAULT_MAX_VOCAB, "gpt2", ()),
             problem=problem or "Upload a tokenizer file in the sidebar to use it on the text.",
         )
     st.caption(imported.describe(imp))
-    tok = imp.tokenizer
     return Settings(
-        text=text,
-        text_label=label,
-        algorithm=imp.algorithm,
-        pattern=tok.pattern_name or tok.pattern,
-        max_vocab=tok.max_vocab_size,
-        special_tokens=tuple(tok.special_tokens),
-        problem=problem,
-        lowercase=bool(getattr(tok, "lowercase", False)),
-        imported=imp.key,
+        text=text, text_label=label, spec=imported.spec_of(imp.tokenizer), problem=problem, imported=imp.key
     )
+
+
+def _algorithm_changed() -> None:
+    """A newly chosen algorithm gets back the pattern last chosen under it, else its own default.
+
+    (Unigram's default is ``sentencepiece``; BPE's ``gpt2``.)
+    """
+    alg = get_algorithm(st.session_state[sk.ALGORITHM])
+    if not alg.fixed_pattern:
+        remembered = st.session_state.get(sk.PATTERN_BY_ALGORITHM, {})
+        st.session_state[sk.PATTERN] = remembered.get(alg.name, alg.default_pattern)
 
 
 def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
-    """The training widgets (algorithm, pattern, vocabulary size, special tokens) and their settings."""
+    """The training widgets (algorithm, pattern, vocabulary size, special tokens) and their settings.
+
+    The algorithms, their labels, and which widgets each shows (a pattern
+    choice, lower-casing, its default special tokens) come from
+    :data:`bpe_core.interface.ALGORITHMS`; the sentences from :mod:`ui.algorithms`.
+    """
     algorithm = st.radio(
         "Algorithm",
-        list(ALGORITHMS),
-        format_func=ALGORITHMS.get,
-        key="algorithm",
+        algorithm_names(),
+        format_func=lambda n: get_algorithm(n).label,
+        key=sk.ALGORITHM,
         horizontal=True,
         persist_state="session",
+        on_change=_algorithm_changed,
     )
+    alg, view = get_algorithm(algorithm), algorithms.view_of(algorithm)
     lowercase = False
-    if algorithm == "wordpiece":
-        pattern = "bert"
-        st.caption(
-            "WordPiece pre-tokenizes BERT-style: whitespace separates words and every punctuation "
-            "character is a word of its own. Pieces after the first in a word are marked ##."
-        )
-        lowercase = st.toggle(
-            "Lower-case the text",
-            key="wp_lowercase",
-            persist_state="session",
-            help="As BERT's uncased models: train and encode on the lower-cased text (accents are kept).",
-        )
+    if alg.fixed_pattern:
+        pattern = alg.default_pattern
+        if view.pattern_note:
+            st.caption(view.pattern_note)
     else:
         pattern = st.selectbox(
             "Pre-tokenization pattern",
             [*PATTERN_LABELS, CUSTOM],
             format_func=lambda k: PATTERN_LABELS.get(k, "Custom…"),
-            key="pattern",
+            key=sk.PATTERN,
             persist_state="session",
             help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
         )
+        st.session_state.setdefault(sk.PATTERN_BY_ALGORITHM, {})[algorithm] = pattern
         if pattern == CUSTOM:
             pattern = _custom_pattern()
+    if alg.uses_lowercase:
+        lowercase = st.toggle(
+            "Lower-case the text",
+            key=sk.lowercase_key(algorithm),
+            persist_state="session",
+            help=view.lowercase_help,
+        )
     max_vocab = st.number_input(
         "Vocabulary size to train",
         min_value=1,
         max_value=100_000,
         value=DEFAULT_MAX_VOCAB,
         step=100,
-        key="max_vocab",
+        key=sk.MAX_VOCAB,
         persist_state="session",
         help=(
             "Train once up to this size; the slider on each page then shows any smaller size instantly. "
             "Byte-level BPE needs at least 256 + the special tokens; WordPiece at least its alphabet + specials."
         ),
     )
-    if algorithm == "wordpiece":
-        specials = st.multiselect(
-            "Special tokens",
-            list(BERT_SPECIALS) + [t for t in COMMON_SPECIALS if t not in BERT_SPECIALS],
-            default=list(BERT_SPECIALS),
-            key="wp_special_tokens",
-            accept_new_options=True,
-            persist_state="session",
-            help="BERT's by default. [UNK] stands for any word the vocabulary cannot spell, so keep it.",
-        )
-    else:
-        specials = st.multiselect(
-            "Special tokens",
-            COMMON_SPECIALS,
-            default=["<|endoftext|>"],
-            key="special_tokens",
-            accept_new_options=True,
-            persist_state="session",
-            help="Never merged, never split: each is one token wherever it appears. Type to add your own.",
-        )
+    defaults = list(alg.default_special_tokens)
+    specials = st.multiselect(
+        "Special tokens",
+        defaults + [t for t in COMMON_SPECIALS if t not in defaults],
+        default=defaults,
+        key=sk.special_tokens_key(algorithm),
+        accept_new_options=True,
+        persist_state="session",
+        help=view.specials_help,
+    )
     return Settings(
         text=text,
         text_label=label,
-        algorithm=algorithm,
-        pattern=pattern,
-        max_vocab=int(max_vocab),
-        special_tokens=tuple(specials),
+        spec=TrainingSpec(algorithm, int(max_vocab), pattern, tuple(specials), bool(lowercase)),
         problem=problem,
-        lowercase=bool(lowercase),
     )
 
 
@@ -267,11 +251,11 @@ def _custom_pattern() -> str:
     """The typed split regex; an invalid one shows the regex error and the last valid one stays in force."""
     typed = st.text_input(
         "Custom pattern (regex module syntax)",
-        key="custom_pattern",
+        key=sk.CUSTOM_PATTERN,
         persist_state="session",
         placeholder=r"e.g. \p{L}+|\p{N}|[^\s\p{L}\p{N}]+|\s+",
     )
-    good = st.session_state.get("_custom_pattern_good", "gpt2")
+    good = st.session_state.get(sk.CUSTOM_PATTERN_GOOD, "gpt2")
     if not typed:
         st.caption(f"Type a regex. Until then: {PATTERN_LABELS.get(good, 'the last valid custom pattern')}.")
         return good
@@ -281,5 +265,5 @@ def _custom_pattern() -> str:
         st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
         st.code(PATTERN_LABELS.get(good, good), language=None)
         return good
-    st.session_state["_custom_pattern_good"] = typed
+    st.session_state[sk.CUSTOM_PATTERN_GOOD] = typed
     return typed

@@ -19,12 +19,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core import BPETokenizer
+from bpe_core import get_algorithm
 from bpe_core.insights import (
     MergeTree,
     ScriptRow,
     heldout_split,
-    learned_tokens,
     merge_set_diff,
     merge_tree,
     pretoken_chunks,
@@ -35,6 +34,7 @@ from bpe_core.insights import (
     unused_tokens,
     vocab_diff,
 )
+from bpe_core.interface import Tokenizer, TrainedTokenizer
 from bpe_core.metrics import TextMetrics
 from bpe_core.pretokenize import (
     PATTERN_LABELS,
@@ -45,24 +45,17 @@ from bpe_core.pretokenize import (
     shared_pretoken_prefix,
     tokenizer_split,
 )
-from bpe_core.wordpiece import WordPieceTokenizer
+from bpe_core.production import PRODUCTION, production_token_ids
 from ui import compare, render
+from ui import state_keys as sk
+from ui.algorithms import view_of
 from ui.inputs import Settings
-from ui.merges_view import examples_html, readable
-from ui.training import train
-
-VIEWS: dict[str, str] = {
-    "genealogy": "Token genealogy",
-    "diff": "Vocabulary diff",
-    "heldout": "Held-out evaluation",
-    "scripts": "Per-script breakdown",
-    "pretok": "Pre-tokenizer playground",
-    "unused": "Under-used tokens",
-}
-"""View key (stable, used in links) -> tab label."""
+from ui.merges.text import examples_html
+from ui.render import readable
+from ui.training import train, view_key
 
 REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
-"""Reference encodings the views compare with (those that can be loaded)."""
+"""Production encodings the views compare with until the page's picker says otherwise (:func:`reference_picker`)."""
 
 SCRIPT_MAX_CHARS = 200_000
 """The per-script breakdown covers at most this many characters of the text."""
@@ -73,29 +66,57 @@ CHUNK_DRAW_CHARS = 3_000
 PATTERN_BASES = ("gpt2", "cl100k", "o200k", "bert")
 """Patterns the playground can start from."""
 
-Trained = BPETokenizer | WordPieceTokenizer
-
-_WS = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"})
+Trained = TrainedTokenizer
 
 
-def tok_key(settings: Settings, size: int, text: str | None = None) -> str:
-    """A cache key for the sidebar's tokenizer at ``size`` (trained on ``text``, default the sidebar's)."""
-    t = settings.text if text is None else text
-    specials = "\x1f".join(settings.special_tokens)
-    return (
-        f"{settings.algorithm}|{settings.imported or ''}|{compare.text_key(t)}|{settings.pattern}"
-        f"|{settings.max_vocab}|{specials}|{settings.lowercase}|{size}"
+def tok_key(settings: Settings, size: int, trained_on: str | None = None) -> str:
+    """The cache key of the sidebar's tokenizer at ``size``, or of one trained with its spec on ``trained_on``.
+
+    See :func:`ui.training.view_key` (the one key builder).
+    """
+    if trained_on is None:
+        return view_key(settings.text, settings.spec, settings.imported, size)
+    return view_key(trained_on, settings.spec, None, size)
+
+
+def chosen_references() -> list[str]:
+    """The production encodings chosen on the Insights page (:data:`REFERENCES` until then), registry order."""
+    chosen = st.session_state.get(sk.INS_REFS)
+    chosen = REFERENCES if chosen is None else chosen
+    return [k for k in PRODUCTION if k in chosen]
+
+
+def reference_picker() -> list[str]:
+    """The Insights page's choice of production encodings (OpenAI, Meta, Mistral) to compare with; returns the keys.
+
+    The genealogy's "in the production encodings", the vocabulary diff, the
+    held-out table and the per-script breakdown use them (and so does the
+    Playground's token dialog).
+    """
+    if sk.INS_REFS not in st.session_state:
+        st.session_state[sk.INS_REFS] = list(REFERENCES)
+    st.pills(
+        "Production encodings to compare with",
+        list(PRODUCTION),
+        selection_mode="multi",
+        format_func=lambda k: PRODUCTION[k].label,
+        key=sk.INS_REFS,
+        persist_state="session",
+        help="Loaded offline from verified files: "
+        + " · ".join(f"{spec.label} ({spec.family})" for spec in PRODUCTION.values()),
+        wrap=True,
     )
+    return chosen_references()
 
 
 def references(settings: Settings) -> dict[str, compare.Built]:
-    """The loadable reference encodings (Compare's loader); a warning for each that is unavailable."""
-    entries = [compare.REGISTRY[n] for n in REFERENCES if n in compare.REGISTRY]
+    """The chosen production encodings that load (Compare's loader); the unavailable ones said in one line."""
+    entries = [compare.REGISTRY[n] for n in chosen_references() if n in compare.REGISTRY]
     out: dict[str, compare.Built] = {}
-    for col in compare.build_columns(entries, settings, None):
-        if col.built is None:
-            st.warning(f"**{col.entry.label}** is not shown: {col.error}", icon=":material/warning:")
-        else:
+    columns = compare.build_columns(entries, settings, None)
+    compare.column_problems(columns)
+    for col in columns:
+        if col.built is not None:
             out[col.entry.key] = col.built
     return out
 
@@ -105,7 +126,7 @@ def _label(key: str) -> str:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _counts(cache_key: str, text: str, _tok: Any) -> dict[int, int]:
+def _counts(cache_key: str, text: str, _tok: Tokenizer) -> dict[int, int]:
     """``{token id: occurrences}`` of ``text`` encoded (through tiktoken when that is exact and the text long)."""
     return dict(token_occurrences(compare.encode_fast(compare.Built(_tok, "", cache_key), text)))
 
@@ -114,14 +135,9 @@ def _counts(cache_key: str, text: str, _tok: Any) -> dict[int, int]:
 # token genealogy
 
 
-def token_text(tok: Trained, token_id: int) -> str:
-    """A token's readable form: WordPiece's vocabulary string, or BPE bytes (``<0xNN>`` for partial characters)."""
-    return tok.id_to_token(token_id) if isinstance(tok, WordPieceTokenizer) else readable(tok.token_bytes(token_id))
-
-
 def token_label(tok: Trained, token_id: int) -> str:
     """Menu text of a learned token: readable form, merge rank (1-based) and id."""
-    return f"{token_text(tok, token_id)}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
+    return f"{render.shown_token(tok, token_id)}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
 
 
 def tree_html(tree: MergeTree) -> str:
@@ -150,7 +166,7 @@ def tree_figure(tree: MergeTree) -> go.Figure:
             ids=[r.node for r in rows],
             parents=[r.parent for r in rows],
             labels=[
-                html.escape(r.display.translate(_WS)) + (f"<br>#{r.rank + 1}" if r.rank is not None else "")
+                html.escape(r.display.translate(render.WS_MARKS)) + (f"<br>#{r.rank + 1}" if r.rank is not None else "")
                 for r in rows
             ],
             values=[r.n_bytes for r in rows],
@@ -168,7 +184,7 @@ def tree_figure(tree: MergeTree) -> go.Figure:
 
 def reference_rows(token_bytes: bytes, refs: dict[str, compare.Built]) -> pd.DataFrame:
     """For each reference: whether ``token_bytes`` is one token there, its rank, and how many tokens it takes."""
-    ranks = reference_ranks_of(token_bytes, {k: b.tokenizer.mergeable_ranks for k, b in refs.items()})
+    ranks = reference_ranks_of(token_bytes, {k: production_token_ids(k) for k in refs})
     rows = []
     for key, built in refs.items():
         rank = ranks[key]
@@ -189,18 +205,18 @@ def reference_rows(token_bytes: bytes, refs: dict[str, compare.Built]) -> pd.Dat
 
 def genealogy_view(settings: Settings, tok: Trained) -> None:
     """Pick a learned token; draw its merge tree, its occurrences, and its rank in the reference encodings."""
-    learned = learned_tokens(tok)
+    learned = tok.learned_tokens()
     if not learned:
         st.info("No merges were learned at this vocabulary size: every token is a single byte.", icon=":material/info:")
         return
     ids = [i for _r, i in reversed(learned)]  # latest merges first: the longest, most interesting tokens
-    if st.session_state.get("ins_token") not in ids:
-        st.session_state["ins_token"] = ids[0]
+    if st.session_state.get(sk.INS_TOKEN) not in ids:
+        st.session_state[sk.INS_TOKEN] = ids[0]
     token_id = st.selectbox(
         "Token (type to search by its text)",
         ids,
         format_func=lambda i: token_label(tok, i),
-        key="ins_token",
+        key=sk.INS_TOKEN,
         help="Every token a merge made at this vocabulary size, the latest merge first.",
     )
     genealogy_details(settings, tok, token_id)
@@ -217,11 +233,24 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
         st.info("A special token: never merged, never split, added before any merge.", icon=":material/info:")
         return
     if tok.rank_of(token_id) is None:
-        kind = "an alphabet entry of WordPiece" if isinstance(tok, WordPieceTokenizer) else "a single byte"
+        kind = "a single byte" if tok.is_byte_level else f"an alphabet entry of {view_of(tok.algorithm).short}"
         st.info(f"Token {token_id} is {kind}: a base token, no merge made it.", icon=":material/info:")
         return
     tree = merge_tree(tok, token_id)
     counts = _counts(tok_key(settings, tok.vocab_size), settings.text, tok)
+    if not tree.children:  # a learned token no merge made: a Unigram piece, kept from the seed by pruning
+        size = tok.min_vocab_size + tree.rank + 1
+        st.info(
+            f"{view_of(tok.algorithm).short} does not build tokens by merging: this piece was kept from a large "
+            f"seed vocabulary while pruning removed others. It is in every vocabulary of at least {size:,} tokens; "
+            f"it occurs {counts.get(token_id, 0):,} times in the training text.",
+            icon=":material/info:",
+        )
+        prefix = pretoken_prefix(settings.text, 20_000, *tokenizer_split(tok), slack=20_000)
+        shown = examples_html(tok.token_spans(prefix), {token_id: None})
+        if shown:
+            st.html(shown)
+        return
     c = st.columns(4)
     c[0].metric("Merge rank", f"#{tree.rank + 1:,}", border=True, help="1 = the first merge learned.")
     c[1].metric("Merge levels", tree.depth(), border=True, help="Longest chain of merges down to a base token.")
@@ -240,30 +269,22 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
     elif counts.get(token_id, 0) == 0:
         st.caption("Encoding the training text never produces this token: later merges always absorb it.")
     st.markdown("**In the production encodings**")
-    if isinstance(tok, WordPieceTokenizer):
+    if not tok.is_byte_level:  # the references hold bytes: a string token has no byte-exact counterpart
         st.info(
-            "GPT-2, cl100k and o200k are byte-level BPE vocabularies of raw bytes (a leading space is part of a "
-            "token); a WordPiece string such as ##ing has no byte-exact counterpart there, so this lookup applies "
-            "to byte-level BPE only.",
+            "The production encodings' tokens stand for bytes (a leading space is part of a token; Mistral v1's "
+            "▁ is a space); a WordPiece string such as ##ing has no byte-exact counterpart there, so this lookup "
+            "applies to byte-level BPE only.",
             icon=":material/info:",
         )
         return
     refs = references(settings)
     if refs:
         st.dataframe(reference_rows(tree.token_bytes, refs), hide_index=True, width="stretch")
-        st.caption("Rank there = the token's id in that encoding (its merge order; the 256 bytes come first).")
-
-
-@st.dialog("Where this token comes from", width="large")
-def token_dialog(settings: Settings, tok: Trained, token_id: int) -> None:
-    """A dialog with one token's genealogy (the Playground opens it when a token is clicked)."""
-    shown = token_text(tok, token_id)
-    rank = tok.rank_of(token_id)
-    made = f"merge #{rank + 1:,}" if rank is not None else "base token"
-    chip = f'<span class="tk" style="background:{render.id_colour(token_id)}">{render.visible_text(shown)}</span>'
-    st.html(render.CSS + f'<div class="bpe-view" style="font-size:1.6rem;padding:.4em .6em">{chip}</div>')
-    st.caption(f"id {token_id} · {made} · {tok.name} at {tok.vocab_size:,} tokens")
-    genealogy_details(settings, tok, token_id)
+        st.caption(
+            "Rank there = the token's place in that vocabulary (its merge order; the 256 bytes come first): its id, "
+            "except in Mistral Tekken (id = rank + 1,000 special tokens). Mistral v1: the id of the piece that "
+            "stands for these bytes (▁ for a space)."
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -295,18 +316,19 @@ def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
 
 def diff_view(settings: Settings, tok: Trained) -> None:
     """Learned tokens against each reference: shares, the overlap curve, only-yours and shared tables."""
-    if isinstance(tok, WordPieceTokenizer):
+    if not tok.is_byte_level:  # the references hold bytes: string tokens cannot be compared byte for byte
         st.info(
-            "The vocabulary diff compares byte strings with the byte-level BPE vocabularies of GPT-2, cl100k and "
-            "o200k, so it applies to byte-level BPE only. Switch the sidebar's algorithm to Byte-level BPE.",
+            "The vocabulary diff compares byte strings with the production encodings' tokens (bytes; Mistral v1's "
+            "pieces by the bytes they stand for), so it applies to byte-level BPE only. Switch the sidebar's "
+            "algorithm to Byte-level BPE.",
             icon=":material/info:",
         )
         return
     refs = references(settings)
     if not refs:
         return
-    diffs = {k: vocab_diff(tok, b.label, b.tokenizer.mergeable_ranks) for k, b in refs.items()}
-    learned = len(tok.merge_ids)
+    diffs = {k: vocab_diff(tok, b.label, production_token_ids(k)) for k, b in refs.items()}
+    learned = len(tok.learned_tokens())
     if not learned:
         st.info("No merges were learned at this vocabulary size.", icon=":material/info:")
         return
@@ -322,8 +344,10 @@ def diff_view(settings: Settings, tok: Trained) -> None:
         overlap_figure({_label(k): d.overlap_curve for k, d in diffs.items()}, tok.min_vocab_size + 1),
         config={"displayModeBar": False},
     )
+    if st.session_state.get(sk.INS_DIFF_REF) not in diffs:
+        st.session_state[sk.INS_DIFF_REF] = next(iter(diffs))
     key = st.radio(
-        "Compare with", list(diffs), format_func=_label, horizontal=True, key="ins_diff_ref", persist_state="session"
+        "Compare with", list(diffs), format_func=_label, horizontal=True, key=sk.INS_DIFF_REF, persist_state="session"
     )
     d = diffs[key]
     left, right = st.columns(2)
@@ -360,15 +384,16 @@ def split_controls(settings: Settings) -> tuple[str, str] | None:
         ["document", "fraction"],
         format_func={"document": "Documents (seeded choice)", "fraction": "Fraction (the tail)"}.get,
         horizontal=True,
-        key="ins_split",
+        key=sk.INS_SPLIT,
         persist_state="session",
         help="Documents are the blocks between blank lines, or between the first special token if the text has it.",
     )
     fraction = c2.slider(
-        "Held-out share", 0.05, 0.5, 0.2, 0.05, key="ins_fraction", persist_state="session", format="percent"
+        "Held-out share", 0.05, 0.5, 0.2, 0.05, key=sk.INS_FRACTION, persist_state="session", format="percent"
     )
-    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key="ins_seed", persist_state="session", disabled=by == "fraction")
-    separator = settings.special_tokens[0] if settings.special_tokens else None
+    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key=sk.INS_SEED, persist_state="session", disabled=by == "fraction")
+    specials = settings.spec.special_tokens
+    separator = specials[0] if specials else None
     try:
         return heldout_split(settings.text, fraction, int(seed), separator, by=by)
     except ValueError as exc:
@@ -382,14 +407,7 @@ def train_part_tokenizer(settings: Settings, train_text: str, size: int) -> Trai
     Raises:
         ValueError, TypeError: from the engine.
     """
-    full = train(
-        train_text,
-        settings.algorithm,
-        settings.pattern,
-        settings.max_vocab,
-        settings.special_tokens,
-        lowercase=settings.lowercase,
-    )
+    full = train(train_text, settings.spec)
     return full.with_vocab_size(min(max(size, full.min_vocab_size), full.max_vocab_size))
 
 
@@ -416,14 +434,24 @@ def heldout_frame(rows: Sequence[tuple[str, TextMetrics, TextMetrics]]) -> pd.Da
     return pd.DataFrame(out)
 
 
-HELDOUT_COLUMNS = {
-    "Held-out bytes/token": st.column_config.NumberColumn(format="%.3f"),
-    "Training-part bytes/token": st.column_config.NumberColumn(format="%.3f"),
-    "Drop": st.column_config.NumberColumn(
-        format="percent", help="How much less a token carries on unseen text: 1 - held-out / training-part bytes/token"
+HELDOUT_COLUMNS: tuple[compare.FigureColumn, ...] = (
+    compare.FigureColumn("Tokenizer", "Tokenizer", "text"),
+    compare.FigureColumn("Held-out tokens", "Held-out tokens", "int", "Tokens of the held-out part"),
+    compare.FigureColumn("Held-out bytes/token", "Held-out bytes / token", "3f", "UTF-8 bytes per token, held out"),
+    compare.FigureColumn(
+        "Training-part bytes/token", "Training-part bytes / token", "3f", "UTF-8 bytes per token, training part"
     ),
-    "Held-out tokens/word": st.column_config.NumberColumn(format="%.3f"),
-}
+    compare.FigureColumn(
+        "Drop",
+        "Drop",
+        "share",
+        "How much less a token carries on unseen text: 1 - held-out / training-part bytes/token",
+    ),
+    compare.FigureColumn("Held-out tokens/word", "Held-out tokens / word", "3f", "Tokens per word, held out"),
+    compare.FigureColumn("Held-out unknown", "Held-out unknown", "int", "Unknown tokens ([UNK]) in the held-out part"),
+)
+"""The held-out table's columns (:func:`heldout_frame`), drawn by :func:`ui.compare.figures_table_html`: headers
+wrap, so every column fits at 1280 px and wider."""
 
 
 def heldout_figure(frame: pd.DataFrame) -> go.Figure:
@@ -489,7 +517,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
             for b in builts
         ]
     frame = heldout_frame(rows)
-    st.dataframe(frame, hide_index=True, column_config=HELDOUT_COLUMNS, width="stretch")
+    st.html(compare.figures_table_html(frame, HELDOUT_COLUMNS))
     st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
     st.caption(
         "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "
@@ -502,7 +530,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _breakdown(cache_key: str, text: str, _tok: Any) -> list[ScriptRow]:
+def _breakdown(cache_key: str, text: str, _tok: Tokenizer) -> list[ScriptRow]:
     return script_breakdown(text, _tok.token_spans(text))
 
 
@@ -559,7 +587,7 @@ def scripts_view(settings: Settings, tok: Trained) -> None:
 
 
 def _base_changed() -> None:
-    st.session_state["ins_pattern_text"] = PATTERNS[st.session_state["ins_pattern_base"]]
+    st.session_state[sk.INS_PATTERN_TEXT] = PATTERNS[st.session_state[sk.INS_PATTERN_BASE]]
 
 
 def chunks_html(text: str, chunks: Sequence[tuple[int, int, bool]]) -> str:
@@ -580,33 +608,33 @@ def chunks_html(text: str, chunks: Sequence[tuple[int, int, bool]]) -> str:
 def playground_pattern() -> str:
     """The pattern editor; returns the pattern in force (the last valid one when the edit is invalid)."""
     if "ins_pattern_base" not in st.session_state:
-        st.session_state["ins_pattern_base"] = "gpt2"
+        st.session_state[sk.INS_PATTERN_BASE] = "gpt2"
     if "ins_pattern_text" not in st.session_state:
-        st.session_state["ins_pattern_text"] = PATTERNS[st.session_state["ins_pattern_base"]]
+        st.session_state[sk.INS_PATTERN_TEXT] = PATTERNS[st.session_state[sk.INS_PATTERN_BASE]]
     st.selectbox(
         "Start from",
         PATTERN_BASES,
         format_func=PATTERN_LABELS.get,
-        key="ins_pattern_base",
+        key=sk.INS_PATTERN_BASE,
         on_change=_base_changed,
         help="Replaces the pattern below with this encoding's pattern.",
     )
-    typed = st.text_area("Split pattern (regex module syntax)", key="ins_pattern_text", height=100)
-    good = st.session_state.get("_ins_pattern_good", PATTERNS["gpt2"])
+    typed = st.text_area("Split pattern (regex module syntax)", key=sk.INS_PATTERN_TEXT, height=100)
+    good = st.session_state.get(sk.INS_PATTERN_GOOD, PATTERNS["gpt2"])
     try:
         compile_pattern(typed)
     except ValueError as exc:
         st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
         st.code(good, language=None)
         return good
-    st.session_state["_ins_pattern_good"] = typed
+    st.session_state[sk.INS_PATTERN_GOOD] = typed
     return typed
 
 
-def merges_side_by_side(a: BPETokenizer, b: BPETokenizer, n: int = 40) -> pd.DataFrame:
-    """The first ``n`` merges of two tokenizers, rank by rank (readable tokens)."""
-    ta = [readable(a.token_bytes(new)) for _l, _r, new in a.merge_ids[:n]]
-    tb = [readable(b.token_bytes(new)) for _l, _r, new in b.merge_ids[:n]]
+def merges_side_by_side(a: TrainedTokenizer, b: TrainedTokenizer, n: int = 40) -> pd.DataFrame:
+    """The first ``n`` learned tokens of two tokenizers, rank by rank (readable tokens)."""
+    ta = [readable(a.token_bytes(new)) for _r, new in a.learned_tokens()[:n]]
+    tb = [readable(b.token_bytes(new)) for _r, new in b.learned_tokens()[:n]]
     k = max(len(ta), len(tb))
     return pd.DataFrame(
         {
@@ -619,14 +647,16 @@ def merges_side_by_side(a: BPETokenizer, b: BPETokenizer, n: int = 40) -> pd.Dat
 
 def pretok_view(settings: Settings) -> None:
     """Edit a split pattern, see its chunks on the text, retrain a BPE with it and compare the merges."""
-    if settings.algorithm == "wordpiece":
+    if get_algorithm(settings.spec.algorithm).fixed_pattern:
         st.info(
-            "WordPiece always pre-tokenizes BERT-style, so this playground trains byte-level BPE: the sidebar's "
-            "text, a BPE with GPT-2's pattern as the baseline, and your pattern.",
+            f"{view_of(settings.spec.algorithm).short} always pre-tokenizes "
+            f"{view_of(settings.spec.algorithm).fixed_pattern_phrase}, so this playground trains byte-level BPE: "
+            "the sidebar's text, a BPE with GPT-2's pattern as the baseline, and your pattern.",
             icon=":material/info:",
         )
     pattern = playground_pattern()
-    _p, specials, n = compare.bpe_parameters(settings)
+    bpe_spec = compare.compared_spec(settings, compare.VARIANTS)
+    specials = bpe_spec.special_tokens
     try:
         prefix = pretoken_prefix(settings.text, CHUNK_DRAW_CHARS, pattern, specials, slack=3 * CHUNK_DRAW_CHARS)
         counts, _total = count_pretokens(settings.text, pattern, specials)
@@ -642,7 +672,7 @@ def pretok_view(settings: Settings) -> None:
     try:
         with st.spinner("Training with both patterns…"):
             base = compare.trained_bpe(settings)
-            edited = train(settings.text, "bpe", pattern, n, specials)
+            edited = train(settings.text, bpe_spec.replace(pattern=pattern))
     except (ValueError, TypeError) as exc:
         st.error(f"Cannot train: {exc}", icon=":material/error:")
         return
@@ -675,9 +705,7 @@ def pretok_view(settings: Settings) -> None:
 
 def unused_frame(tok: Trained, unused: Sequence[tuple[int, int, bytes]]) -> pd.DataFrame:
     """Table of unused tokens: merge rank (1-based), id, readable token, length in bytes."""
-    shown = [
-        tok.id_to_token(i) if isinstance(tok, WordPieceTokenizer) else readable(b) for _r, i, b in unused
-    ]  # fmt: skip
+    shown = [render.shown_token(tok, i) for _r, i, _b in unused]
     return pd.DataFrame(
         {
             "Rank": [r + 1 for r, _i, _b in unused],
@@ -698,7 +726,7 @@ def unused_view(settings: Settings, tok: Trained, size: int) -> None:
             "heldout": "The held-out part (tokenizer trained on the rest)",
         }.get,
         horizontal=True,
-        key="ins_unused_on",
+        key=sk.INS_UNUSED_ON,
         persist_state="session",
     )
     if on == "heldout":
@@ -717,7 +745,7 @@ def unused_view(settings: Settings, tok: Trained, size: int) -> None:
     with st.spinner("Encoding…"):
         key = tok_key(settings, tok.vocab_size, trained_on)
         unused = unused_tokens(tok, text, list(_counts(key, text, tok)))
-    learned = len(learned_tokens(tok))
+    learned = len(tok.learned_tokens())
     st.metric(
         "Learned tokens never used",
         f"{len(unused):,} of {learned:,}",

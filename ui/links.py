@@ -23,19 +23,20 @@ from typing import Any
 
 import streamlit as st
 
+from bpe_core import algorithm_names, get_algorithm
 from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
-from ui.inputs import ALGORITHMS, CUSTOM, SOURCES, URL_TEXT_LIMIT
+from bpe_core.production import PRODUCTION
+from ui import state_keys as sk
+from ui.compare import REGISTRY
+from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
+from ui.insights_tabs import VIEWS
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
+from ui.training import for_settings
 
-RESTORED_FLAG = "_links_restored"
-"""Session-state flag: the URL has been read for this session."""
-
-PENDING_STEP = "_links_pending_merge_step"
-"""Session-state key of the Merges page's step from the URL, applied when its history is first shown."""
-
-PENDING_SIZE = "_links_pending_vocab_size"
-"""Session-state key of a slider size from the URL, applied once the tokenizer exists (:func:`apply_pending_size`)."""
+RESTORED_FLAG = sk.LINKS_RESTORED
+PENDING_STEP = sk.PENDING_STEP
+PENDING_SIZE = sk.PENDING_SIZE
 
 
 def _choice(options: Mapping[str, Any] | tuple[str, ...]) -> Callable[[str], str]:
@@ -111,23 +112,22 @@ def _dump_bool(v: Any) -> str:
     return "1" if v else "0"
 
 
-def _insight_views() -> dict[str, str]:
-    from ui.insights_view import VIEWS  # late: insights_view imports the page helpers
-
-    return VIEWS
-
-
 def _view_key(label: str) -> str:
     """The stable key of an Insights tab label (the tab widget's value is its label)."""
-    return next((k for k, v in _insight_views().items() if v == label), "genealogy")
+    return next((k for k, v in VIEWS.items() if v == label), "genealogy")
 
 
 def _compare_keys(raw: str) -> list[str]:
-    from ui.compare import REGISTRY  # late: the registry fills in when ui.compare is imported
-
     keys = [k for k in raw.split(",") if k]
     if not keys or any(k not in REGISTRY for k in keys):
         raise ValueError(f"unknown tokenizer in {raw!r}")
+    return list(dict.fromkeys(keys))
+
+
+def _production_keys(raw: str) -> list[str]:
+    keys = [k for k in raw.split(",") if k]
+    if any(k not in PRODUCTION for k in keys):
+        raise ValueError(f"unknown production encoding in {raw!r}")
     return list(dict.fromkeys(keys))
 
 
@@ -141,54 +141,55 @@ _COMPARE_SOURCES = {"training": "Training text", "other": "Other text"}
 
 
 PARAMS: tuple[Param, ...] = (
-    Param("src", "source", lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
-    Param("sample", "sample", _choice(SAMPLES)),
-    Param("text", "paste_text", _text),
-    Param("algo", "algorithm", _choice(ALGORITHMS)),
-    Param("pattern", "pattern", _choice((*PATTERN_LABELS, CUSTOM))),
-    Param("regex", "custom_pattern", _regex),
-    Param("vocab", "max_vocab", _int_in(1, 100_000)),
-    Param("lower", "wp_lowercase", _bool, _dump_bool),
-    Param("colour", "colour_mode", _choice(COLOUR_MODES)),
-    Param("ws", "show_ws", _bool, _dump_bool),
+    Param("src", sk.SOURCE, lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
+    Param("sample", sk.SAMPLE, _choice(SAMPLES)),
+    Param("text", sk.PASTE_TEXT, _text),
+    Param("algo", sk.ALGORITHM, _choice(tuple(algorithm_names()))),
+    Param("pattern", sk.PATTERN, _choice((*PATTERN_LABELS, CUSTOM))),
+    Param("regex", sk.CUSTOM_PATTERN, _regex),
+    Param("vocab", sk.MAX_VOCAB, _int_in(1, 100_000)),
+    Param("lower", sk.lowercase_key("wordpiece"), _bool, _dump_bool),
+    Param("colour", sk.COLOUR_MODE, _choice(COLOUR_MODES)),
+    Param("ws", sk.SHOW_WS, _bool, _dump_bool),
     # the Compare and Encode pages
-    Param("cmp", "compare_tokenizers", _compare_keys, ",".join),
+    Param("cmp", sk.COMPARE_TOKENIZERS, _compare_keys, ",".join),
     Param(
         "cmpon",
-        "compare_source",
+        sk.COMPARE_SOURCE,
         lambda r: _COMPARE_SOURCES[r],
         lambda v: next((k for k, x in _COMPARE_SOURCES.items() if x == v), "training"),
     ),
-    Param("word", "encode_word", _word),
-    Param("step", "merge_step", _int_in(0, 10_000_000)),
+    Param("word", sk.ENCODE_WORD, _word),
+    Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000)),
     # the Insights page
-    Param("view", "ins_tab", lambda r: _insight_views()[r], _view_key),
-    Param("token", "ins_token", _int_in(0, 10_000_000)),
-    Param("split", "ins_split", _choice(("document", "fraction"))),
-    Param("heldout", "ins_fraction", _float_in(0.05, 0.5)),
-    Param("seed", "ins_seed", _int_in(0, 2**31 - 1)),
-    Param("pbase", "ins_pattern_base", _choice(("gpt2", "cl100k", "o200k", "bert"))),
-    Param("ptext", "ins_pattern_text", _regex),
-    Param("ref", "ins_diff_ref", _choice(("gpt2", "cl100k_base", "o200k_base"))),
-    Param("unused", "ins_unused_on", _choice(("training", "heldout"))),
+    Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key),
+    Param("token", sk.INS_TOKEN, _int_in(0, 10_000_000)),
+    Param("split", sk.INS_SPLIT, _choice(("document", "fraction"))),
+    Param("heldout", sk.INS_FRACTION, _float_in(0.05, 0.5)),
+    Param("seed", sk.INS_SEED, _int_in(0, 2**31 - 1)),
+    Param("pbase", sk.INS_PATTERN_BASE, _choice(("gpt2", "cl100k", "o200k", "bert"))),
+    Param("ptext", sk.INS_PATTERN_TEXT, _regex),
+    Param("ref", sk.INS_DIFF_REF, _choice(tuple(PRODUCTION))),
+    Param("refs", sk.INS_REFS, _production_keys, ",".join),
+    Param("unused", sk.INS_UNUSED_ON, _choice(("training", "heldout"))),
 )
 """Every setting a link carries, in URL order."""
 
 
 def _applies(p: Param, state: Mapping[str, Any]) -> bool:
     """Whether a setting belongs in the URL given the others (e.g. the text only for pasted text)."""
-    source = state.get("source", SOURCES[0])
-    algo = state.get("algorithm", "bpe")
+    source = state.get(sk.SOURCE, SOURCES[0])
+    algo = state.get(sk.ALGORITHM, "bpe")
     if p.url == "sample":
         return source == "Sample"
     if p.url == "text":
-        return source == "Paste" and len(state.get("paste_text") or "") <= URL_TEXT_LIMIT
+        return source == "Paste" and len(state.get(sk.PASTE_TEXT) or "") <= URL_TEXT_LIMIT
     if p.url in ("pattern", "regex"):
-        return algo == "bpe" and (p.url == "pattern" or state.get("pattern") == CUSTOM)
+        return not get_algorithm(algo).fixed_pattern and (p.url == "pattern" or state.get(sk.PATTERN) == CUSTOM)
     if p.url == "lower":
-        return algo == "wordpiece"
+        return get_algorithm(algo).uses_lowercase and sk.lowercase_key(algo) == p.state
     if p.url == "ptext":  # only an edited pattern: the base's own is implied by pbase
-        return state.get("ins_pattern_text") != PATTERNS.get(state.get("ins_pattern_base", "gpt2"))
+        return state.get(sk.INS_PATTERN_TEXT) != PATTERNS.get(state.get(sk.INS_PATTERN_BASE, "gpt2"))
     return True
 
 
@@ -248,7 +249,7 @@ def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, A
     state[RESTORED_FLAG] = True
     query = st.query_params.to_dict() if query is None else query
     for key, value in parse_query(query).items():
-        state[PENDING_STEP if key == "merge_step" else key] = value
+        state[PENDING_STEP if key == sk.MERGE_STEP else key] = value
     try:
         size = query.get("size")
         state[PENDING_SIZE] = _int_in(1, 100_000)(str(size[-1] if isinstance(size, list) else size))
@@ -267,22 +268,20 @@ def apply_pending_size(settings: Any) -> None:
     size = st.session_state.pop(PENDING_SIZE, None)
     if size is None or settings.problem:
         return
-    from ui.training import for_settings
-
     try:
         tok = for_settings(settings)
     except (ValueError, TypeError):
         return
-    st.session_state["vocab_size__owner"] = id(tok)
-    st.session_state["vocab_size"] = min(max(size, tok.min_vocab_size), tok.max_vocab_size)
+    st.session_state[sk.owner_key(sk.VOCAB_SIZE)] = id(tok)
+    st.session_state[sk.VOCAB_SIZE] = min(max(size, tok.min_vocab_size), tok.max_vocab_size)
 
 
 def publish() -> None:
     """Write the current settings (and the slider's size) into ``st.query_params``, changing only what differs."""
     state = st.session_state
     want = query_from_state(state)
-    if "vocab_size" in state and state.get("vocab_size__owner") is not None:
-        want["size"] = str(state["vocab_size"])
+    if sk.VOCAB_SIZE in state and state.get(sk.owner_key(sk.VOCAB_SIZE)) is not None:
+        want["size"] = str(state[sk.VOCAB_SIZE])
     elif PENDING_SIZE in state:
         want["size"] = str(state[PENDING_SIZE])
     have = st.query_params.to_dict()

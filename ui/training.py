@@ -1,4 +1,4 @@
-"""Training, cached per (text, parameters): moving a slider never retrains.
+"""Training, cached per (text, :class:`~bpe_core.interface.TrainingSpec`): moving a slider never retrains.
 
 The cache is this module's own small LRU (:data:`CACHE_ENTRIES` tokenizers per
 server process, shared by all sessions, kept inside one ``st.cache_resource``
@@ -19,17 +19,15 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 
 import streamlit as st
 
-from bpe_core import BPETokenizer, train_bpe
-from bpe_core.wordpiece import WordPieceTokenizer, train_wordpiece
+from bpe_core.interface import ProgressCallback, TrainedTokenizer, TrainingSpec
 from ui import imported as imported_tokenizers
+from ui import state_keys as sk
 
-Tokenizer = BPETokenizer | WordPieceTokenizer
-SettingsKey = tuple
-ProgressCallback = Callable[[str, int, int], None]
+TrainingKey = tuple
+"""What :func:`training_key` returns: equal keys mean the same tokenizer."""
 
 CACHE_ENTRIES = 8
 """Trained tokenizers kept per server process (least recently used dropped first)."""
@@ -37,16 +35,17 @@ CACHE_ENTRIES = 8
 PROGRESS_MIN_CHARS = 300_000
 """Texts at least this long (characters) train with a progress bar and a Cancel button."""
 
-CANCELLED_KEY = "training_cancelled_for"
-"""Session-state key: the settings key whose training the user cancelled, if any."""
+CANCELLED_KEY = sk.TRAINING_CANCELLED_FOR
+LAST_KEY = sk.TRAINING_LAST
 
 
-LAST_KEY = "training_last"
-"""Session-state key: ``(settings key, Settings)`` of the sidebar tokenizer this session last trained or used."""
+class CancelledInThisSession(ValueError):
+    """:func:`train` was asked for a training this session cancelled (and has not resumed).
 
-
-class TrainingWasCancelled(ValueError):
-    """:func:`train` was asked for settings whose training this session cancelled."""
+    Not :class:`bpe_core.interface.TrainingCancelled`, which stops a training
+    that is running: this one refuses to *start* one, so that pages other than
+    the Playground do not silently restart a training the user stopped.
+    """
 
 
 @st.cache_resource(show_spinner=False)
@@ -66,31 +65,41 @@ def _digest(text: str) -> bytes:
     return d
 
 
-def settings_key(
-    text: str,
-    algorithm: str,
-    pattern: str,
-    max_vocab: int,
-    special_tokens: tuple[str, ...],
-    lowercase: bool = False,
-) -> SettingsKey:
-    """The cache key of a training: the text's digest and every parameter.
+def training_key(text: str, spec: TrainingSpec, imported: str | None = None) -> TrainingKey:
+    """The one cache key of a tokenizer: the training text's digest and the spec, or the imported file.
+
+    Every cache of the app that holds a tokenizer, or something computed from
+    one, keys on this (the training LRU, the Cancel mark, the Merges page's
+    history) or on :func:`view_key` (figures of one vocabulary size).
 
     Args:
         text: training text.
-        algorithm: ``"bpe"`` or ``"wordpiece"``.
-        pattern: pattern name.
-        max_vocab: vocabulary size to train to.
-        special_tokens: special-token strings.
-        lowercase: WordPiece lower-casing.
+        spec: how it is trained.
+        imported: key of an imported tokenizer (:mod:`ui.imported`): the key is
+            then the file's, whatever ``text`` and ``spec`` say.
 
     Returns:
         A hashable tuple; equal keys mean the same tokenizer.
     """
-    return (_digest(text), len(text), algorithm, pattern, max_vocab, tuple(special_tokens), bool(lowercase))
+    if imported is not None:
+        return ("imported", imported)
+    return (_digest(text), len(text), spec.key())
 
 
-def cached(key: SettingsKey | None) -> Tokenizer | None:
+def view_key(text: str, spec: TrainingSpec, imported: str | None = None, size: int | None = None) -> str:
+    """:func:`training_key` and a vocabulary size, as one string (for ``st.cache_data`` keys of figures).
+
+    The size is the part after the last ``|``.
+    """
+    return f"{training_key(text, spec, imported)!r}|{size}"
+
+
+def settings_key(settings) -> TrainingKey:
+    """:func:`training_key` of the sidebar's :class:`ui.inputs.Settings`."""
+    return training_key(settings.text, settings.spec, settings.imported)
+
+
+def cached(key: TrainingKey | None) -> TrainedTokenizer | None:
     """The cached tokenizer for ``key`` (marked recently used), or ``None`` if it is not trained."""
     if key is None:
         return None
@@ -102,7 +111,7 @@ def cached(key: SettingsKey | None) -> Tokenizer | None:
         return tok
 
 
-def _put(key: SettingsKey, tok: Tokenizer) -> None:
+def _put(key: TrainingKey, tok: TrainedTokenizer) -> None:
     store = _store()
     with store["lock"]:
         lru = store["lru"]
@@ -112,7 +121,7 @@ def _put(key: SettingsKey, tok: Tokenizer) -> None:
             lru.popitem(last=False)
 
 
-def cancel(key: SettingsKey) -> None:
+def cancel(key: TrainingKey) -> None:
     """Mark ``key``'s training as cancelled in this session (the Cancel button's callback)."""
     st.session_state[CANCELLED_KEY] = key
 
@@ -122,7 +131,7 @@ def resume() -> None:
     st.session_state.pop(CANCELLED_KEY, None)
 
 
-def is_cancelled(key: SettingsKey) -> bool:
+def is_cancelled(key: TrainingKey) -> bool:
     """Whether this session cancelled the training for ``key``."""
     return st.session_state.get(CANCELLED_KEY) == key
 
@@ -138,34 +147,26 @@ def cancel_applies(settings) -> bool:
         settings: a :class:`ui.inputs.Settings`.
 
     Returns:
-        ``True`` when :func:`for_settings` would raise :class:`TrainingWasCancelled` for them.
+        ``True`` when :func:`for_settings` would raise :class:`CancelledInThisSession` for them.
     """
     if settings.imported is not None or settings.problem or CANCELLED_KEY not in st.session_state:
         return False
-    key = settings_key(*settings_args(settings))
+    key = settings_key(settings)
     return is_cancelled(key) and cached(key) is None
 
 
 def train(
     text: str,
-    algorithm: str,
-    pattern: str,
-    max_vocab: int,
-    special_tokens: tuple[str, ...],
-    lowercase: bool = False,
+    spec: TrainingSpec,
     imported: str | None = None,
     *,
     progress: ProgressCallback | None = None,
-) -> Tokenizer:
-    """Train (once) and return the tokenizer for these settings, or the imported one.
+) -> TrainedTokenizer:
+    """Train (once) and return the tokenizer for ``spec`` on ``text``, or the imported one.
 
     Args:
         text: training text.
-        algorithm: ``"bpe"`` or ``"wordpiece"``.
-        pattern: pattern name (BPE only; WordPiece always splits BERT-style).
-        max_vocab: vocabulary size to train to.
-        special_tokens: special-token strings.
-        lowercase: WordPiece only: lower-case the text first.
+        spec: how to train (:meth:`bpe_core.interface.TrainingSpec.train`).
         imported: key of a tokenizer imported from a file (:mod:`ui.imported`):
             it is returned as it is and nothing is trained.
         progress: ``progress(phase, done, total)`` passed to the trainer when it
@@ -178,43 +179,23 @@ def train(
 
     Raises:
         ValueError, TypeError: from the engine, with its message; not cached.
-        TrainingWasCancelled: this session cancelled training on these settings.
+        CancelledInThisSession: this session cancelled training on these settings.
     """
     if imported is not None:
         return imported_tokenizers.get(imported)  # ValueError when the server no longer has it
-    key = settings_key(text, algorithm, pattern, max_vocab, special_tokens, lowercase)
+    key = training_key(text, spec)
     tok = cached(key)
     if tok is not None:
         return tok
     if is_cancelled(key):
-        raise TrainingWasCancelled(
+        raise CancelledInThisSession(
             "training on these settings was cancelled; press “Train with these settings” to train, "
             "or change the settings"
         )
-    if algorithm == "wordpiece":
-        tok = train_wordpiece(text, max_vocab, special_tokens, lowercase=lowercase, progress=progress)
-    elif algorithm == "bpe":
-        # count in this process: the server is multi-threaded, and uploads are at most 64 MiB
-        tok = train_bpe(text, max_vocab, special_tokens, pattern, progress=progress, num_workers=1)
-    else:
-        raise ValueError(f"unknown algorithm {algorithm!r}")
+    # count in this process: the server is multi-threaded, and uploads are at most 64 MiB
+    tok = spec.train(text, progress=progress, num_workers=1)
     _put(key, tok)
     return tok
-
-
-def settings_args(settings) -> tuple:
-    """``(text, algorithm, pattern, max_vocab, special_tokens, lowercase)`` of a :class:`ui.inputs.Settings`.
-
-    The positional arguments of :func:`train` and :func:`settings_key` for the sidebar's settings.
-    """
-    return (
-        settings.text,
-        settings.algorithm,
-        settings.pattern,
-        settings.max_vocab,
-        settings.special_tokens,
-        settings.lowercase,
-    )
 
 
 def remember(settings) -> None:
@@ -223,15 +204,15 @@ def remember(settings) -> None:
     Args:
         settings: a :class:`ui.inputs.Settings` whose tokenizer is trained (not imported).
     """
-    st.session_state[LAST_KEY] = (settings_key(*settings_args(settings)), dataclasses.replace(settings))
+    st.session_state[LAST_KEY] = (settings_key(settings), dataclasses.replace(settings))
 
 
-def last_trained() -> tuple[SettingsKey | None, object]:
+def last_trained() -> tuple[TrainingKey | None, object]:
     """``(settings key, Settings)`` noted by :func:`remember`, or ``(None, None)``."""
     return st.session_state.get(LAST_KEY) or (None, None)
 
 
-def for_settings(settings, *, progress: ProgressCallback | None = None) -> Tokenizer:
+def for_settings(settings, *, progress: ProgressCallback | None = None) -> TrainedTokenizer:
     """The sidebar's tokenizer: the imported one, or :func:`train` on the sidebar's text and parameters.
 
     A trained one is :func:`remember`-ed, whichever page asked for it.
@@ -241,9 +222,9 @@ def for_settings(settings, *, progress: ProgressCallback | None = None) -> Token
         progress: as in :func:`train`.
 
     Raises:
-        ValueError, TypeError, TrainingWasCancelled: as :func:`train`.
+        ValueError, TypeError, CancelledInThisSession: as :func:`train`.
     """
-    tok = train(*settings_args(settings), settings.imported, progress=progress)
+    tok = train(settings.text, settings.spec, settings.imported, progress=progress)
     if settings.imported is None:
         remember(settings)
     return tok

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import streamlit as st
 
-from bpe_core import BPETokenizer
+from bpe_core.interface import TrainedTokenizer
 from bpe_core.metrics import basic_counts
 from bpe_core.pretokenize import pretoken_prefix
-from bpe_core.wordpiece import WordPieceTokenizer
 from ui import render, training
+from ui import state_keys as sk
+from ui.algorithms import view_of
 from ui.inputs import Settings
 
 MAX_DRAW_CHARS = 20_000
@@ -24,7 +23,7 @@ MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens."""
 
 
-def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer | WordPieceTokenizer:
+def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokenizer:
     """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
 
     Texts of at least :data:`ui.training.PROGRESS_MIN_CHARS` characters train
@@ -53,10 +52,9 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer 
     if settings.problem:
         st.info(settings.problem, icon=":material/edit_note:")
         st.stop()
-    args = training.settings_args(settings)
     if settings.imported is not None:  # nothing to train: the file's tokenizer, as it is
         try:
-            return training.train(*args, imported=settings.imported)
+            return training.train(settings.text, settings.spec, settings.imported)
         except ValueError as exc:
             st.error(f"Cannot use the imported tokenizer: {exc}", icon=":material/error:")
             st.stop()
@@ -65,15 +63,15 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer 
         return previous
     if training.cancel_applies(settings):  # cancelled, and nothing to fall back on: the notice says so
         st.stop()
-    key = training.settings_key(*args)
+    key = training.settings_key(settings)
     tok = training.cached(key)
     if tok is None:
         try:
             if len(settings.text) < training.PROGRESS_MIN_CHARS:
                 with st.spinner("Training…"):
-                    tok = training.train(*args)
+                    tok = training.train(settings.text, settings.spec)
             else:
-                tok = _train_with_progress(args, key)
+                tok = _train_with_progress(settings, key)
         except (ValueError, TypeError) as exc:
             st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
             st.stop()
@@ -92,7 +90,7 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> BPETokenizer 
     return tok
 
 
-def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
+def sidebar_tokenizer(settings: Settings) -> TrainedTokenizer:
     """The sidebar's tokenizer for a page that shows it beside others (Encode step by step).
 
     Unlike :func:`trained_or_stop` it never stops the page: the page's other
@@ -110,7 +108,7 @@ def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
         The tokenizer at its full trained size.
 
     Raises:
-        ui.training.TrainingWasCancelled: this session cancelled training on
+        ui.training.CancelledInThisSession: this session cancelled training on
             these settings and has no previous tokenizer (the notice is shown).
         ValueError, TypeError: from the engine, as :func:`ui.training.train`.
     """
@@ -120,15 +118,15 @@ def sidebar_tokenizer(settings: Settings) -> BPETokenizer | WordPieceTokenizer:
     return training.for_settings(settings)
 
 
-def _train_with_progress(args: tuple, key: tuple) -> BPETokenizer | WordPieceTokenizer:
+def _train_with_progress(settings: Settings, key: training.TrainingKey) -> TrainedTokenizer:
     """Train with a progress bar and a Cancel button; both disappear when training ends."""
     box = st.empty()
     with box.container(border=True):
-        st.markdown(f"**Training on {len(args[0]):,} characters…**")
+        st.markdown(f"**Training on {len(settings.text):,} characters…**")
         bar = st.progress(0.0, text="Counting pre-tokens…")
         st.button(
             "Cancel training",
-            key="cancel_training",
+            key=sk.CANCEL_TRAINING,
             icon=":material/cancel:",
             on_click=training.cancel,
             args=(key,),
@@ -149,12 +147,12 @@ def _train_with_progress(args: tuple, key: tuple) -> BPETokenizer | WordPieceTok
             shown[0] = pct
             bar.progress(min(max(frac, 0.0), 1.0), text=label)
 
-    tok = training.train(*args, progress=progress)
+    tok = training.train(settings.text, settings.spec, progress=progress)
     box.empty()
     return tok
 
 
-def previous_if_cancelled(settings: Settings) -> BPETokenizer | WordPieceTokenizer | None:
+def previous_if_cancelled(settings: Settings) -> TrainedTokenizer | None:
     """After a Cancel: say so, offer to train after all, and go on with the session's previous tokenizer.
 
     The one cancel fallback of every page (Playground, Merges and Insights
@@ -193,26 +191,26 @@ def previous_if_cancelled(settings: Settings) -> BPETokenizer | WordPieceTokeniz
         st.warning(note, icon=":material/cancel:")
         st.button(
             "Train with these settings",
-            key="resume_training",
+            key=sk.RESUME_TRAINING,
             icon=":material/play_arrow:",
             on_click=training.resume,
             help="Start the training that was cancelled.",
         )
     if previous is None:
         return None
-    for f in dataclasses.fields(last_settings):
-        setattr(settings, f.name, getattr(last_settings, f.name))
+    for name, value in vars(last_settings).items():
+        setattr(settings, name, value)
     return previous
 
 
-def vocab_slider(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size") -> int:
+def vocab_slider(tok: TrainedTokenizer, key: str = sk.VOCAB_SIZE) -> int:
     """The vocabulary-size slider over a trained tokenizer's sizes; returns the chosen size.
 
     The value is shared by every page (session state under ``key``); it resets to
     the full size whenever a different tokenizer is trained.
     """
     lo, hi = tok.min_vocab_size, tok.max_vocab_size
-    owner = f"{key}__owner"
+    owner = sk.owner_key(key)
     if st.session_state.get(owner) != id(tok):
         st.session_state[owner] = id(tok)
         st.session_state[key] = hi
@@ -227,51 +225,32 @@ def vocab_slider(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size"
         max_value=hi,
         key=key,
         persist_state="session",
-        help=_sizes_help(tok),
+        help=view_of(tok.algorithm).sizes_help(tok),
     )
 
 
-def _sizes_help(tok: BPETokenizer | WordPieceTokenizer) -> str:
-    """What the slider's two ends mean for this tokenizer."""
-    lo, hi = tok.min_vocab_size, tok.max_vocab_size
-    if isinstance(tok, WordPieceTokenizer):
-        return (
-            f"{lo} = {len(tok.special_tokens)} special tokens plus the {tok.alphabet_size} characters of the "
-            f"alphabet (word-initial, and ##-prefixed inside words), no merges; {hi} = all {hi - lo} merged tokens."
-        )
-    return f"{lo} = the 256 byte tokens plus {lo - 256} special tokens, no merges; {hi} = all {hi - lo} merges."
-
-
 def token_count(
-    full: BPETokenizer | WordPieceTokenizer,
-    current: BPETokenizer | WordPieceTokenizer,
+    full: TrainedTokenizer,
+    current: TrainedTokenizer,
     text: str,
     trained_on_text: bool = True,
 ) -> int:
     """Tokens of ``text`` under ``current``.
 
     When ``full`` was trained on ``text`` (``trained_on_text``; not for an
-    imported tokenizer, whose trace counts another text) the BPE count is read
-    off the trace when possible (exact, free).  WordPiece
-    encodes: its greedy longest-match encoding is not the segmentation its
-    trainer kept, so the trace's token counts are not the encoding's.
+    imported tokenizer, whose training counted another text) the count is
+    :meth:`~bpe_core.interface.TrainedTokenizer.training_text_tokens` when the
+    tokenizer knows it without encoding (BPE: off the trace; WordPiece: from
+    the training word counts); otherwise the text is encoded.
     """
-    if isinstance(full, WordPieceTokenizer):
-        if not trained_on_text:
-            return len(current.encode(text))
-        n = current.training_text_tokens()  # from the training word counts, remembered per view
-        return n if n is not None else len(current.encode(text))
-    k = current.vocab_size - current.min_vocab_size
-    trace = full.trace
-    if trained_on_text and full.training is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
-        return trace[k - 1].tokens_after if k > 0 else full.training.initial_tokens
-    return len(current.encode(text))
+    n = current.training_text_tokens() if trained_on_text else None
+    return n if n is not None else len(current.encode(text))
 
 
 def token_counts(
     text: str,
-    full: BPETokenizer | WordPieceTokenizer,
-    current: BPETokenizer | WordPieceTokenizer,
+    full: TrainedTokenizer,
+    current: TrainedTokenizer,
     trained_on_text: bool = True,
 ) -> dict[str, float]:
     """Draw the row of counts (tokens, characters, bytes, ratios) and return them (see :func:`token_count`)."""
@@ -296,7 +275,7 @@ def token_counts(
 
 def coloured_text(
     text: str,
-    tok: BPETokenizer | WordPieceTokenizer,
+    tok: TrainedTokenizer,
     *,
     show_whitespace: bool = True,
     total_tokens: int | None = None,
@@ -312,26 +291,21 @@ def coloured_text(
         spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=prefix, max_rank=max(merges - 1, 0)
     )
     st.html(render.CSS + body)
-    legend = render.WORDPIECE_LEGEND_HTML if isinstance(tok, WordPieceTokenizer) else render.LEGEND_HTML
-    st.html(render.CSS + legend)
+    st.html(render.CSS + view_of(tok.algorithm).legend_html)
 
 
-def training_details(tok: BPETokenizer | WordPieceTokenizer) -> None:
+def training_details(tok: TrainedTokenizer) -> None:
     """An expander with what training did: pre-tokens, time, why it stopped."""
     info = tok.training
     if info is None:
         return
-    if isinstance(tok, WordPieceTokenizer):
-        lowered = "yes" if tok.lowercase else "no"
-        split = f"pre-tokenization: BERT-style (whitespace and punctuation); lower-cased: {lowered}"
-    else:
-        split = f"pattern: `{tok.pattern_name or 'custom'}`"
+    split = view_of(tok.algorithm).split_note(tok)
+    learned = view_of(tok.algorithm).trained_note(tok)
     with st.expander("How this tokenizer was trained"):
         st.markdown(
             f"- **{info.pretokens:,}** pre-tokens counted, **{info.unique_pretokens:,}** distinct\n"
             f"- **{info.special_occurrences:,}** special-token occurrences removed before counting\n"
-            f"- **{len(tok.trace):,}** merges learned (asked for {info.requested_vocab_size:,} tokens, "
-            f"got {tok.max_vocab_size:,})\n"
-            f"- counting took {info.count_seconds * 1000:.1f} ms, merging {info.merge_seconds * 1000:.1f} ms\n"
+            f"- {learned} (asked for {info.requested_vocab_size:,} tokens, got {tok.max_vocab_size:,})\n"
+            f"- counting took {info.count_seconds * 1000:.1f} ms, training {info.merge_seconds * 1000:.1f} ms\n"
             f"- {split}"
         )

@@ -379,3 +379,8 @@ def follow_typing(labels: tuple[str, ...] = ("Your text",), delay_ms: int = TYPI
         delay_ms: the pause, in milliseconds.
     """
     _typing(key="follow_typing", data={"labels": list(labels), "delay": int(delay_ms)}, height=0)
+
+
+def supports(tok: object) -> bool:
+    """Whether the live view can draw ``tok`` (byte-level BPE and WordPiece; others are drawn on the server)."""
+    return isinstance(tok, BPETokenizer | WordPieceTokenizer)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from html.parser import HTMLParser
+from types import SimpleNamespace
 
 import pytest
 
@@ -11,15 +12,11 @@ from bpe_core import train_bpe
 from bpe_core.spans import TokenSpan
 from tests.conftest import sample, unmark_whitespace
 from ui import charts, render
-from ui.merges_view import (
-    MAX_STEP_CHARS,
-    BPEMergeHistory,
-    card_html,
-    filter_merges,
-    history_for,
-    readable,
-    step_text_html,
-)
+from ui.merges.card import card_html
+from ui.merges.history import BPEMergeHistory, history_for
+from ui.merges.tables import filter_merges
+from ui.merges.text import MAX_STEP_CHARS, step_text_html
+from ui.render import readable
 
 
 @pytest.fixture(scope="module")
@@ -236,8 +233,9 @@ def test_history_refuses_tokenizers_without_a_trace():
     tok = BPETokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
     with pytest.raises(ValueError, match="no training trace"):
         BPEMergeHistory(tok, "ab")
-    with pytest.raises(NotImplementedError, match="does not show"):
-        history_for(object(), "ab")
+    unregistered = SimpleNamespace(algorithm="morfessor", name="Morfessor")  # an algorithm with no merge history
+    with pytest.raises(NotImplementedError, match="does not show Morfessor"):
+        history_for(unregistered, "ab")
 
 
 def test_history_step_bounds(english_history):

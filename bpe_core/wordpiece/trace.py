@@ -1,10 +1,10 @@
 """WordPiece, one step at a time: the trainer's segmentation after ``k`` merges, and greedy encoding step by step.
 
-The WordPiece counterpart of :mod:`bpe_core.trace` (pure data, no Streamlit):
+The WordPiece counterpart of :mod:`bpe_core.bpe.trace` (pure data, no Streamlit):
 
 * *What did training see after k merges, and why was merge k+1 chosen?*
   :class:`WordPieceReplay` replays the trace of a trained
-  :class:`~bpe_core.wordpiece.WordPieceTokenizer` on the training text's table of
+  :class:`~bpe_core.wordpiece.model.WordPieceTokenizer` on the training text's table of
   distinct words.  :meth:`WordPieceReplay.segmentation` is the trainer's own
   view -- every word as its pieces after the first ``k`` merges, which is *not*
   what greedy longest-match encoding gives -- and
@@ -14,12 +14,12 @@ The WordPiece counterpart of :mod:`bpe_core.trace` (pure data, no Streamlit):
 * *How does greedy longest-match-first encode this word?*
   :func:`wordpiece_encode_steps` records, for every word, each position's
   candidates from the longest to the shorter and the piece taken, as
-  :class:`~bpe_core.trace.PieceSteps` whose final ids are ``encode()``'s.
+  :class:`~bpe_core.steps.PieceSteps` whose final ids are ``encode()``'s.
 
 Both are written independently of the trainer's incremental loop and of the
 encoder's cached fast path, so the tests can cross-check them.  The rules are
 the Hugging Face NLP course's (chapter 6; ``../shared/seeds/004_*``), as in
-:mod:`bpe_core.wordpiece`.
+:mod:`bpe_core.wordpiece.trainer`.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 
-from .pretokenize import split_special
-from .spans import TokenSpan
-from .trace import EncodeStep, PieceSteps, _merge_pair, check_top
-from .wordpiece import _BERT_RX, WordPieceTokenizer, _normalize, count_words
+from ..interface import TrainedTokenizer
+from ..pretokenize import split_special
+from ..spans import TokenSpan
+from ..steps import EncodeStep, PieceSteps, check_top, merge_pair
+from .words import BERT_RX, count_words, normalize_with_origin
 
 __all__ = [
     "GreedyStep",
@@ -45,8 +46,19 @@ __all__ = [
     "TrainerView",
     "WordPieceReplay",
     "explain_score_tie",
+    "is_wordpiece",
     "wordpiece_encode_steps",
 ]
+
+
+def is_wordpiece(tokenizer: object) -> bool:
+    """Whether ``tokenizer`` is a :class:`~bpe_core.wordpiece.model.WordPieceTokenizer`.
+
+    Asked of the declared interface (``algorithm == "wordpiece"`` and a
+    continuing-subword prefix) rather than the class, so this module need not
+    import the model that imports it.
+    """
+    return getattr(tokenizer, "algorithm", None) == "wordpiece" and hasattr(tokenizer, "continuing_subword_prefix")
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +214,7 @@ class WordPieceReplay:
         tokenizer: a trained :class:`WordPieceTokenizer` whose trace covers its
             vocabulary (the full view is used whatever view is given).
         word_counts: ``{word: count}`` of the training text in order of first
-            appearance (:func:`bpe_core.wordpiece.count_words`).
+            appearance (:func:`bpe_core.wordpiece.words.count_words`).
         n_special: special-token occurrences removed from the training text
             (each is one token of the training text).
 
@@ -214,8 +226,8 @@ class WordPieceReplay:
     MEMO = 8
     """How many rankings are kept."""
 
-    def __init__(self, tokenizer: WordPieceTokenizer, word_counts: Mapping[str, int], n_special: int = 0) -> None:
-        if not isinstance(tokenizer, WordPieceTokenizer):
+    def __init__(self, tokenizer: TrainedTokenizer, word_counts: Mapping[str, int], n_special: int = 0) -> None:
+        if not is_wordpiece(tokenizer):
             raise TypeError(f"WordPieceReplay needs a WordPieceTokenizer, got {type(tokenizer).__name__}")
         full = tokenizer.with_vocab_size(tokenizer.max_vocab_size)
         self.tokenizer = full
@@ -240,7 +252,7 @@ class WordPieceReplay:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_text(cls, tokenizer: WordPieceTokenizer, text: str) -> WordPieceReplay:
+    def from_text(cls, tokenizer: TrainedTokenizer, text: str) -> WordPieceReplay:
         """Count the words of ``text`` with the tokenizer's special tokens and lower-casing, and build the replay.
 
         Args:
@@ -253,7 +265,7 @@ class WordPieceReplay:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        if not isinstance(tokenizer, WordPieceTokenizer):
+        if not is_wordpiece(tokenizer):
             raise TypeError(f"WordPieceReplay needs a WordPieceTokenizer, got {type(tokenizer).__name__}")
         specials = sorted(tokenizer.special_tokens, key=tokenizer.special_tokens.get)
         counts, n_special = count_words(text, specials, tokenizer.lowercase)
@@ -298,7 +310,7 @@ class WordPieceReplay:
             if best is None:
                 break
             a, b, new = self._merges[best]
-            cur = _merge_pair(cur, a, b, new)
+            cur = merge_pair(cur, a, b, new)
             ranks.append(best)
             states.append(cur)
             t = best + 1
@@ -471,7 +483,7 @@ class TrainerView:
         return _spans(replay.tokenizer, text, lambda w: replay.word_pieces(w, k))
 
 
-def _spans(tok: WordPieceTokenizer, text: str, pieces_of) -> list[TokenSpan]:
+def _spans(tok: TrainedTokenizer, text: str, pieces_of) -> list[TokenSpan]:
     """Token spans of ``text`` where each word is cut by ``pieces_of(word) -> ids | None`` (``None``: unknown)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -484,7 +496,7 @@ def _spans(tok: WordPieceTokenizer, text: str, pieces_of) -> list[TokenSpan]:
 
 @dataclass(frozen=True, slots=True)
 class GreedyStep(EncodeStep):
-    """One greedy decision of WordPiece encoding (an :class:`~bpe_core.trace.EncodeStep` with its candidates).
+    """One greedy decision of WordPiece encoding (an :class:`~bpe_core.steps.EncodeStep` with its candidates).
 
     Attributes (beyond :class:`EncodeStep`'s):
         tried: the vocabulary strings looked up and not found, longest first
@@ -504,7 +516,7 @@ class GreedyStep(EncodeStep):
 _PIECE_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _piece_table(tok: WordPieceTokenizer) -> tuple[dict[str, int], int]:
+def _piece_table(tok: TrainedTokenizer) -> tuple[dict[str, int], int]:
     """``({piece string: id}, longest piece in characters without the prefix)`` of a view, from its public API.
 
     A vocabulary entry repeating a special token's string is an ordinary piece;
@@ -530,11 +542,11 @@ def _shorten(tried: Sequence[str], keep: int = 6) -> str:
     return ", ".join(repr(t) for t in tried[: keep - 1]) + f", … ({len(tried) - keep} more), {tried[-1]!r}"
 
 
-def _word_steps(tok: WordPieceTokenizer, word: str) -> list[GreedyStep]:
+def _word_steps(tok: TrainedTokenizer, word: str) -> list[GreedyStep]:
     """The course's ``encode_word`` (greedy longest-match-first, with BERT's length cap), one line per decision."""
     pieces, longest = _piece_table(tok)
     prefix = tok.continuing_subword_prefix
-    unk, unk_s = tok.unk_id, tok.unk_token
+    unk, unk_s = tok.unknown_id, tok.unk_token
     n = len(word)
     head = GreedyStep((), (), f"{n} character{'s' * (n != 1)}: take the longest vocabulary piece at each position")
     if n > tok.max_input_chars_per_word:
@@ -599,7 +611,7 @@ def _word_steps(tok: WordPieceTokenizer, word: str) -> list[GreedyStep]:
     return steps
 
 
-def wordpiece_encode_steps(tokenizer: WordPieceTokenizer, text: str) -> list[PieceSteps]:
+def wordpiece_encode_steps(tokenizer: TrainedTokenizer, text: str) -> list[PieceSteps]:
     """Encode ``text`` with WordPiece, recording every greedy longest-match decision.
 
     Special tokens (longest match first) come out whole with one line.  The
@@ -617,7 +629,7 @@ def wordpiece_encode_steps(tokenizer: WordPieceTokenizer, text: str) -> list[Pie
         text: any ``str`` without unpaired surrogates.
 
     Returns:
-        One :class:`~bpe_core.trace.PieceSteps` per word or special token, in
+        One :class:`~bpe_core.steps.PieceSteps` per word or special token, in
         text order (``start``/``end`` are offsets into ``text``; ``text`` is the
         original characters); their ``ids`` concatenate to exactly
         ``tokenizer.encode(text)``.
@@ -626,7 +638,7 @@ def wordpiece_encode_steps(tokenizer: WordPieceTokenizer, text: str) -> list[Pie
         TypeError: ``tokenizer`` is not a WordPieceTokenizer or ``text`` not a ``str``.
         ValueError: ``text`` holds an unpaired surrogate.
     """
-    if not isinstance(tokenizer, WordPieceTokenizer):
+    if not is_wordpiece(tokenizer):
         raise TypeError(f"wordpiece_encode_steps needs a WordPieceTokenizer, got {type(tokenizer).__name__}")
     tokenizer.words(text)  # the encoder's own checks: TypeError for a non-str, ValueError for a lone surrogate
     specials = tokenizer.special_tokens
@@ -638,8 +650,8 @@ def wordpiece_encode_steps(tokenizer: WordPieceTokenizer, text: str) -> list[Pie
             out.append(PieceSteps(segment, offset, offset + len(segment), True, (step,)))
             offset += len(segment)
             continue
-        norm, origin = _normalize(segment, tokenizer.lowercase)
-        for m in _BERT_RX.finditer(norm):
+        norm, origin = normalize_with_origin(segment, tokenizer.lowercase)
+        for m in BERT_RX.finditer(norm):
             ws, we = m.span()
             s, e = (ws, we) if origin is None else (origin[ws], origin[we - 1] + 1)
             steps = _word_steps(tokenizer, m.group())

@@ -3,16 +3,14 @@
 Two questions a learner asks, answered as pure data (no Streamlit here):
 
 * *Why was this pair merged?*  :class:`TrainingReplay` replays the first ``k``
-  merges of a trained :class:`~bpe_core.bpe.BPETokenizer` on the training text's
+  merges of a trained :class:`~bpe_core.bpe.model.BPETokenizer` on the training text's
   table of distinct pre-tokens and ranks every adjacent pair the way the trainer
   did at that moment (:meth:`TrainingReplay.candidates`), with the tie-break rule
   spelled out in words (:func:`explain_tie_break`).
 * *How does this word get encoded?*  :func:`bpe_encode_steps` encodes a text
   pre-token by pre-token, one line per applied merge, in the order the encoder
-  applies them (lowest rank first).  :func:`encode_steps` dispatches on the
-  tokenizer, so another algorithm (WordPiece's greedy longest match) plugs in by
-  giving its tokenizer an ``encode_steps(text)`` method returning the same
-  :class:`PieceSteps` records.
+  applies them (lowest rank first), as the :class:`~bpe_core.steps.PieceSteps`
+  records every algorithm's ``encode_steps(text)`` returns.
 
 Both are written independently of the trainer's incremental loop and of the
 encoder's fast path, so the tests can cross-check them against the trace and
@@ -29,21 +27,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .bpe import BPETokenizer
-from .pretokenize import count_pretokens, pretokenize
-from .spans import display_bytes
-from .wordpiece import WordPieceTokenizer
+from ..interface import TrainedTokenizer
+from ..pretokenize import count_pretokens, pretokenize
+from ..spans import display_bytes
+from ..steps import EncodeStep, PieceSteps, check_top, merge_pair
 
 __all__ = [
     "CandidateRanking",
-    "EncodeStep",
     "PairCandidate",
-    "PieceSteps",
     "TrainingReplay",
     "bpe_encode_steps",
-    "encode_steps",
     "explain_tie_break",
+    "is_bpe",
 ]
+
+
+def is_bpe(tokenizer: object) -> bool:
+    """Whether ``tokenizer`` is a byte-level BPE tokenizer (a :class:`~bpe_core.bpe.model.BPETokenizer`).
+
+    Asked of the declared interface (``algorithm == "bpe"`` and a ``merge_ids``
+    table) rather than the class, so this module need not import the model
+    that imports it.
+    """
+    return getattr(tokenizer, "algorithm", None) == "bpe" and hasattr(tokenizer, "merge_ids")
 
 
 # ---------------------------------------------------------------------------
@@ -173,20 +179,6 @@ def explain_tie_break(winner: PairCandidate, rival: PairCandidate) -> str:
     )  # fmt: skip
 
 
-def _merge_pair(ids: tuple[int, ...], a: int, b: int, new: int) -> tuple[int, ...]:
-    """Replace every (a, b) in ``ids`` by ``new``, left to right (one training step on one word)."""
-    out: list[int] = []
-    i, n = 0, len(ids)
-    while i < n:
-        if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-            out.append(new)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return tuple(out)
-
-
 def _non_overlapping(ids: Sequence[int], a: int, b: int) -> tuple[int, int]:
     """(all adjacent occurrences of (a, b), occurrences replaced left to right) in one word."""
     total = replaced = 0
@@ -200,19 +192,6 @@ def _non_overlapping(ids: Sequence[int], a: int, b: int) -> tuple[int, int]:
                 skip_until = i + 2
         i += 1
     return total, replaced
-
-
-def check_top(top: int) -> None:
-    """Validate a candidate-list length.
-
-    Raises:
-        TypeError: ``top`` is not an int.
-        ValueError: ``top < 1``.
-    """
-    if isinstance(top, bool) or not isinstance(top, int):
-        raise TypeError(f"top must be an int, got {type(top).__name__}")
-    if top < 1:
-        raise ValueError(f"top must be at least 1, got {top}")
 
 
 class TrainingReplay:
@@ -246,8 +225,8 @@ class TrainingReplay:
     MEMO = 8
     """How many replayed states (pre-token segmentations) are kept."""
 
-    def __init__(self, tokenizer: BPETokenizer, word_counts: Mapping[bytes, int]) -> None:
-        if not isinstance(tokenizer, BPETokenizer):
+    def __init__(self, tokenizer: TrainedTokenizer, word_counts: Mapping[bytes, int]) -> None:
+        if not is_bpe(tokenizer):
             raise TypeError(f"TrainingReplay needs a BPETokenizer, got {type(tokenizer).__name__}")
         self.tokenizer = tokenizer
         # one-byte pre-tokens hold no pair: leave them out, as training does
@@ -258,7 +237,7 @@ class TrainingReplay:
         self._lock = threading.Lock()  # the app shares one replay between sessions (threads)
 
     @classmethod
-    def from_text(cls, tokenizer: BPETokenizer, text: str) -> TrainingReplay:
+    def from_text(cls, tokenizer: TrainedTokenizer, text: str) -> TrainingReplay:
         """Build the pre-token table of ``text`` with the tokenizer's pattern and special tokens.
 
         Args:
@@ -317,7 +296,7 @@ class TrainingReplay:
             if prev is not None:
                 # one step on from the cached previous state: apply merge k - 1 where its left token occurs
                 a, b, new = self._merge_ids[k - 1]
-                state = [_merge_pair(ids, a, b, new) if a in ids else ids for ids in prev]
+                state = [merge_pair(ids, a, b, new) if a in ids else ids for ids in prev]
             else:
                 view = self.tokenizer.with_vocab_size(self.tokenizer.min_vocab_size + k)
                 enc = view._encode_piece
@@ -397,61 +376,10 @@ class TrainingReplay:
 # how a word is encoded: one line per step
 
 
-@dataclass(frozen=True, slots=True)
-class EncodeStep:
-    """One line of step-by-step encoding of one pre-token.
-
-    Attributes:
-        ids: the pre-token's token ids after this step.
-        labels: the readable form of each token, same length as ``ids`` (BPE:
-            its bytes decoded, ``<0xNN>`` for bytes that are not a whole
-            character; WordPiece: its vocabulary string, ``##`` included).
-        note: what this step did, in words.
-        rank: BPE: the 0-based merge rank applied; ``None`` for the starting
-            line and for algorithms without ranks.
-        marked: positions in ``ids`` of the tokens this step produced.
-    """
-
-    ids: tuple[int, ...]
-    labels: tuple[str, ...]
-    note: str
-    rank: int | None = None
-    marked: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class PieceSteps:
-    """How one pre-token (or special token) of a text was encoded.
-
-    Attributes:
-        text: the pre-token's characters.
-        start, end: its character offsets in the encoded text.
-        is_special: a special token, emitted whole.
-        steps: the lines, in order; ``steps[0]`` is the starting state and
-            ``steps[-1].ids`` the pre-token's final tokens.
-    """
-
-    text: str
-    start: int
-    end: int
-    is_special: bool
-    steps: tuple[EncodeStep, ...]
-
-    @property
-    def ids(self) -> tuple[int, ...]:
-        """The final token ids of this pre-token."""
-        return self.steps[-1].ids
-
-    @property
-    def merges_applied(self) -> int:
-        """Steps after the starting line (BPE: merges applied)."""
-        return len(self.steps) - 1
-
-
 class _RankTable:
     """A tokenizer view's ``(left, right) -> (rank, new id)`` and byte -> id maps, built from its public API."""
 
-    def __init__(self, tok: BPETokenizer) -> None:
+    def __init__(self, tok: TrainedTokenizer) -> None:
         self.pairs: dict[tuple[int, int], tuple[int, int]] = {}
         for r, (a, b, new) in enumerate(tok.merge_ids):
             self.pairs.setdefault((a, b), (r, new))
@@ -466,14 +394,14 @@ class _RankTable:
 _RANK_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _rank_table(tok: BPETokenizer) -> _RankTable:
+def _rank_table(tok: TrainedTokenizer) -> _RankTable:
     table = _RANK_TABLES.get(tok)
     if table is None:
         table = _RANK_TABLES[tok] = _RankTable(tok)
     return table
 
 
-def _piece_steps(tok: BPETokenizer, table: _RankTable, data: bytes) -> list[EncodeStep]:
+def _piece_steps(tok: TrainedTokenizer, table: _RankTable, data: bytes) -> list[EncodeStep]:
     """Byte-pair encode one pre-token, recording every merge (the textbook loop, no shortcuts)."""
     label = tok.describe_token
     ids = [table.byte_id[x] for x in data]
@@ -503,7 +431,7 @@ def _piece_steps(tok: BPETokenizer, table: _RankTable, data: bytes) -> list[Enco
     return steps
 
 
-def bpe_encode_steps(tokenizer: BPETokenizer, text: str) -> list[PieceSteps]:
+def bpe_encode_steps(tokenizer: TrainedTokenizer, text: str) -> list[PieceSteps]:
     """Encode ``text`` with a BPE tokenizer, recording each pre-token's merges one by one.
 
     Inside each pre-token the lowest-rank merge present is applied to all its
@@ -528,7 +456,7 @@ def bpe_encode_steps(tokenizer: BPETokenizer, text: str) -> list[PieceSteps]:
         TypeError: ``tokenizer`` is not a BPETokenizer or ``text`` not a ``str``.
         ValueError: ``text`` holds an unpaired surrogate.
     """
-    if not isinstance(tokenizer, BPETokenizer):
+    if not is_bpe(tokenizer):
         raise TypeError(f"bpe_encode_steps needs a BPETokenizer, got {type(tokenizer).__name__}")
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -549,39 +477,3 @@ def bpe_encode_steps(tokenizer: BPETokenizer, text: str) -> list[PieceSteps]:
             ) from None
         out.append(PieceSteps(pt.text, pt.start, pt.end, False, tuple(_piece_steps(tokenizer, table, data))))
     return out
-
-
-def encode_steps(tokenizer: object, text: str) -> list[PieceSteps]:
-    """Step-by-step encoding for any tokenizer of the app: the hook other algorithms plug into.
-
-    * :class:`BPETokenizer` -> :func:`bpe_encode_steps` (merges in rank order);
-    * :class:`~bpe_core.wordpiece.WordPieceTokenizer` ->
-      :func:`bpe_core.wordpiece_trace.wordpiece_encode_steps`: a starting line,
-      then one :class:`~bpe_core.wordpiece_trace.GreedyStep` per greedy
-      longest-match decision (``rank=None``, ``marked`` = the piece just taken,
-      ``tried`` = the longer candidates that missed);
-    * any other tokenizer with a method ``encode_steps(text) -> list[PieceSteps]``
-      -> that method.
-
-    Args:
-        tokenizer: the tokenizer.
-        text: the text to encode (``str``).
-
-    Returns:
-        ``list[PieceSteps]``, whose ``ids`` concatenate to ``tokenizer.encode(text)``.
-
-    Raises:
-        TypeError: the tokenizer offers no step-by-step encoding, or ``text`` is
-            not a ``str``.
-        ValueError: as the tokenizer's ``encode``.
-    """
-    if isinstance(tokenizer, BPETokenizer):
-        return bpe_encode_steps(tokenizer, text)
-    if isinstance(tokenizer, WordPieceTokenizer):
-        from .wordpiece_trace import wordpiece_encode_steps  # imported here: it imports this module
-
-        return wordpiece_encode_steps(tokenizer, text)
-    method = getattr(tokenizer, "encode_steps", None)
-    if method is None:
-        raise TypeError(f"{type(tokenizer).__name__} has no step-by-step encoding (no encode_steps method)")
-    return method(text)

@@ -1,0 +1,280 @@
+"""WordPiece, the encoder: greedy longest-match-first, decoding and token spans.
+
+Inside each word (:mod:`bpe_core.wordpiece.words`) the longest vocabulary
+piece that starts there is taken, with the continuing-subword prefix (``##``)
+on every piece but the first; a word that cannot be covered, or that is longer
+than ``max_input_chars_per_word`` characters, becomes the unknown token.  This
+gives exactly Hugging Face ``tokenizers``' ``WordPiece`` model's ids.
+
+:class:`WordPieceEncoder` is mixed into
+:class:`bpe_core.wordpiece.model.WordPieceTokenizer`, whose ``_setup`` builds the
+tables it reads (``_piece_ids``, ``_tokens``, ``_n``, ``_prefix``,
+``_max_piece``, ``_max_chars``, ``_unknown_id``, ``_unk_token``, ``_specials``,
+``_special_ids``, ``_lowercase``, ``_cache``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from ..pretokenize import split_special
+from ..spans import TokenSpan
+from .words import BERT_RX, lowercase_text, normalize_with_origin, surrogate_error
+
+__all__ = ["WORD_CACHE_LIMIT", "WordPieceEncoder"]
+
+WORD_CACHE_LIMIT = 1 << 18
+"""Words cached per tokenizer view (the cache is emptied when full)."""
+
+
+class WordPieceEncoder:
+    """Mixin of :class:`~bpe_core.wordpiece.model.WordPieceTokenizer`: encoding, decoding and spans."""
+
+    _piece_ids: dict[str, int]
+    _tokens: list[str]
+    _n: int
+    _prefix: str
+    _max_piece: int
+    _max_chars: int
+    _unknown_id: int
+    _unk_token: str
+    _specials: dict[str, int]
+    _special_ids: frozenset[int]
+    _lowercase: bool
+    _cache: dict[str, tuple[int, ...]]
+    rank_of: Callable[[int], int | None]
+
+    def _encode_word(self, word: str) -> tuple[int, ...]:
+        """Greedy longest-match-first pieces of one word (``(unknown_id,)`` when it cannot be matched)."""
+        ids = self._cache.get(word)
+        if ids is not None:
+            return ids
+        n = len(word)
+        if n > self._max_chars:
+            ids = (self._unknown_id,)
+        else:
+            get = self._piece_ids.get
+            limit = self._n
+            prefix = self._prefix
+            longest = self._max_piece
+            out: list[int] = []
+            start = 0
+            while start < n:
+                end = min(n, start + longest)
+                while end > start:
+                    i = get(word[start:end] if start == 0 else prefix + word[start:end])
+                    if i is not None and i < limit:
+                        break
+                    end -= 1
+                else:
+                    out = [self._unknown_id]
+                    break
+                out.append(i)
+                start = end
+            ids = tuple(out)
+        if len(self._cache) >= WORD_CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[word] = ids
+        return ids
+
+    def _check_text(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        if not text.isascii():
+            err = surrogate_error(text)
+            if err is not None:
+                raise err
+
+    def encode(self, text: str) -> list[int]:
+        """Encode text to token ids.
+
+        Special tokens (longest match first) become their ids; the rest is
+        lower-cased if configured, split BERT-style into words, and each word is
+        encoded greedily, longest vocabulary match first, with the prefix on
+        every piece after the first.  Whitespace yields no token.
+
+        Args:
+            text: any ``str`` without unpaired surrogates.
+
+        Returns:
+            ``list[int]`` of token ids.
+
+        Raises:
+            TypeError: ``text`` is not a ``str``.
+            ValueError: ``text`` holds an unpaired surrogate.
+        """
+        self._check_text(text)
+        out: list[int] = []
+        specials = self._specials
+        encode_word = self._encode_word
+        for segment, is_special in split_special(text, tuple(specials)):
+            if is_special:
+                out.append(specials[segment])
+                continue
+            norm = lowercase_text(segment) if self._lowercase else segment
+            for word in BERT_RX.findall(norm):
+                out.extend(encode_word(word))
+        return out
+
+    def words(self, text: str) -> list[str]:
+        """The words encoding sees: special tokens, then BERT-style pre-tokens of the (lower-cased) rest.
+
+        Args:
+            text: any ``str``.
+
+        Returns:
+            ``list[str]`` in text order.
+        """
+        self._check_text(text)
+        out: list[str] = []
+        for segment, is_special in split_special(text, tuple(self._specials)):
+            if is_special:
+                out.append(segment)
+            else:
+                out.extend(BERT_RX.findall(lowercase_text(segment) if self._lowercase else segment))
+        return out
+
+    def normalize(self, text: str) -> str:
+        """The whitespace normal form that :meth:`decode` returns: the words joined by one space.
+
+        ``decode(encode(text)) == normalize(text)`` whenever no word of ``text``
+        becomes the unknown token: whitespace runs become one space, a space
+        appears around every punctuation character and special token
+        (``"Hi, you."`` -> ``"Hi , you ."``), and the text is lower-cased when
+        the tokenizer lower-cases.
+
+        Args:
+            text: any ``str``.
+
+        Returns:
+            ``" ".join(self.words(text))``.
+        """
+        return " ".join(self.words(text))
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Decode ids: pieces with the prefix join the previous token, all other tokens are separated by a space.
+
+        This is Hugging Face's ``decoders.WordPiece(cleanup=False)``: a leading
+        continuation piece keeps its prefix, and the unknown token decodes as
+        its string (``"[UNK]"``).  See :meth:`normalize` for the round trip.
+
+        Args:
+            ids: token ids of this view.
+
+        Returns:
+            The decoded ``str``.
+
+        Raises:
+            ValueError: an id is not in this view.
+        """
+        toks = self._tokens
+        prefix = self._prefix
+        plen = len(prefix)
+        limit = self._n
+        parts: list[str] = []
+        for k, i in enumerate(ids):
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < limit:
+                raise ValueError(f"unknown token id {i!r} (vocab size {limit})")
+            s = toks[i]
+            if k == 0:
+                parts.append(s)
+            elif i not in self._special_ids and s.startswith(prefix):
+                parts.append(s[plen:])
+            else:
+                parts.append(" " + s)
+        return "".join(parts)
+
+    def token_spans(self, text: str) -> list[TokenSpan]:
+        """The tokens of ``text`` with character offsets into ``text`` itself.
+
+        Offsets refer to the original text also when lower-casing changed its
+        length (``İ`` -> ``i̇``).  ``display`` is the covered original text (so a
+        coloured view shows the text as typed; the vocabulary string is in
+        ``token_bytes``); a piece that covers only part of what one character
+        lower-cased to is ``is_partial`` and displays its lower-cased text.  An
+        unknown word is one span with the unknown token's id, ``is_special``
+        set, covering the whole word.  Whitespace between words belongs to no
+        span.
+
+        Args:
+            text: any ``str`` without unpaired surrogates.
+
+        Returns:
+            ``list[TokenSpan]`` in text order, with ``is_continuation`` set on
+            ``##`` pieces and ``rank`` the merge rank of merged tokens.
+
+        Raises:
+            TypeError, ValueError: as :meth:`encode`.
+        """
+        return self.token_spans_with(text, self._encode_word)
+
+    def token_spans_with(self, text: str, pieces_of: Callable[[str], Sequence[int] | None]) -> list[TokenSpan]:
+        """Token spans of ``text`` with each word cut by ``pieces_of`` instead of greedy matching.
+
+        The Merges page draws the trainer's own segmentation at step *k* with it
+        (see :mod:`bpe_core.wordpiece.trace`); :meth:`token_spans` passes the
+        greedy encoder.  Special tokens, normalisation and offsets are as in
+        :meth:`token_spans`.
+
+        Args:
+            text: any ``str`` without unpaired surrogates.
+            pieces_of: ``word -> ids`` (the word as normalised and split, e.g.
+                lower-cased); ``None`` or ``(unknown_id,)`` draws the word as ``[UNK]``.
+
+        Returns:
+            ``list[TokenSpan]`` in text order.
+
+        Raises:
+            TypeError, ValueError: as :meth:`encode`.
+        """
+        self._check_text(text)
+        out: list[TokenSpan] = []
+        toks = self._tokens
+        plen = len(self._prefix)
+        unk = self._unknown_id
+        unk_bytes = self._unk_token.encode("utf-8")
+        offset = 0
+        for segment, is_special in split_special(text, tuple(self._specials)):
+            if is_special:
+                out.append(
+                    TokenSpan(
+                        self._specials[segment], segment.encode("utf-8"), segment, offset, offset + len(segment), True
+                    )
+                )
+                offset += len(segment)
+                continue
+            norm, origin = normalize_with_origin(segment, self._lowercase)
+            for m in BERT_RX.finditer(norm):
+                ws, we = m.span()
+                ids = pieces_of(m.group())
+                if ids is None or tuple(ids) == (unk,):
+                    s, e = (ws, we) if origin is None else (origin[ws], origin[we - 1] + 1)
+                    out.append(TokenSpan(unk, unk_bytes, segment[s:e], offset + s, offset + e, True))
+                    continue
+                pos = ws
+                for k, i in enumerate(ids):
+                    piece = toks[i]
+                    length = len(piece) - plen if k else len(piece)
+                    ns, ne = pos, pos + length
+                    pos = ne
+                    partial = False
+                    if origin is None:
+                        s, e = ns, ne
+                    else:
+                        s, e = origin[ns], origin[ne - 1] + 1
+                        partial = (ns > 0 and origin[ns - 1] == s) or (ne < len(norm) and origin[ne] == e - 1)
+                    display = norm[ns:ne] if partial else segment[s:e]
+                    out.append(
+                        TokenSpan(
+                            id=i,
+                            token_bytes=piece.encode("utf-8"),
+                            display=display,
+                            start=offset + s,
+                            end=offset + e,
+                            is_partial=partial,
+                            rank=self.rank_of(i),
+                            is_continuation=k > 0,
+                        )
+                    )
+            offset += len(segment)
+        return out

@@ -1,0 +1,483 @@
+"""WordPiece, the trainer: likelihood-score merges over the words of a text.
+
+The algorithm is WordPiece as the Hugging Face NLP course, chapter 6, describes
+and prints it (Google never published BERT's trainer; the course's version is
+the one learners meet, and ``../shared/seeds/004_*`` reproduces it):
+
+* text is split on special tokens first (they are removed from training and
+  encoded as their ids), optionally lower-cased (per character, so offsets can
+  be mapped back), and pre-tokenized BERT-style: whitespace separates words and
+  every punctuation character is a word of its own
+  (:data:`bpe_core.pretokenize.BERT_PATTERN`, as Hugging Face ``BertPreTokenizer``);
+* the initial vocabulary is the special tokens in the order given, then the
+  alphabet sorted by code point: every first character of a word, and every
+  non-first character with the continuing-subword prefix (``"##"``);
+* each step merges the adjacent pair with the highest score
+  ``freq(pair) / (freq(first) * freq(second))``, where frequencies count
+  occurrences in the current segmentation of the training words, weighted by
+  word counts; the merged token is ``first + second`` without the ``##`` of
+  ``second``.  Ties go to the pair whose first occurrence comes earliest when
+  scanning the words in order of first appearance, left to right (the order in
+  which the course's code meets the pairs).  Scores are compared exactly;
+* encoding is greedy longest-match-first inside each word, with ``##`` on every
+  piece but the first; a word that cannot be covered, or that is longer than
+  ``max_input_chars_per_word`` characters (100, as in BERT), becomes the
+  unknown token.
+
+Training keeps incremental pair counts, token frequencies, a pair -> words
+index, a token -> pairs index and a priority queue with lazy invalidation: a
+merge updates only the pairs whose count, first occurrence or score changes.
+The readable textbook version of the same rules is
+:func:`bpe_core.educational.wordpiece_train`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Sequence
+
+from ..interface import ProgressCallback, TrainingInfo
+from ..pretokenize import validate_special_tokens
+from .model import (
+    DEFAULT_MAX_INPUT_CHARS_PER_WORD,
+    DEFAULT_SPECIAL_TOKENS,
+    WordPieceMerge,
+    WordPieceTokenizer,
+    check_options,
+)
+from .words import COUNT_CHUNK, count_words, surrogate_error
+
+__all__ = ["PROGRESS_INTERVAL", "Ticker", "train_from_spec", "train_wordpiece"]
+
+_FIRST_SHIFT = 40  # a first occurrence is stored as word_index << 40 | character offset
+
+PROGRESS_INTERVAL = 0.2
+"""Longest time, in seconds, between two calls of the progress callback while training (so Cancel works)."""
+
+
+class Ticker:
+    """Calls ``progress(phase, done, total)`` at most every :data:`PROGRESS_INTERVAL` seconds, when asked often.
+
+    The trainer calls :meth:`tick` at cheap, frequent points (per word, per
+    merge); only when the interval has passed does it call ``progress``, whose
+    :class:`~bpe_core.interface.TrainingCancelled` then stops training.
+
+    Args:
+        progress: the callback, or ``None`` (every tick is then a no-op).
+        interval: seconds between calls (default :data:`PROGRESS_INTERVAL`).
+    """
+
+    __slots__ = ("interval", "last", "progress")
+
+    def __init__(self, progress: ProgressCallback | None, interval: float | None = None) -> None:
+        self.progress = progress
+        self.interval = PROGRESS_INTERVAL if interval is None else interval
+        self.last = time.monotonic()
+
+    def tick(self, phase: str, done: int, total: int) -> None:
+        """Report ``done`` of ``total`` in ``phase`` when the interval has passed since the last report."""
+        if self.progress is not None and time.monotonic() - self.last >= self.interval:
+            self.progress(phase, done, total)
+            self.last = time.monotonic()
+
+    def now(self, phase: str, done: int, total: int) -> None:
+        """Report at once (phase boundaries)."""
+        if self.progress is not None:
+            self.progress(phase, done, total)
+            self.last = time.monotonic()
+
+
+def train_wordpiece(
+    text: str,
+    vocab_size: int,
+    special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
+    *,
+    lowercase: bool = False,
+    continuing_subword_prefix: str = "##",
+    unk_token: str = "[UNK]",
+    max_input_chars_per_word: int = DEFAULT_MAX_INPUT_CHARS_PER_WORD,
+    progress: ProgressCallback | None = None,
+    name: str | None = None,
+) -> WordPieceTokenizer:
+    """Train a WordPiece tokenizer on a text (see the module docstring for the exact rules).
+
+    Args:
+        text: the training text (``str``).
+        vocab_size: target vocabulary size in tokens, counting the special
+            tokens, the alphabet and the merged tokens.  Training stops earlier,
+            with ``tokenizer.training.stop_reason`` set, when every word is a
+            single token.
+        special_tokens: special-token strings, ids 0, 1, ... in the order given;
+            cut out of the text before training and never merged.
+        lowercase: lower-case the text (per character, :func:`lowercase_text`)
+            before pre-tokenization, in training and in encoding.
+        continuing_subword_prefix: the mark of a non-first piece of a word.
+        unk_token: the token for words that cannot be encoded; must be one of
+            ``special_tokens``.
+        max_input_chars_per_word: longer words encode as ``unk_token`` (characters).
+        progress: optional ``progress(phase, done, total)`` callback; it may raise
+            :class:`TrainingCancelled` to stop.
+        name: display name (default ``"WordPiece"``, ``"WordPiece (lower-cased)"``).
+
+    Returns:
+        The trained :class:`WordPieceTokenizer`; its ``trace`` records every merge.
+
+    Raises:
+        TypeError: an argument has the wrong type.
+        ValueError: ``vocab_size`` is below the initial vocabulary (the message
+            gives the minimum for this text); ``unk_token`` is not a special
+            token; bad special tokens or prefix; ``text`` holds an unpaired
+            surrogate.
+        TrainingCancelled: raised by ``progress``.
+
+    Every pair scores 1/3 at each step here, so the first pair met wins:
+
+    >>> tok = train_wordpiece("hug hugs hug", 8, special_tokens=["[UNK]"])
+    >>> list(tok.vocab.values())
+    ['[UNK]', '##g', '##s', '##u', 'h', 'hu', 'hug', 'hugs']
+    >>> tok.encode("hugs hug"), tok.decode(tok.encode("hugs hug"))
+    ([7, 6], 'hugs hug')
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    specials = validate_special_tokens(special_tokens)
+    check_options(vocab_size, specials, unk_token, continuing_subword_prefix, max_input_chars_per_word)
+    err = surrogate_error(text)
+    if err is not None:
+        raise err
+    prefix = continuing_subword_prefix
+    t0 = time.perf_counter()
+    ticker = Ticker(progress)
+    chunks = max(1, -(-len(text) // COUNT_CHUNK))
+    ticker.now("count", 0, chunks)
+    counts, n_special = count_words(text, specials, lowercase, progress=ticker.tick)
+    ticker.now("count", chunks, chunks)
+    count_seconds = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    firsts: set[str] = set()
+    inners: set[str] = set()
+    for w in counts:
+        firsts.add(w[0])
+        if len(w) > 1:
+            inners.update(w[1:])
+    alphabet = sorted(firsts | {prefix + c for c in inners})
+    n_base = len(specials) + len(alphabet)
+    if vocab_size < n_base:
+        raise ValueError(
+            f"vocab_size {vocab_size} is below the initial vocabulary: WordPiece on this text needs at least "
+            f"{n_base} ({len(specials)} special tokens + {len(alphabet)} alphabet tokens: {len(firsts)} "
+            f"word-initial characters and {len(inners)} {prefix}-prefixed inner characters)"
+        )
+    strs: list[str] = list(specials) + alphabet
+    piece_ids: dict[str, int] = {s: len(specials) + i for i, s in enumerate(alphabet)}
+    tlen = [len(s) for s in specials] + [1] * len(alphabet)
+
+    words: list[list[int]] = []
+    freqs: list[int] = []
+    tf = [0] * len(strs)
+    initial_tokens = n_special
+    for k, (w, c) in enumerate(counts.items()):
+        if not k & 1023 or len(w) > 4096:
+            ticker.tick("merge", 0, vocab_size - len(strs))  # seeding: counts the merge phase's 0
+        ids = [piece_ids[w[0]]] + [piece_ids[prefix + ch] for ch in w[1:]]
+        for t in ids:
+            tf[t] += c
+        initial_tokens += len(ids) * c
+        if len(ids) > 1:
+            words.append(ids)
+            freqs.append(c)
+
+    steps = _merge_loop(words, freqs, strs, tlen, tf, piece_ids, prefix, vocab_size, initial_tokens, progress, ticker)
+    info = TrainingInfo(
+        requested_vocab_size=vocab_size,
+        pretokens=sum(counts.values()),
+        unique_pretokens=len(counts),
+        special_occurrences=n_special,
+        initial_tokens=initial_tokens,
+        count_seconds=count_seconds,
+        merge_seconds=time.perf_counter() - t1,
+    )
+    if len(strs) < vocab_size:
+        info.stop_reason = (
+            f"training stopped at {len(strs)} tokens instead of {vocab_size}: after {len(steps)} merges every "
+            "word of the training text is a single token, so no pair is left to merge (a longer or more varied "
+            "text gives more merges)"
+        )
+    tok = WordPieceTokenizer.from_parts(
+        tokens=strs,
+        special_tokens=specials,
+        unk_token=unk_token,
+        prefix=prefix,
+        lowercase=lowercase,
+        max_input_chars_per_word=max_input_chars_per_word,
+        name=name or ("WordPiece (lower-cased)" if lowercase else "WordPiece"),
+        base_size=n_base,
+        trace=steps,
+        training=info,
+        train_words=(counts, n_special),
+    )
+    return tok
+
+
+def _merge_loop(
+    words: list[list[int]],
+    freqs: list[int],
+    strs: list[str],
+    tlen: list[int],
+    tf: list[int],
+    piece_ids: dict[str, int],
+    prefix: str,
+    vocab_size: int,
+    initial_tokens: int,
+    progress: ProgressCallback | None,
+    ticker: Ticker | None = None,
+) -> list[WordPieceMerge]:
+    """The incremental merge loop; appends new tokens to ``strs``/``tlen``/``tf`` in place.
+
+    Exact scores: with ``T`` the total token count (an upper bound of every
+    frequency), two different scores ``p/q`` differ by more than ``1/T**4``, so
+    ``(p << K) // q`` with ``K = 4 * bitlen(T) + 1`` is an integer with the same
+    order as the exact scores.  Heap entries are ``(-score_key, first, pair)``
+    where ``first`` (word index << 40 | character offset) is the pair's first
+    occurrence; an entry is acted on only when both still hold (lazy
+    invalidation), and a pair gets a new entry whenever its true key improves.
+    """
+    plen = len(prefix)
+    shift = max(vocab_size, 2).bit_length()
+    mask = (1 << shift) - 1
+    big_k = 4 * max(initial_tokens, 1).bit_length() + 1
+    fs = _FIRST_SHIFT
+
+    pf: dict[int, int] = {}  # pair -> weighted adjacent count
+    where: dict[int, set[int]] = {}  # pair -> words that hold it (exact)
+    first: dict[int, int] = {}  # pair -> first occurrence
+    by_tok: dict[int, set[int]] = {}  # token -> live pairs it is part of
+    ticker = ticker or Ticker(progress)
+    n_wanted = vocab_size - len(strs)
+    tick = ticker.tick
+    for wi, w in enumerate(words):
+        if not wi & 1023 or len(w) > 4096:
+            tick("merge", 0, n_wanted)
+        c = freqs[wi]
+        prev = w[0]
+        off = 0
+        for t in w[1:]:
+            q = prev << shift | t
+            if q in pf:
+                pf[q] += c
+                where[q].add(wi)
+            else:
+                pf[q] = c
+                where[q] = {wi}
+                first[q] = wi << fs | off
+                by_tok.setdefault(prev, set()).add(q)
+                by_tok.setdefault(t, set()).add(q)
+            off += tlen[prev]
+            prev = t
+
+    heap = [(-((c << big_k) // (tf[q >> shift] * tf[q & mask])), first[q], q) for q, c in pf.items()]
+    pushed: dict[int, tuple[int, int]] = {e[2]: (e[0], e[1]) for e in heap}
+    heapq.heapify(heap)
+    heappush, heappop = heapq.heappush, heapq.heappop
+
+    steps: list[WordPieceMerge] = []
+    tokens = initial_tokens
+    n_wanted = vocab_size - len(strs)
+    report_every = max(1, n_wanted // 200)
+    rank = 0
+    while len(strs) < vocab_size:
+        # the best pair: the smallest entry whose key is still its pair's true key
+        while heap:
+            negn, fk, q = heappop(heap)
+            c = pf.get(q)
+            if c is None:
+                continue
+            a, b = q >> shift, q & mask
+            true_n = -((c << big_k) // (tf[a] * tf[b]))
+            true_f = first[q]
+            if true_n == negn and true_f == fk:
+                break
+            if pushed.get(q) == (negn, fk):  # its newest entry is gone: queue the true key
+                heappush(heap, (true_n, true_f, q))
+                pushed[q] = (true_n, true_f)
+        else:
+            break  # no pair left
+        best = q
+        pair_count = c
+        left_freq, right_freq = tf[a], tf[b]
+        merged = strs[a] + strs[b][plen:]
+        m = piece_ids.get(merged)
+        added = m is None
+        if m is None:
+            m = len(strs)
+            strs.append(merged)
+            tlen.append(tlen[a] + tlen[b])
+            tf.append(0)
+            piece_ids[merged] = m
+        del pf[best]
+        del pushed[best]
+        del first[best]
+        affected = where.pop(best)
+        by_tok[a].discard(best)
+        by_tok[b].discard(best)
+
+        delta: dict[int, int] = {}
+        touched: set[int] = set()  # pairs whose first occurrence moved
+        dirty: set[int] = set()  # pairs that left the word of their first occurrence
+        replaced = 0
+        for wi in affected:
+            w = words[wi]
+            c = freqs[wi]
+            n = len(w)
+            if n > 4096:
+                tick("merge", rank, n_wanted)
+            # the pairs of the word before the merge: count and first offset
+            old_n: dict[int, int] = {}
+            old_f: dict[int, int] = {}
+            prev = w[0]
+            off = 0
+            for t in w[1:]:
+                q = prev << shift | t
+                if q in old_n:
+                    old_n[q] += 1
+                else:
+                    old_n[q] = 1
+                    old_f[q] = off
+                off += tlen[prev]
+                prev = t
+            # merge left to right, without overlaps
+            new: list[int] = []
+            i = 0
+            k = 0
+            while i < n:
+                if w[i] == a and i + 1 < n and w[i + 1] == b:
+                    new.append(m)
+                    i += 2
+                    k += 1
+                else:
+                    new.append(w[i])
+                    i += 1
+            words[wi] = new
+            replaced += c * k
+            new_n: dict[int, int] = {}
+            new_f: dict[int, int] = {}
+            if len(new) > 1:
+                prev = new[0]
+                off = 0
+                for t in new[1:]:
+                    q = prev << shift | t
+                    if q in new_n:
+                        new_n[q] += 1
+                    else:
+                        new_n[q] = 1
+                        new_f[q] = off
+                    off += tlen[prev]
+                    prev = t
+            wkey = wi << fs
+            for q, oc in old_n.items():
+                if q == best:
+                    continue
+                nc = new_n.get(q)
+                if nc is None:
+                    delta[q] = delta.get(q, 0) - c * oc
+                    where[q].discard(wi)
+                    if first[q] >> fs == wi:
+                        dirty.add(q)
+                else:
+                    if nc != oc:
+                        delta[q] = delta.get(q, 0) + c * (nc - oc)
+                    if new_f[q] != old_f[q] and first[q] >> fs == wi:
+                        first[q] = wkey | new_f[q]
+                        touched.add(q)
+            for q, nc in new_n.items():
+                if q in old_n:
+                    continue
+                delta[q] = delta.get(q, 0) + c * nc
+                fk = wkey | new_f[q]
+                s = where.get(q)
+                if s is None:
+                    where[q] = {wi}
+                    first[q] = fk
+                    by_tok.setdefault(q >> shift, set()).add(q)
+                    by_tok.setdefault(q & mask, set()).add(q)
+                else:
+                    s.add(wi)
+                    if q not in dirty and fk < first[q]:
+                        first[q] = fk
+                        touched.add(q)
+
+        for q, d in delta.items():
+            if d == 0:
+                continue
+            nc = pf.get(q, 0) + d
+            if nc > 0:
+                pf[q] = nc
+            else:  # the pair is gone from every word
+                pf.pop(q, None)
+                where.pop(q, None)
+                first.pop(q, None)
+                pushed.pop(q, None)
+                dirty.discard(q)
+                by_tok[q >> shift].discard(q)
+                by_tok[q & mask].discard(q)
+        for q in dirty:
+            wmin = min(where[q])
+            w = words[wmin]
+            x, y = q >> shift, q & mask
+            off = 0
+            for j in range(len(w) - 1):
+                if w[j] == x and w[j + 1] == y:
+                    break
+                off += tlen[w[j]]
+            first[q] = wmin << fs | off
+
+        if a == b:
+            tf[a] -= 2 * replaced
+        else:
+            tf[a] -= replaced
+            tf[b] -= replaced
+        tf[m] += replaced
+        tokens -= replaced
+
+        # re-key every pair whose count, first occurrence or part frequencies changed
+        candidates = set(delta)
+        candidates |= touched
+        candidates |= dirty
+        for t in (a, b, m):
+            s = by_tok.get(t)
+            if s:
+                candidates |= s
+        for q in candidates:
+            c = pf.get(q)
+            if c is None:
+                continue
+            key = (-((c << big_k) // (tf[q >> shift] * tf[q & mask])), first[q])
+            old = pushed.get(q)
+            if old is None or key < old:
+                pushed[q] = key
+                heappush(heap, (key[0], key[1], q))
+
+        steps.append(
+            WordPieceMerge(
+                rank, a, b, m, strs[a], strs[b], merged, pair_count, left_freq, right_freq, replaced, tokens, added
+            )
+        )
+        rank += 1
+        if len(heap) > 4 * len(pf) + 100_000:  # drop stale entries now and then
+            heap = [(k[0], k[1], q) for q, k in pushed.items()]
+            heapq.heapify(heap)
+        if progress is not None and rank % report_every == 0:
+            ticker.now("merge", min(len(strs) - (vocab_size - n_wanted), n_wanted), n_wanted)
+        else:
+            tick("merge", min(len(strs) - (vocab_size - n_wanted), n_wanted), n_wanted)
+    if progress is not None:
+        progress("merge", len(strs) - (vocab_size - n_wanted), n_wanted)
+    return steps
+
+
+def train_from_spec(text, spec, *, progress=None, num_workers=None) -> WordPieceTokenizer:
+    """:data:`bpe_core.interface.ALGORITHMS`' trainer for ``"wordpiece"`` (``num_workers`` is not used)."""
+    del num_workers  # WordPiece counts words in this process
+    return train_wordpiece(text, spec.vocab_size, spec.special_tokens, lowercase=spec.lowercase, progress=progress)

@@ -1,0 +1,161 @@
+"""Every ``st.session_state`` key of the app, defined once.
+
+Widget keys are session-state keys too (a widget's value lives under its
+``key``), and the values below are also what :mod:`ui.links` maps to the
+address bar's parameters and what the AppTests address widgets by, so a key
+is never renamed lightly.  Keys starting with ``_`` are internal flags no
+widget owns.  ``tests/test_ui_architecture.py`` checks that ``ui/`` and
+``app_pages/`` use these names instead of string literals.
+"""
+
+from __future__ import annotations
+
+# -- app-wide ---------------------------------------------------------------
+
+SETTINGS = "settings"
+"""The sidebar's :class:`ui.inputs.Settings` of this run (set by ``app.py``)."""
+
+# -- the sidebar: text ------------------------------------------------------
+
+SOURCE = "source"
+SAMPLE = "sample"
+PASTE_TEXT = "paste_text"
+UPLOAD_FILE = "upload_file"
+UPLOAD_GOOD = "upload_good"
+"""``(file name, text)`` of the last upload that decoded (kept when a bad one follows)."""
+
+# -- the sidebar: tokenizer -------------------------------------------------
+
+TOKENIZER_SOURCE = "tokenizer_source"
+TOKENIZER_UPLOAD = "tokenizer_upload"
+TOKENIZER_IMPORT_GOOD = "tokenizer_import_good"
+"""The last :class:`ui.imported.Imported` that loaded (kept when a bad file follows)."""
+
+ALGORITHM = "algorithm"
+PATTERN = "pattern"
+PATTERN_BY_ALGORITHM = "pattern_by_algorithm"
+"""The pattern last chosen under each algorithm ({algorithm: pattern key}), restored when it is chosen again."""
+CUSTOM_PATTERN = "custom_pattern"
+CUSTOM_PATTERN_GOOD = "_custom_pattern_good"
+"""The last custom regex that compiled (in force while the typed one is invalid)."""
+
+MAX_VOCAB = "max_vocab"
+"""The "Vocabulary size to train" number input (a :class:`~bpe_core.interface.TrainingSpec`'s ``vocab_size``)."""
+
+
+def special_tokens_key(algorithm: str) -> str:
+    """The special-tokens multiselect of ``algorithm`` (each algorithm keeps its own choice).
+
+    ``"special_tokens"`` for byte-level BPE (the first algorithm), ``"wp_special_tokens"``
+    for WordPiece, ``"<name>_special_tokens"`` for any other.
+    """
+    return {"bpe": "special_tokens", "wordpiece": "wp_special_tokens"}.get(algorithm, f"{algorithm}_special_tokens")
+
+
+def lowercase_key(algorithm: str) -> str:
+    """The lower-casing toggle of ``algorithm`` (``"wp_lowercase"`` for WordPiece)."""
+    return {"wordpiece": "wp_lowercase"}.get(algorithm, f"{algorithm}_lowercase")
+
+
+# -- the sidebar: display ---------------------------------------------------
+
+COLOUR_MODE = "colour_mode"
+SHOW_WS = "show_ws"
+"""The "Show whitespace" toggle (shared by the Playground and Compare)."""
+
+# -- training (ui.training, ui.view) ----------------------------------------
+
+TRAINING_CANCELLED_FOR = "training_cancelled_for"
+"""The training key whose training this session cancelled, if any."""
+
+TRAINING_LAST = "training_last"
+"""``(training key, Settings)`` of the sidebar tokenizer this session last trained or used."""
+
+CANCEL_TRAINING = "cancel_training"
+RESUME_TRAINING = "resume_training"
+
+VOCAB_SIZE = "vocab_size"
+"""The vocabulary-size slider, shared by every page."""
+
+
+def owner_key(key: str) -> str:
+    """Where a widget keyed ``key`` notes the object it was last reset for (``id`` of a tokenizer or history)."""
+    return f"{key}__owner"
+
+
+# -- links (ui.links) -------------------------------------------------------
+
+LINKS_RESTORED = "_links_restored"
+"""The URL has been read for this session."""
+
+PENDING_STEP = "_links_pending_merge_step"
+"""The Merges page's step from the URL, applied when its history is first shown."""
+
+PENDING_SIZE = "_links_pending_vocab_size"
+"""A slider size from the URL, applied once the tokenizer exists."""
+
+# -- the Playground ---------------------------------------------------------
+
+PLAYGROUND_CLICK = "playground_click"
+
+# -- the Merges page --------------------------------------------------------
+
+MERGE_STEP = "merge_step"
+MERGE_PLAYING = "merge_playing"
+MERGE_SPEED = "merge_speed"
+MERGE_TABLE = "merge_table"
+"""Prefix of the merge table's key (one key per step and row set)."""
+MERGE_TOUCHED = "_merge_touched"
+"""A control changed the step in this run (so this run is not a play tick)."""
+MERGE_SHOWN_STEP = "_merge_shown_step"
+MERGE_FULL_RERUN = "_merge_full_rerun"
+"""The fragment must rerun the whole page (its timer changes)."""
+MERGE_FIRST = "merge_first"
+MERGE_PREV = "merge_prev"
+MERGE_PLAY = "merge_play"
+MERGE_NEXT = "merge_next"
+MERGE_LAST = "merge_last"
+MERGE_QUERY = "merge_query"
+MERGE_TABLE_ALL = "merge_table_all"
+MERGE_WHY_LARGE = "merge_why_large"
+MERGE_FIG_COUNTS = "merge_fig_counts"
+MERGE_FIG_TOKENS = "merge_fig_tokens"
+MERGE_FIG_LENGTHS = "merge_fig_lengths"
+
+# -- the Compare page -------------------------------------------------------
+
+COMPARE_TOKENIZERS = "compare_tokenizers"
+"""The Compare picker's choice (registry keys): the union of the family pills, what the link's ``cmp`` holds."""
+
+
+def compare_family_key(family: str) -> str:
+    """The Compare picker's pills of one family (``"compare_pick_openai"``, ``"compare_pick_your_own"``)."""
+    return "compare_pick_" + "".join(c if c.isalnum() else "_" for c in family.lower())
+
+
+COMPARE_PATTERNS = "compare_patterns"
+COMPARE_SIZES = "compare_sizes"
+COMPARE_SOURCE = "compare_source"
+COMPARE_TEXT = "compare_text"
+COMPARE_HIGHLIGHT = "compare_highlight"
+
+# -- the Encode step by step page -------------------------------------------
+
+ENCODE_WORD = "encode_word"
+ENCODE_TOKENIZERS = "encode_tokenizers"
+
+# -- the Insights page ------------------------------------------------------
+
+INS_TAB = "ins_tab"
+INS_TOKEN = "ins_token"
+INS_DIFF_REF = "ins_diff_ref"
+INS_REFS = "ins_refs"
+"""The Insights page's production encodings to compare with (keys of :data:`bpe_core.production.PRODUCTION`)."""
+INS_SPLIT = "ins_split"
+INS_FRACTION = "ins_fraction"
+INS_SEED = "ins_seed"
+INS_PATTERN_BASE = "ins_pattern_base"
+INS_PATTERN_TEXT = "ins_pattern_text"
+INS_PATTERN_GOOD = "_ins_pattern_good"
+"""The last playground pattern that compiled."""
+INS_UNUSED_ON = "ins_unused_on"
