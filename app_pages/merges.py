@@ -18,7 +18,7 @@ st.caption(view_of(settings.spec.algorithm).merges_caption)
 
 view.trained_or_stop(settings, brief=True)
 history = merges_page.history_or_stop(settings)
-if history.algorithm == "bpe" and history.story == "merges" and not st.session_state.get("server_view"):
+if live_view.plays_merges(history) and not st.session_state.get(sk.SERVER_VIEW):
     # played in the browser (ui.live_view); the server's panels follow the step where it stops
     merges_page.reset_for(history)
     k = live_view.merges_player(
@@ -27,7 +27,7 @@ if history.algorithm == "bpe" and history.story == "merges" and not st.session_s
         st.session_state.get(sk.MERGE_STEP, 1),
         show_whitespace=st.session_state.get(sk.SHOW_WS, True),
         colour_mode=render.session_colour_mode(),
-        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get("presentation") else 1.0,
+        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get(sk.PRESENTATION) else 1.0,
         step_key=sk.MERGE_STEP,
     )
     w1, w2 = st.columns(2, gap="large")

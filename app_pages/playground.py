@@ -18,7 +18,7 @@ st.caption(
 )
 
 tok = view.trained_or_stop(settings)
-if st.session_state.get("server_view") or not live_view.supports(tok):  # drawn on the server: a slider move reruns
+if st.session_state.get(sk.SERVER_VIEW) or not live_view.supports(tok):  # drawn on the server: a slider move reruns
     size = view.vocab_slider(tok)
     current = tok.with_vocab_size(size)
     counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
@@ -33,7 +33,7 @@ else:  # the live view: the slider, counts and text redraw in the browser
         trained_on_text=settings.imported is None,
         show_whitespace=show_ws,
         colour_mode=render.session_colour_mode(),
-        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get("presentation") else 1.0,
+        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get(sk.PRESENTATION) else 1.0,
     )
     current = tok.with_vocab_size(size)
     st.html(render.CSS + view_of(tok.algorithm).legend_html)
@@ -41,7 +41,7 @@ if clicked is not None and 0 <= clicked < current.vocab_size:
     token_dialog(settings, current, clicked)
 st.toggle(
     "Draw on the server",
-    key="server_view",
+    key=sk.SERVER_VIEW,
     help="Draw the text on the server instead of in the browser: every slider move then reloads the page.",
 )
 view.training_details(tok)

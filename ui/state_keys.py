@@ -159,3 +159,15 @@ INS_PATTERN_TEXT = "ins_pattern_text"
 INS_PATTERN_GOOD = "_ins_pattern_good"
 """The last playground pattern that compiled."""
 INS_UNUSED_ON = "ins_unused_on"
+
+SERVER_VIEW = "server_view"
+"""The Playground's "Draw on the server" toggle (AppTest, which runs no JavaScript, sets it)."""
+PRESENTATION = "presentation"
+"""Presentation mode: larger token text in the live views."""
+FOLLOW_TYPING = "follow_typing"
+"""The component that commits the sidebar's text box as the user types."""
+
+
+def component_version_key(component_key: str) -> str:
+    """Where a live component's last payload version is kept (a late report about an older payload is ignored)."""
+    return f"{component_key}__v"

@@ -30,6 +30,7 @@ from bpe_core import BPETokenizer
 from bpe_core.live import NEVER, bpe_boundaries, bpe_size_totals, wordpiece_size_totals, wordpiece_versions
 from bpe_core.pretokenize import pretoken_prefix
 from bpe_core.wordpiece import WordPieceTokenizer
+from ui import state_keys as sk
 
 _HERE = Path(__file__).resolve().parent
 _JS = (_HERE / "live.js").read_text(encoding="utf-8")
@@ -77,11 +78,18 @@ def whole_text_totals(tok: BPETokenizer | WordPieceTokenizer, text: str, trained
     :mod:`bpe_core.live` (each distinct pre-token or word once).
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
-    if isinstance(full, BPETokenizer):
-        trace, info = full.trace, full.training
-        if trained_on_text and info is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
-            return [info.initial_tokens] + [s.tokens_after for s in trace]
-        return bpe_size_totals(full, text)
+    return _KINDS[full.algorithm][0](full, text, trained_on_text)
+
+
+def _bpe_totals(full: BPETokenizer, text: str, trained_on_text: bool) -> list[int]:
+    trace, info = full.trace, full.training
+    if trained_on_text and info is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
+        return [info.initial_tokens] + [s.tokens_after for s in trace]
+    return bpe_size_totals(full, text)
+
+
+def _wordpiece_totals(full: WordPieceTokenizer, text: str, trained_on_text: bool) -> list[int]:
+    del trained_on_text  # each distinct word once, whatever the text
     return wordpiece_size_totals(full, text)
 
 
@@ -110,47 +118,67 @@ def text_payload(
         "maxTokens": MAX_DRAW_TOKENS,
         "totals": _pack(totals) if totals is not None else None,
     }
-    if isinstance(full, BPETokenizer):
-        b = bpe_boundaries(full, drawn)
-        new_ids = b.new_ids
-        used = sorted({r for r in b.rank if r < NEVER - 1})
-        affine = all(new_ids[r] == lo + r for r in used)
-        out["kind"] = "bpe"
-        out["bpe"] = {
-            "rank": _pack(b.rank),
-            "gone": _pack(b.gone_at) if b.step is not None else None,
-            "step": _pack(b.step) if b.step is not None else None,
-            "newBase": lo if affine else None,
-            "newIds": None if affine else [[r, new_ids[r]] for r in used],
-            "byteIds": None if b.byte_ids == list(range(256)) else b.byte_ids,
-            "specials": [list(s) for s in b.specials],
-            "specialIds": sorted(b.special_ids),
-        }
-    else:
-        v = wordpiece_versions(full, drawn)
-        ids: set[int] = set()
-        units = []
-        for versions in v.units:
-            unit = []
-            for size, spans in versions:
-                row = []
-                for s in spans:
-                    ids.add(s.id)
-                    flags = int(s.is_partial) | (int(s.is_special) << 1) | (int(s.is_continuation) << 2)
-                    row.append([s.id, s.start, s.end, flags] + ([s.display] if s.is_partial else []))
-                unit.append([size, row])
-            units.append(unit)
-        out["kind"] = "wordpiece"
-        out["wp"] = _gz_json(
-            {
-                "units": units,
-                "rank": [[i, full.rank_of(i)] for i in sorted(ids) if full.rank_of(i) is not None],
-                "tokens": [[i, full.token_bytes(i).decode("utf-8", errors="replace")] for i in sorted(ids)],
-            }
-        )
+    out.update(_KINDS[full.algorithm][1](full, drawn, lo))
     digest = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
     out["v"] = digest
     return out
+
+
+def _bpe_tables(full: BPETokenizer, drawn: str, lo: int) -> dict[str, Any]:
+    """The browser's BPE tables: each byte boundary's vanishing size (:func:`bpe_core.live.bpe_boundaries`)."""
+    out: dict[str, Any] = {}
+    b = bpe_boundaries(full, drawn)
+    new_ids = b.new_ids
+    used = sorted({r for r in b.rank if r < NEVER - 1})
+    affine = all(new_ids[r] == lo + r for r in used)
+    out["kind"] = "bpe"
+    out["bpe"] = {
+        "rank": _pack(b.rank),
+        "gone": _pack(b.gone_at) if b.step is not None else None,
+        "step": _pack(b.step) if b.step is not None else None,
+        "newBase": lo if affine else None,
+        "newIds": None if affine else [[r, new_ids[r]] for r in used],
+        "byteIds": None if b.byte_ids == list(range(256)) else b.byte_ids,
+        "specials": [list(s) for s in b.specials],
+        "specialIds": sorted(b.special_ids),
+    }
+    return out
+
+
+def _wordpiece_tables(full: WordPieceTokenizer, drawn: str, lo: int) -> dict[str, Any]:
+    """The browser's WordPiece tables: each word's segmentation over sizes (see ``wordpiece_versions``)."""
+    del lo
+    out: dict[str, Any] = {}
+    v = wordpiece_versions(full, drawn)
+    ids: set[int] = set()
+    units = []
+    for versions in v.units:
+        unit = []
+        for size, spans in versions:
+            row = []
+            for s in spans:
+                ids.add(s.id)
+                flags = int(s.is_partial) | (int(s.is_special) << 1) | (int(s.is_continuation) << 2)
+                row.append([s.id, s.start, s.end, flags] + ([s.display] if s.is_partial else []))
+            unit.append([size, row])
+        units.append(unit)
+    out["kind"] = "wordpiece"
+    out["wp"] = _gz_json(
+        {
+            "units": units,
+            "rank": [[i, full.rank_of(i)] for i in sorted(ids) if full.rank_of(i) is not None],
+            "tokens": [[i, full.token_bytes(i).decode("utf-8", errors="replace")] for i in sorted(ids)],
+        }
+    )
+    return out
+
+
+_KINDS = {"bpe": (_bpe_totals, _bpe_tables), "wordpiece": (_wordpiece_totals, _wordpiece_tables)}
+"""Algorithm -> (whole-text totals at every size, the drawn text's tables): what the browser needs per algorithm.
+
+The two algorithms need different exact data (BPE: one vanishing size per byte boundary, since its
+segmentations nest; WordPiece: each word's segmentation at the sizes where it changes, since greedy
+longest match does not nest); an algorithm not listed here is drawn on the server."""
 
 
 _PAYLOADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -196,7 +224,9 @@ def _copy_size(component_key: str, key: str) -> None:
     """
     state = st.session_state.get(component_key)
     value = state.get("size") if hasattr(state, "get") else getattr(state, "size", None)
-    current = isinstance(value, dict) and value.get("v") == st.session_state.get(f"{component_key}__v")
+    current = isinstance(value, dict) and value.get("v") == st.session_state.get(
+        sk.component_version_key(component_key)
+    )
     size = value.get("n") if current else None
     if isinstance(size, int | float) and not isinstance(size, bool):
         st.session_state[key] = int(size)
@@ -232,7 +262,7 @@ def live_text(
     size = session_size(tok, size_key)
     payload = dict(cached_payload(tok, text, trained_on_text))
     payload.update(size=size, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
-    st.session_state[f"{key}__v"] = payload["v"]
+    st.session_state[sk.component_version_key(key)] = payload["v"]
     result = _component(
         key=key,
         data=payload,
@@ -290,7 +320,9 @@ def _copy_step(component_key: str, key: str) -> None:
     """Callback: the step the player stopped at -> ``st.session_state[key]`` (before the page runs)."""
     state = st.session_state.get(component_key)
     value = state.get("step") if hasattr(state, "get") else getattr(state, "step", None)
-    current = isinstance(value, dict) and value.get("v") == st.session_state.get(f"{component_key}__v")
+    current = isinstance(value, dict) and value.get("v") == st.session_state.get(
+        sk.component_version_key(component_key)
+    )
     step = value.get("n") if current else None
     if isinstance(step, int | float) and not isinstance(step, bool):
         st.session_state[key] = int(step)
@@ -333,7 +365,7 @@ def merges_player(
     n = tok.max_vocab_size - tok.min_vocab_size
     step = min(max(int(step), 0), n)
     payload.update(step=step, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
-    st.session_state[f"{key}__v"] = payload["v"]
+    st.session_state[sk.component_version_key(key)] = payload["v"]
     _component(key=key, data=payload, on_step_change=lambda: _copy_step(key, step_key))
     return st.session_state.get(step_key, step)
 
@@ -378,9 +410,22 @@ def follow_typing(labels: tuple[str, ...] = ("Your text",), delay_ms: int = TYPI
         labels: the ``aria-label`` (the label) of each text area to follow.
         delay_ms: the pause, in milliseconds.
     """
-    _typing(key="follow_typing", data={"labels": list(labels), "delay": int(delay_ms)}, height=0)
+    _typing(key=sk.FOLLOW_TYPING, data={"labels": list(labels), "delay": int(delay_ms)}, height=0)
 
 
-def supports(tok: object) -> bool:
-    """Whether the live view can draw ``tok`` (byte-level BPE and WordPiece; others are drawn on the server)."""
-    return isinstance(tok, BPETokenizer | WordPieceTokenizer)
+def plays_merges(history: Any) -> bool:
+    """Whether the Merges page's history can be played in the browser: a BPE merge story.
+
+    The player replays byte-level merges from the boundary sizes; WordPiece's and Unigram's stories are
+    drawn on the server.
+    """
+    return history.story == "merges" and history.tokenizer.algorithm in _PLAYABLE
+
+
+def supports(tok: Any) -> bool:
+    """Whether the live view can draw ``tok`` (an algorithm in :data:`_KINDS`; others are drawn on the server)."""
+    return tok.algorithm in _KINDS
+
+
+_PLAYABLE = frozenset({"bpe"})
+"""Algorithms whose Merges story the browser player replays (from BPE's boundary sizes)."""
