@@ -41,7 +41,9 @@ def test_merges_page_steps_and_plays(page, server):
     screenshot(page, "merges-step-1")
 
     page.get_by_role("button", name="Next").click()
-    page.wait_for_function("() => document.querySelector('.merge-card .no')?.textContent === 'Merge #2'")
+    page.wait_for_function(
+        "() => document.querySelector('.merge-card .no')?.textContent === 'Merge #2'", timeout=90_000
+    )
     _wait_highlight(page, readable(tok.trace[1].merged))  # the text follows the card
 
     # jump through the table: search a merge number and click its row
@@ -50,7 +52,9 @@ def test_merges_page_steps_and_plays(page, server):
     box.press("Enter")
     page.wait_for_function("() => document.body.innerText.includes('merges match')", timeout=30_000)
     page.locator("[data-testid=stDataFrame]").last.click(position={"x": 20, "y": 55})
-    page.wait_for_function("() => document.querySelector('.merge-card .no')?.textContent === 'Merge #7'")
+    page.wait_for_function(
+        "() => document.querySelector('.merge-card .no')?.textContent === 'Merge #7'", timeout=90_000
+    )
     _wait_highlight(page, readable(tok.trace[6].merged))
     screenshot(page, "merges-step-7-tie")
 
