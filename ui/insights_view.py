@@ -144,6 +144,7 @@ def tree_figure(tree: MergeTree) -> go.Figure:
             hovertext=[f"id {r.id} · {r.n_bytes} bytes" for r in rows],
             hoverinfo="label+text",
             tiling={"orientation": "v"},
+            sort=False,  # keep each token's two parts left to right (Plotly sorts by size by default)
             textfont={"family": "ui-monospace, monospace", "color": "#1b1b1f"},
         )
     )
