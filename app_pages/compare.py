@@ -8,6 +8,7 @@ from bpe_core.pretokenize import PATTERN_LABELS
 from ui import charts, compare, view
 from ui import state_keys as sk
 from ui.algorithms import view_of
+from ui.safe_text import md
 
 settings = st.session_state[sk.SETTINGS]
 
@@ -50,7 +51,7 @@ with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     )
     sizes, problems = compare.parse_sizes(typed)
     for p in problems:
-        st.warning(f"Ignored vocabulary size: {p}.", icon=":material/warning:")
+        st.warning(f"Ignored vocabulary size: {md(p)}. The other sizes stay as they were.", icon=":material/warning:")
 
 source = st.radio(
     "Text to compare on",
