@@ -69,6 +69,10 @@ TRAINING_CANCELLED_FOR = "training_cancelled_for"
 TRAINING_LAST = "training_last"
 """``(training key, Settings)`` of the sidebar tokenizer this session last trained or used."""
 
+TRAINING_HELD = "_training_held"
+"""``{training key: tokenizer}`` this session shows (strong references: eviction from the shared cache
+never takes them)."""
+
 CANCEL_TRAINING = "cancel_training"
 RESUME_TRAINING = "resume_training"
 

@@ -26,7 +26,7 @@ MAX_DRAW_TOKENS = 6_000
 def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokenizer:
     """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
 
-    Texts of at least :data:`ui.training.PROGRESS_MIN_CHARS` characters train
+    Trainings that take more than a moment (:func:`ui.training.shows_progress`) train
     with a progress bar (counting, then merging) and a Cancel button.  Cancel
     stops training at once (Streamlit interrupts the run at the next progress
     update) and caches nothing; the page then goes on with the previous
@@ -67,7 +67,7 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
     tok = training.cached(key)
     if tok is None:
         try:
-            if len(settings.text) < training.PROGRESS_MIN_CHARS:
+            if not training.shows_progress(settings.text, settings.spec):
                 with st.spinner("Training…"):
                     tok = training.train(settings.text, settings.spec)
             else:
