@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import links
+from ui import imported, links
 from ui import state_keys as sk
 from ui.inputs import sidebar
 
@@ -22,4 +22,5 @@ links.restore()
 st.session_state[sk.SETTINGS] = sidebar()
 links.apply_pending_size(st.session_state[sk.SETTINGS])
 links.publish()
+imported.show_outcome()
 nav.run()

@@ -7,11 +7,15 @@ Plotly parses:
 
 - :func:`md` for Streamlit's Markdown (``st.markdown``, ``st.caption``,
   ``st.error``/``st.warning``/``st.info``/``st.success``, headers, widget labels
-  and help, ``st.metric`` labels, ``st.expander`` labels): every ASCII
-  punctuation character is backslash-escaped (CommonMark lets any of them be),
-  so ``**x**``, ``![p](url)``, ``<i>``, ``&amp;``, ``$x$`` (Streamlit's LaTeX),
-  ``:red[x]`` and ``:material/...:`` (Streamlit's directives) all show as typed;
-  line breaks become spaces, so a value cannot start a new block (a heading, a list).
+  and help, ``st.metric`` labels, ``st.expander`` labels): the characters that can
+  start markup are backslash-escaped (CommonMark lets any ASCII punctuation be),
+  so ``**x**``, ``_x_``, ``~~x~~``, ``![p](url)``, ``[a](b)``, `` `x` ``, ``<i>``,
+  ``&amp;``, ``$x$`` (Streamlit's LaTeX), ``:red[x]`` and ``:material/...:``
+  (Streamlit's directives), ``|`` (tables), bare ``http://``, ``www.`` and
+  ``a@b.c`` (GFM autolinks) and a leading list or heading marker all show as typed;
+  line breaks become spaces, so a value cannot start a new block.  Letters,
+  digits, spaces, ``.``, ``,``, ``-``, ``/``, ``'``, ``"``, ``=``, ``?``, ``%``
+  in the middle of a value are left alone, so ``mine.json`` stays ``mine.json``.
 - :func:`plotly` for Plotly's text (titles, axis and tick labels, legend
   entries, hover text, annotations, icicle labels): Plotly renders a subset of
   HTML (``<b>``, ``<i>``, ``<a href>``, ``<br>``, ``<span style>``), so
@@ -25,9 +29,10 @@ from __future__ import annotations
 
 import html
 import re
-import string
 
-_MD_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!<>&#~$:|@^])")
+_WWW = re.compile(r"(?i)\b(www)\.")
+_LEADING_MARKER = re.compile(r"^(\s*)([-+=]|\d+[.)])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 
@@ -40,18 +45,21 @@ def md(value: object, *, limit: int | None = None) -> str:
             values echoed in a message (a typed value can be long).
 
     Returns:
-        The string with every ASCII punctuation character backslash-escaped and line
-        breaks replaced by spaces.
+        The string with its markup characters backslash-escaped and line breaks replaced by spaces.
 
     >>> print(md("**x**![p](http://127.0.0.1:9/p.png)"))
-    \*\*x\*\*\!\[p\]\(http\:\/\/127\.0\.0\.1\:9\/p\.png\)
-    >>> print(md("a\nb <i>", limit=5))
-    a b \<…
+    \*\*x\*\*\!\[p\]\(http\://127.0.0.1\:9/p.png\)
+    >>> print(md("- mine.json <i>", limit=13))
+    \- mine.json \<…
+    >>> print(md("www.example.com"))
+    www\.example.com
     """
     s = str(value)
     if limit is not None and len(s) > limit:
         s = s[:limit] + "…"
-    return _MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", s))
+    s = _MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", s))
+    s = _WWW.sub(r"\1\\.", s)
+    return _LEADING_MARKER.sub(lambda m: m[1] + "".join("\\" + c if not c.isdigit() else c for c in m[2]), s)
 
 
 def plotly(value: object) -> str:
