@@ -21,6 +21,7 @@ nav = st.navigation(pages)
 links.restore()
 st.session_state[sk.SETTINGS] = sidebar()
 links.apply_pending_size(st.session_state[sk.SETTINGS])
-links.publish()
 imported.show_outcome()
+links.publish(nav.url_path, final=False)  # stands if the page stops early (st.stop: nothing more is sent)
 nav.run()
+links.publish(nav.url_path)  # the run's final state: the slider a new tokenizer reset, the step a button moved

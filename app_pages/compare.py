@@ -23,11 +23,11 @@ if settings.problem:
     st.stop()
 view.previous_if_cancelled(settings)  # after a Cancel: the previous tokenizer and its settings, as on every page
 
-picked = st.pills(
+st.session_state.setdefault(sk.COMPARE_TOKENIZERS, [k for k in compare.DEFAULT_PICK if k in compare.REGISTRY])
+picked = st.pills(  # no default=: links set the value through session state (ui.links)
     "Tokenizers",
     list(compare.REGISTRY),
     selection_mode="multi",
-    default=[k for k in compare.DEFAULT_PICK if k in compare.REGISTRY],
     format_func=lambda k: compare.REGISTRY[k].label,
     key=sk.COMPARE_TOKENIZERS,
     persist_state="session",
@@ -118,7 +118,8 @@ highlight = t1.toggle(
     disabled=len(builts) < 2,
     help="Underline the words that the selected tokenizers do not all cut the same way; dim the rest.",
 )
-show_ws = t2.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
+st.session_state.setdefault(sk.SHOW_WS, True)
+show_ws = t2.toggle("Show whitespace", key=sk.SHOW_WS, persist_state="session")
 n_diff, n_words = compare.draw_views(builts, text, metrics, show_whitespace=show_ws, highlight=highlight)
 if highlight:
     st.caption(f"{n_diff:,} of the {n_words:,} words shown are split differently by the selected tokenizers.")

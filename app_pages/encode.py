@@ -19,9 +19,9 @@ st.caption(
 if view_of(settings.spec.algorithm).encode_caption:  # the sidebar's algorithm encodes otherwise than BPE
     st.caption(view_of(settings.spec.algorithm).encode_caption)
 
+st.session_state.setdefault(sk.ENCODE_WORD, "tokenization")  # not value=: links set it (ui.links)
 word = st.text_input(
     "Word or phrase",
-    value="tokenization",
     max_chars=steps_view.MAX_WORD_CHARS,
     key=sk.ENCODE_WORD,
     persist_state="session",

@@ -203,11 +203,11 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             persist_state="session",
             help=view.lowercase_help,
         )
+    st.session_state.setdefault(sk.MAX_VOCAB, DEFAULT_MAX_VOCAB)  # a default via value= would clash with links
     max_vocab = st.number_input(
         "Vocabulary size to train",
         min_value=1,
         max_value=100_000,
-        value=DEFAULT_MAX_VOCAB,
         step=100,
         key=sk.MAX_VOCAB,
         persist_state="session",

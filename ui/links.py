@@ -4,9 +4,14 @@
 reads ``st.query_params``, checks every value and puts the good ones into
 ``st.session_state`` under the widgets' keys, so the widgets open with them.
 A value that fails its check is ignored (the widget keeps its default) and
-never raises.  :func:`publish` runs on every rerun after the sidebar and
-writes the current values back, so the address bar always reopens the view
-on screen.
+never raises.  :func:`publish` runs at the *end* of every run (``app.py`` calls
+it after the page; the Merges page's fragment after each step it draws) and
+writes the final values back -- the slider a new tokenizer reset, the step a
+button moved -- so the address bar reopens exactly the view on screen, never
+the one before.  (A provisional publish before the page stands when the page
+stops early, since nothing can be sent after ``st.stop()``.)
+A page's own settings (the Merges step, Compare's choices, the Insights tab)
+are in the link only on that page.
 
 The URL uses stable keys, never display labels (``?src=sample&sample=python
 &algo=bpe&pattern=cl100k&vocab=2000&colour=rank``).  Pasted text is included
@@ -31,11 +36,12 @@ from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
-from ui.training import for_settings
+from ui.training import cached, for_settings, settings_key
 
 RESTORED_FLAG = sk.LINKS_RESTORED
 PENDING_STEP = sk.PENDING_STEP
 PENDING_SIZE = sk.PENDING_SIZE
+PAGE_KEY = sk.LINKS_PAGE
 
 
 def _choice(options: Mapping[str, Any] | tuple[str, ...]) -> Callable[[str], str]:
@@ -105,6 +111,8 @@ class Param:
     state: str
     parse: Callable[[str], Any]
     dump: Callable[[Any], str] = str
+    page: str | None = None
+    """The ``url_path`` of the one page the setting belongs to (``None``: every page)."""
 
 
 def _dump_bool(v: Any) -> str:
@@ -144,25 +152,26 @@ PARAMS: tuple[Param, ...] = (
     Param("colour", sk.COLOUR_MODE, _choice(COLOUR_MODES)),
     Param("ws", sk.SHOW_WS, _bool, _dump_bool),
     # the Compare and Encode pages
-    Param("cmp", sk.COMPARE_TOKENIZERS, _compare_keys, ",".join),
+    Param("cmp", sk.COMPARE_TOKENIZERS, _compare_keys, ",".join, page="compare"),
     Param(
         "cmpon",
         sk.COMPARE_SOURCE,
         lambda r: _COMPARE_SOURCES[r],
         lambda v: next((k for k, x in _COMPARE_SOURCES.items() if x == v), "training"),
+        page="compare",
     ),
-    Param("word", sk.ENCODE_WORD, _word),
-    Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000)),
+    Param("word", sk.ENCODE_WORD, _word, page="encode"),
+    Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000), page="merges"),
     # the Insights page
-    Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key),
-    Param("token", sk.INS_TOKEN, _int_in(0, 10_000_000)),
-    Param("split", sk.INS_SPLIT, _choice(("document", "fraction"))),
-    Param("heldout", sk.INS_FRACTION, _float_in(0.05, 0.5)),
-    Param("seed", sk.INS_SEED, _int_in(0, 2**31 - 1)),
-    Param("pbase", sk.INS_PATTERN_BASE, _choice(("gpt2", "cl100k", "o200k", "bert"))),
-    Param("ptext", sk.INS_PATTERN_TEXT, _regex),
-    Param("ref", sk.INS_DIFF_REF, _choice(("gpt2", "cl100k_base", "o200k_base"))),
-    Param("unused", sk.INS_UNUSED_ON, _choice(("training", "heldout"))),
+    Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key, page="insights"),
+    Param("token", sk.INS_TOKEN, _int_in(0, 10_000_000), page="insights"),
+    Param("split", sk.INS_SPLIT, _choice(("document", "fraction")), page="insights"),
+    Param("heldout", sk.INS_FRACTION, _float_in(0.05, 0.5), page="insights"),
+    Param("seed", sk.INS_SEED, _int_in(0, 2**31 - 1), page="insights"),
+    Param("pbase", sk.INS_PATTERN_BASE, _choice(("gpt2", "cl100k", "o200k", "bert")), page="insights"),
+    Param("ptext", sk.INS_PATTERN_TEXT, _regex, page="insights"),
+    Param("ref", sk.INS_DIFF_REF, _choice(("gpt2", "cl100k_base", "o200k_base")), page="insights"),
+    Param("unused", sk.INS_UNUSED_ON, _choice(("training", "heldout")), page="insights"),
 )
 """Every setting a link carries, in URL order."""
 
@@ -207,17 +216,20 @@ def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
     return out
 
 
-def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
+def query_from_state(state: Mapping[str, Any], page: str | None = None) -> dict[str, str]:
     """The query-string parameters for the current session-state values.
 
     Args:
         state: session state (or any mapping of widget keys to values).
+        page: the ``url_path`` of the page on screen; ``None`` keeps every page's settings.
 
     Returns:
         ``{url key: string}`` for each setting that has a value and applies.
     """
     out: dict[str, str] = {}
     for p in PARAMS:
+        if page is not None and p.page is not None and p.page != page:
+            continue
         value = state.get(p.state)
         if value is None or not _applies(p, state):
             continue
@@ -267,14 +279,47 @@ def apply_pending_size(settings: Any) -> None:
     st.session_state[sk.VOCAB_SIZE] = min(max(size, tok.min_vocab_size), tok.max_vocab_size)
 
 
-def publish() -> None:
-    """Write the current settings (and the slider's size) into ``st.query_params``, changing only what differs."""
+def _on_screen_is_current(state: Mapping[str, Any]) -> bool:
+    """Whether the slider (and the Merges step) in session state belong to the sidebar's current tokenizer.
+
+    Before a page has run, a changed setting (another sample, algorithm, size...) means the page
+    is about to reset them; they are then left out of a provisional link.
+    """
+    settings = state.get(sk.SETTINGS)
+    if settings is None or settings.problem:
+        return False
+    tok = cached(settings_key(settings))
+    return tok is not None and state.get(sk.owner_key(sk.VOCAB_SIZE)) == id(tok)
+
+
+def publish(page: str | None = None, *, final: bool = True) -> None:
+    """Write the current settings (and the slider's size) into ``st.query_params``, changing only what differs.
+
+    Call it with ``final=True`` when the run's values are final: at the end of the run
+    (``app.py``) or of a fragment's run (the Merges step).  ``app.py`` also calls it with
+    ``final=False`` before the page runs, for a page that stops early (after ``st.stop()``
+    nothing more can be sent): that provisional link carries the slider's size and the
+    Merges step only when they belong to the tokenizer of the current settings, since
+    the page would reset them otherwise.
+
+    Args:
+        page: the ``url_path`` of the page on screen (``""`` for the Playground); settings of
+            other pages are left out.  ``None``: the page of the last call in this session.
+        final: the page has run (see above).
+    """
     state = st.session_state
-    want = query_from_state(state)
-    if sk.VOCAB_SIZE in state and state.get(sk.owner_key(sk.VOCAB_SIZE)) is not None:
-        want["size"] = str(state[sk.VOCAB_SIZE])
-    elif PENDING_SIZE in state:
+    if page is None:
+        page = state.get(PAGE_KEY)
+    else:
+        state[PAGE_KEY] = page
+    want = query_from_state(state, page)
+    current = final or _on_screen_is_current(state)
+    if not current:
+        want.pop("step", None)
+    if PENDING_SIZE in state:
         want["size"] = str(state[PENDING_SIZE])
+    elif current and sk.VOCAB_SIZE in state and state.get(sk.owner_key(sk.VOCAB_SIZE)) is not None:
+        want["size"] = str(state[sk.VOCAB_SIZE])
     have = st.query_params.to_dict()
     for key in [k for k in have if k not in want]:
         del st.query_params[key]

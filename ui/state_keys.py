@@ -94,6 +94,9 @@ def owner_key(key: str) -> str:
 LINKS_RESTORED = "_links_restored"
 """The URL has been read for this session."""
 
+LINKS_PAGE = "_links_page"
+"""The ``url_path`` of the page this session last ran (the Merges fragment publishes for it)."""
+
 PENDING_STEP = "_links_pending_merge_step"
 """The Merges page's step from the URL, applied when its history is first shown."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.interface import TrainingSpec
+from ui import links
 from ui import state_keys as sk
 from ui.inputs import Settings
 from ui.merges.card import card_html
@@ -153,5 +154,6 @@ def stepper(history: MergeHistory, text: str) -> None:
     @st.fragment(run_every=run_every)
     def _fragment() -> None:
         step_view(history, text)
+        links.publish()  # a fragment's run does not reach app.py's publish: the link follows the step here
 
     _fragment()
