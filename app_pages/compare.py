@@ -14,8 +14,9 @@ settings = st.session_state[sk.SETTINGS]
 
 st.title("Compare tokenizers")
 st.caption(
-    "The same text under your trained BPE or WordPiece and the production encodings of GPT-2, GPT-4 and GPT-4o: "
-    "how each cuts it, how many tokens it costs, and how compression grows with vocabulary size."
+    "The same text under your trained BPE or WordPiece and the tokenizers of GPT-2, GPT-4, GPT-4o, Llama 3 and 4 "
+    "and Mistral (all offline): how each cuts it, how many tokens it costs, and how compression grows with "
+    "vocabulary size."
 )
 
 if settings.problem:
@@ -23,15 +24,7 @@ if settings.problem:
     st.stop()
 view.previous_if_cancelled(settings)  # after a Cancel: the previous tokenizer and its settings, as on every page
 
-st.session_state.setdefault(sk.COMPARE_TOKENIZERS, [k for k in compare.DEFAULT_PICK if k in compare.REGISTRY])
-picked = st.pills(  # no default=: links set the value through session state (ui.links)
-    "Tokenizers",
-    list(compare.REGISTRY),
-    selection_mode="multi",
-    format_func=lambda k: compare.REGISTRY[k].label,
-    key=sk.COMPARE_TOKENIZERS,
-    persist_state="session",
-)
+picked = compare.tokenizer_picker()
 with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     left, right = st.columns(2)
     patterns = left.multiselect(
@@ -96,9 +89,7 @@ if compare.uses_slider(settings, picked or [], patterns):
         pass  # its column below says why
 
 columns = compare.build_columns(entries, settings, size)
-for c in columns:
-    if c.error:
-        st.warning(f"**{c.entry.label}** is not shown: {c.error}", icon=":material/warning:")
+compare.column_problems(columns)
 ok = [c for c in columns if c.built is not None]
 if not ok:
     st.stop()
@@ -129,14 +120,13 @@ m0 = metrics[builts[0].cache_key]
 st.caption(f"{m0.characters:,} characters · {m0.bytes:,} UTF-8 bytes · {m0.words:,} whitespace-separated words")
 if source == "Training text" and any(b.full is not None for b in builts):
     st.caption("The trained BPE has seen this text, which flatters it; choose *Other text* above for a held-out test.")
-st.dataframe(compare.metrics_frame(ok, metrics), hide_index=True, column_config=compare.METRIC_COLUMNS, width="stretch")
+st.html(compare.figures_table_html(compare.metrics_frame(ok, metrics)))
 
-left, right = st.columns(2)
-left.plotly_chart(
+st.plotly_chart(
     charts.token_count_bars([b.label for b in builts], [metrics[b.cache_key].tokens for b in builts],
                             [b.kind for b in builts]),
     config={"displayModeBar": False},
 )  # fmt: skip
 curves, points = compare.compression_data(ok, text, source == "Training text", metrics)
-right.plotly_chart(charts.compression_curve(curves, points), config={"displayModeBar": False})
-right.caption(compare.curve_caption(curves, text, source == "Training text"))
+st.plotly_chart(charts.compression_curve(curves, points), config={"displayModeBar": False})
+st.caption(compare.curve_caption(curves, text, source == "Training text"))

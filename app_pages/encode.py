@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.reference import EncodingUnavailable
+from ui import compare, steps_view
 from ui import state_keys as sk
-from ui import steps_view
 from ui.algorithms import view_of
 
 settings = st.session_state[sk.SETTINGS]
@@ -14,7 +15,8 @@ st.title("Encode step by step")
 st.caption(
     "Type a word or a phrase. Each BPE tokenizer cuts it into pre-tokens, then inside each pre-token applies the "
     "lowest-ranked merge it knows, again and again, until none applies. One line per merge; the tokens a line "
-    "made are highlighted."
+    "made are highlighted. Mistral v1 (SentencePiece) merges the pair whose piece scores highest, then spells "
+    "any character it has no piece for as UTF-8 byte pieces (byte fallback)."
 )
 if view_of(settings.spec.algorithm).encode_caption:  # the sidebar's algorithm encodes otherwise than BPE
     st.caption(view_of(settings.spec.algorithm).encode_caption)
@@ -27,14 +29,15 @@ word = st.text_input(
     persist_state="session",
     help="Try a rare word, a number such as 2024, an accented word (naïve) or an emoji.",
 )
-options = ["trained", *steps_view.REFERENCES]
+options = ["trained", *steps_view.PRODUCTION_KEYS]
 chosen = st.multiselect(
     "Tokenizers",
     options,
-    default=["trained", "gpt2", "cl100k_base"],
-    format_func=lambda k: "Trained on your text" if k == "trained" else steps_view.reference_label(k),
+    default=list(steps_view.DEFAULT_CHOICE),
+    format_func=steps_view.choice_label,
     key=sk.ENCODE_TOKENIZERS,
     persist_state="session",
+    help="Your trained tokenizer and the production encodings (OpenAI, Meta, Mistral), all loaded offline.",
 )
 
 trained, trained_problem = steps_view.trained_or_problem(settings) if "trained" in chosen else (None, None)
@@ -46,16 +49,26 @@ if not chosen:
     st.info("Choose at least one tokenizer.", icon=":material/info:")
     st.stop()
 
-for col, key in zip(st.columns(len(chosen), gap="medium"), chosen):
-    with col:
-        if key == "trained":
-            if trained is None:
-                st.markdown("**Trained on your text**")
-                st.info(trained_problem or "No trained tokenizer.", icon=":material/info:")
+notice = st.container()  # the unavailable encodings, said once above the columns
+unavailable = []
+k = compare.per_row(len(chosen))
+for row in range(0, len(chosen), k):
+    for col, key in zip(st.columns(k, gap="medium"), chosen[row : row + k]):
+        with col:
+            if key == "trained":
+                if trained is None:
+                    st.markdown("**Trained on your text**")
+                    st.info(trained_problem or "No trained tokenizer.", icon=":material/info:")
+                    continue
+                steps_view.trained_column(f"Trained on your text · {trained.vocab_size:,} tokens", trained, word)
                 continue
-            title = f"Trained on your text · {trained.vocab_size:,} tokens"
-            steps_view.encoder_column(title, trained, word)
-        else:
-            tok = steps_view.reference_or_message(key)
+            tok, problem = steps_view.production_or_problem(key)
             if tok is not None:
-                steps_view.encoder_column(f"{steps_view.reference_label(key)} · {tok.vocab_size:,} tokens", tok, word)
+                steps_view.production_column(key, tok, word)
+            elif isinstance(problem, EncodingUnavailable):
+                unavailable.append(problem)
+            else:
+                st.markdown(f"**{steps_view.reference_label(key)}**")
+                st.warning(problem, icon=":material/warning:")
+with notice:
+    compare.unavailable_notice(unavailable)

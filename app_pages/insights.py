@@ -13,12 +13,13 @@ settings = st.session_state[sk.SETTINGS]
 
 st.title("Insights")
 st.caption(
-    "Where each token comes from, how your vocabulary differs from GPT-2's and GPT-4's, whether it holds up on "
-    "text it has not seen, what each script costs, how the split pattern shapes the merges, and which tokens "
-    "are only stepping stones."
+    "Where each token comes from, how your vocabulary differs from GPT-4's, Llama's or Mistral's, whether it "
+    "holds up on text it has not seen, what each script costs, how the split pattern shapes the merges, and "
+    "which tokens are only stepping stones."
 )
 
 full = view.trained_or_stop(settings, brief=True)
+iv.reference_picker()
 size = view.vocab_slider(full)
 tok = full.with_vocab_size(size)
 

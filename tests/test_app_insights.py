@@ -11,6 +11,7 @@ from bpe_core import train_bpe
 from bpe_core.insights import heldout_split
 from bpe_core.wordpiece import train_wordpiece
 from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
+from tests.test_app_compare import table  # the figures tables (Compare's, the held-out one), read from their cells
 from ui.insights_tabs import VIEWS
 
 PAGE = "app_pages/insights.py"
@@ -162,7 +163,7 @@ def test_vocab_diff_is_bpe_only():
 def test_heldout_numbers_on_real_text(tiktoken_official):
     text = sample("english")
     at = open_insights("heldout")
-    rows = {r["Tokenizer"]: r for r in frame(at).to_dict("records")}
+    rows = table(at)
     train_part, held = heldout_split(text, 0.2, 0, "<|endoftext|>")
     assert train_part and held and len(train_part) + len(held) < len(text)
     enc = tiktoken_official("r50k_base")
@@ -370,7 +371,7 @@ def test_heldout_with_an_imported_tokenizer_says_where_it_was_trained():
     at.session_state["ins_tab"] = VIEWS["heldout"]
     at.run()
     assert not at.exception, at.exception
-    rows = {r["Tokenizer"]: r for r in frame(at).to_dict("records")}
+    rows = table(at)
     assert not any(label.startswith("Trained on all the text") for label in rows)
     train_part, held = heldout_split(sample("english"), 0.2, 0, "<|endoftext|>")
     assert rows["Imported tokenizer (trained on other data) · 600"]["Held-out tokens"] == len(imported.encode(held))
@@ -386,5 +387,60 @@ def test_heldout_with_an_imported_tokenizer_says_where_it_was_trained():
     upload = [("other.json", json.dumps(other.to_dict()).encode(), "application/json")]
     at.file_uploader(key="tokenizer_upload").set_value(upload).run()
     assert not at.exception, at.exception
-    rows = {r["Tokenizer"]: r for r in frame(at).to_dict("records")}
+    rows = table(at)
     assert rows["Imported tokenizer (trained on other data) · 600"]["Held-out tokens"] == len(other.encode(held))
+
+
+def test_genealogy_and_diff_with_llama3_and_mistral_v1():
+    """The production encodings the page's picker (and its link) chooses, against the packages' own tokenizers."""
+    import sentencepiece
+    from llama_models.llama3.tokenizer import Tokenizer as Llama3
+
+    from bpe_core.production import MISTRAL_V1_FILE
+    from bpe_core.reference import package_file_path
+
+    llama = Llama3.get_instance()
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(package_file_path(MISTRAL_V1_FILE)))
+
+    def llama_id(b: bytes):
+        try:
+            return llama.model.encode_single_token(b)
+        except KeyError:
+            return None
+
+    def sp_id(b: bytes):
+        try:
+            piece = b.decode("utf-8").replace(" ", "\u2581")
+        except UnicodeDecodeError:
+            return None
+        i = sp.piece_to_id(piece)
+        return i if i != sp.unk_id() and sp.id_to_piece(i) == piece else None
+
+    text = sample("english")
+    tok = train_bpe(text, 1000, ["<|endoftext|>"])
+    at = open_insights("genealogy", {"refs": "llama3,mistral_v1"})
+    assert at.button_group(key="ins_refs").value == ["llama3", "mistral_v1"]
+    token_id = next(i for _a, _b, i in reversed(tok.merge_ids) if tok.token_bytes(i).startswith(b" "))
+    at.selectbox(key="ins_token").set_value(token_id).run()
+    data = tok.token_bytes(token_id)
+    rows = {r["Encoding"]: r for r in frame(at).to_dict("records")}
+    assert list(rows) == ["Llama 3", "Mistral v1 (SentencePiece)"]
+    for label, want, n_text in (
+        ("Llama 3", llama_id(data), len(llama.encode(data.decode(), bos=False, eos=False))),
+        ("Mistral v1 (SentencePiece)", sp_id(data), len(sp.encode(data.decode()))),
+    ):
+        row = rows[label]
+        assert row["Single token"] == (want is not None)
+        assert (None if row["Rank there"] != row["Rank there"] else row["Rank there"]) == want  # NaN -> None
+        assert row["Tokens as text"] == n_text
+
+    at.session_state["ins_tab"] = VIEWS["diff"]
+    at.run()
+    assert not at.exception, at.exception
+    learned = [tok.token_bytes(i) for _a, _b, i in tok.merge_ids]
+    for label, lookup in (("Llama 3", llama_id), ("Mistral v1 (SentencePiece)", sp_id)):
+        shared = sum(lookup(b) is not None for b in learned)
+        assert 0 < shared < len(learned)
+        assert metric(at, f"{label} has") == f"{shared / len(learned):.1%}"
+    at.run()
+    assert at.query_params["refs"] == "llama3,mistral_v1"

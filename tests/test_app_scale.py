@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from bpe_core import ALGORITHMS, TrainingSpec, train_bpe
 from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
-from tests.test_app_compare import table
+from tests.test_app_compare import pick, table
 from tests.test_app_encode import shown_ids
 from ui import training
 
@@ -205,7 +205,7 @@ def test_compare_without_a_previous_tokenizer_after_a_cancel(spy, tiktoken_offic
         for w in at.warning
     )
     # no other tokenizer is trained on the cancelled text: each says so in one line
-    at.button_group(key="compare_tokenizers").set_value(["bpe", "wordpiece", "gpt2"]).run()
+    pick(at, ["bpe", "wordpiece", "gpt2"])
     at.multiselect(key="compare_patterns").set_value(["cl100k"]).run()
     at.multiselect(key="compare_sizes").set_value(["500"]).run()
     assert not at.exception, at.exception

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import math
+
 import pytest
 
 from bpe_core import TrainingSpec, train_bpe
@@ -38,10 +41,80 @@ def test_compression_curve_data():
     assert list(line.x) == [256, 300, 400] and list(line.y) == [1.0, 1.25, 2.0]
     assert line.mode == "lines" and list(line.customdata) == [1000, 800, 500]
     assert (list(dot.x), list(dot.y), dot.name) == ([300], [1.25], "BPE (shown)")
-    assert (list(p1.x), list(p1.y), list(p1.text), p1.textposition) == ([50257], [4.0], ["gpt2"], "top center")
-    assert (list(p2.text), p2.textposition) == (["GPT-4 (cl100k_base)"], "bottom center")
+    assert (list(p1.x), list(p1.y), p1.mode) == ([50257], [4.0], "markers")
+    assert (list(p2.x), list(p2.y), p2.mode) == ([100261], [5.0], "markers")
+    # each marker's label is an annotation pointing at it (x in log10 units on a log axis)
+    a1, a2 = fig.layout.annotations
+    assert (a1.text, a1.x, a1.y) == ("gpt2", pytest.approx(math.log10(50257)), 4.0)
+    assert (a2.text, a2.x, a2.y) == ("GPT-4 (cl100k_base)", pytest.approx(math.log10(100261)), 5.0)
     assert fig.layout.xaxis.type == "log"
-    assert fig.layout.yaxis.range == (0, 5.0 * 1.18)
+    assert fig.layout.yaxis.range == (0, 5.0 * 1.25)
+
+
+def label_boxes(fig, size):
+    """Each annotation's text box in pixels, re-derived from the figure's layout data for a plot area of ``size``.
+
+    Independent of the placement code: the box is centred at the annotated point (mapped linearly from the
+    axis ranges) plus the annotation's ``ax``/``ay`` pixel offsets, 7.2 px per character wide and 17 px high.
+    """
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    w, h = size
+    out = []
+    for a in fig.layout.annotations:
+        assert (a.axref, a.ayref, a.xanchor, a.yanchor) == ("pixel", "pixel", "center", "middle")
+        cx = (a.x - x0) / (x1 - x0) * w + a.ax
+        cy = (1 - (a.y - y0) / (y1 - y0)) * h + a.ay
+        half = (len(html.unescape(a.text)) * 7.2 + 6) / 2
+        out.append((a.text, (cx - half, cy - 8.5, cx + half, cy + 8.5)))
+    return out
+
+
+def marker_pixels(fig, size):
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    w, h = size
+    return [
+        ((math.log10(x) - x0) / (x1 - x0) * w, (1 - (y - y0) / (y1 - y0)) * h)
+        for t in fig.data
+        if t.mode and "markers" in t.mode and t.mode != "lines+markers"
+        for x, y in zip(t.x, t.y)
+    ]
+
+
+def crowded_figure():
+    """Compare's chart with every production encoding and WordPiece beside the BPE's dot (the English sample)."""
+    n = 2769  # UTF-8 bytes of the English sample; token counts as the page shows them
+    points = [charts.CompressionPoint("WordPiece · 1,000", 1000, 609, n)]
+    for key, vocab, tokens in [
+        ("gpt2", 50257, 648), ("cl100k_base", 100261, 632), ("o200k_base", 200000, 624), ("llama3", 128256, 632),
+        ("llama4", 202048, 625), ("mistral_tekken", 131072, 636), ("mistral_v1", 32000, 678),
+    ]:  # fmt: skip
+        points.append(charts.CompressionPoint(key, vocab, tokens, n, key))
+    sizes = list(range(257, 1001))
+    tokens = [n - (n - 621) * (s - 257) // 743 for s in sizes]
+    curve = charts.CompressionCurve("BPE (gpt2) on this text", sizes, tokens, n, shown=(1000,))
+    return charts.compression_curve([curve], points)
+
+
+@pytest.mark.parametrize("size", [(300, 270), (330, 260), (740, 290), (900, 290), (1380, 290), (1400, 320)])
+def test_compression_labels_never_overlap_each_other_or_a_marker(size):
+    fig = crowded_figure()
+    boxes = label_boxes(fig, size)
+    assert [t for t, _b in boxes][:3] == ["WordPiece · 1,000", "gpt2", "cl100k_base"]
+    for i, (ta, a) in enumerate(boxes):
+        assert a[0] >= 0 and a[2] <= size[0] and a[1] >= 0 and a[3] <= size[1], f"{ta} leaves the plot"
+        for tb, b in boxes[i + 1 :]:
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, f"{ta!r} overlaps {tb!r} at {size}"
+        for mx, my in marker_pixels(fig, size):  # the diamonds and the BPE's dot (12-13 px markers)
+            assert not (a[0] - 6 < mx < a[2] + 6 and a[1] - 6 < my < a[3] + 6), f"{ta!r} covers a marker at {size}"
+
+
+def test_label_placement_by_hand():
+    # two markers at the same spot: the second label cannot take the first one's place above it
+    offsets = charts.place_labels([(1.0, 1.0), (1.0, 1.0)], ["aaaa", "bbbb"], (), (0, 2), (0, 2), [(200, 200)])
+    assert offsets == [(0.0, -20), (0.0, 20)]  # the first above its marker (the first choice), the second below
+    with pytest.raises(ValueError):
+        charts.place_labels([(1.0, 1.0)], [], ())
 
 
 def test_compression_curve_sampled_and_empty():

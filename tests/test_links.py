@@ -147,7 +147,8 @@ def test_compare_and_encode_settings_in_the_link():
     at = fresh({"cmp": "gpt2,o200k_base", "cmpon": "other", "word": "naïve"})
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
-    assert at.button_group(key="compare_tokenizers").value == ["gpt2", "o200k_base"]
+    assert at.session_state["compare_tokenizers"] == ["gpt2", "o200k_base"]
+    assert at.button_group(key="compare_pick_openai").value == ["gpt2", "o200k_base"]
     assert at.radio(key="compare_source").value == "Other text"
     at.run()
     assert (at.query_params["cmp"], at.query_params["cmpon"]) == ("gpt2,o200k_base", "other")

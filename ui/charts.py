@@ -174,16 +174,20 @@ def compression_curve(curves: Sequence[CompressionCurve], points: Sequence[Compr
                     showlegend=False,
                 )
             )
-    for i, p in enumerate(points):
+    for p in points:
         fig.add_trace(
             go.Scatter(
                 x=[p.vocab_size],
                 y=[_bpt(p.text_bytes, p.tokens)],
-                mode="markers+text",
+                mode="markers",
                 name=p.label,
-                text=[p.tag or p.label],
-                textposition="top center" if i % 2 == 0 else "bottom center",
-                marker={"color": REFERENCE_COLOUR, "size": 12, "symbol": "diamond"},
+                marker={
+                    "color": REFERENCE_COLOUR,
+                    "size": 12,
+                    "symbol": "diamond",
+                    "opacity": 0.85,
+                    "line": {"color": "white", "width": 1},
+                },
                 customdata=[p.tokens],
                 hovertemplate="%{x:,} tokens in vocab<br>%{y:.3f} bytes/token<br>%{customdata:,} tokens"
                 f"<extra>{_escape(p.label)}</extra>",
@@ -193,13 +197,172 @@ def compression_curve(curves: Sequence[CompressionCurve], points: Sequence[Compr
     xs = [x for c in curves for x in c.vocab_sizes] + [p.vocab_size for p in points]
     ys = [_bpt(c.text_bytes, t) for c in curves for t in c.tokens] + [_bpt(p.text_bytes, p.tokens) for p in points]
     xaxis = {"type": "log", "title": "vocabulary size (log scale)", "dtick": 1, "tickformat": "~s"}
+    x_range = None
     if xs and min(xs) > 0:
         # room on both sides for the markers' text labels (the range of a log axis is in powers of ten)
-        xaxis["range"] = [math.log10(min(xs)) - 0.15, math.log10(max(xs)) + 0.35]
+        x_range = [math.log10(min(xs)) - 0.3, math.log10(max(xs)) + 0.3]
+        xaxis["range"] = x_range
+    y_range = [0.0, max([*ys, 1.0]) * 1.25]
     fig.update_xaxes(**xaxis)
-    fig.update_yaxes(title="bytes per token", range=[0, max([*ys, 1.0]) * 1.18])
+    fig.update_yaxes(title="bytes per token", range=y_range)
+    if points and x_range is not None:
+        markers = [(math.log10(p.vocab_size), _bpt(p.text_bytes, p.tokens)) for p in points]
+        dots = [
+            (math.log10(s), _bpt(c.text_bytes, t))
+            for c in curves
+            for s, t in zip(c.vocab_sizes, c.tokens)
+            if s in set(c.shown) and s > 0
+        ]
+        texts = [p.tag or p.label for p in points]
+        offsets = place_labels(markers, texts, dots, (x_range[0], x_range[1]), (y_range[0], y_range[1]))
+        for (x, y), text, (dx, dy) in zip(markers, texts, offsets):
+            fig.add_annotation(
+                x=x,
+                y=y,
+                text=_escape(text),
+                ax=dx,
+                ay=dy,
+                axref="pixel",
+                ayref="pixel",
+                xanchor="center",
+                yanchor="middle",
+                showarrow=True,
+                arrowhead=0,
+                arrowwidth=1,
+                arrowcolor="rgba(108,92,231,.55)",
+                standoff=7,
+                font={"size": LABEL_FONT_PX, "color": "#3b2f9e"},
+            )
     fig.update_layout(legend={"orientation": "h", "y": -0.22, "x": 0})
-    return _layout(fig, "Compression: bytes per token (higher = fewer tokens)", 420)
+    return _layout(fig, "Compression: bytes per token (higher = fewer tokens)", 440)
+
+
+LABEL_FONT_PX = 12
+"""Font size of the compression chart's marker labels (pixels)."""
+
+LABEL_CHAR_PX = 7.2
+"""Width reserved per character of a label (pixels): above the average advance of a 12 px sans-serif font."""
+
+LABEL_HEIGHT_PX = 17
+"""Height reserved per label (pixels)."""
+
+MARKER_RADIUS_PX = 8
+"""A marker's radius as the label placement keeps clear of it (pixels; the diamonds are 12 px, the dots 13 px)."""
+
+PLOT_SIZES_PX: tuple[tuple[int, int], ...] = ((300, 270), (740, 290), (900, 290), (1380, 290))
+"""Plot-area sizes (width, height in pixels) the labels are laid out for at once: a phone (390 px), and the
+page's width at 1280, 1440 and 1920 px with the sidebar open.  A placement clear at all of them is chosen."""
+
+_RINGS = (20, 30, 44, 60, 80, 104, 130, 160)
+_DIRECTIONS = (
+    (0, -1),
+    (0, 1),
+    (1, 0),
+    (-1, 0),
+    (1, -1),
+    (-1, -1),
+    (1, 1),
+    (-1, 1),
+    (0.5, -1),
+    (-0.5, -1),
+    (0.5, 1),
+    (-0.5, 1),
+)
+
+
+def label_box(
+    anchor_px: tuple[float, float], text: str, offset: tuple[float, float]
+) -> tuple[float, float, float, float]:
+    """The box ``(left, top, right, bottom)`` in pixels of a label centred ``offset`` pixels away from ``anchor_px``.
+
+    The width is :data:`LABEL_CHAR_PX` per character plus 6 px of padding, the height :data:`LABEL_HEIGHT_PX`.
+    """
+    w = len(text) * LABEL_CHAR_PX + 6
+    cx, cy = anchor_px[0] + offset[0], anchor_px[1] + offset[1]
+    return (cx - w / 2, cy - LABEL_HEIGHT_PX / 2, cx + w / 2, cy + LABEL_HEIGHT_PX / 2)
+
+
+def to_pixels(
+    point: tuple[float, float], x_range: tuple[float, float], y_range: tuple[float, float], size: tuple[int, int]
+) -> tuple[float, float]:
+    """A point in axis units (``x`` as log10 of the vocabulary size) -> pixels in a plot area of ``size`` (y down)."""
+    (x, y), (w, h) = point, size
+    px = (x - x_range[0]) / (x_range[1] - x_range[0]) * w
+    py = (1 - (y - y_range[0]) / (y_range[1] - y_range[0])) * h
+    return px, py
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float], pad: float = 2) -> float:
+    dx = min(a[2], b[2]) - max(a[0], b[0]) + pad
+    dy = min(a[3], b[3]) - max(a[1], b[1]) + pad
+    return dx * dy if dx > 0 and dy > 0 else 0.0
+
+
+def _covers_marker(box: tuple[float, float, float, float], m: tuple[float, float]) -> bool:
+    r = MARKER_RADIUS_PX
+    return box[0] - r < m[0] < box[2] + r and box[1] - r < m[1] < box[3] + r
+
+
+def place_labels(
+    anchors: Sequence[tuple[float, float]],
+    texts: Sequence[str],
+    obstacles: Sequence[tuple[float, float]] = (),
+    x_range: tuple[float, float] = (0.0, 1.0),
+    y_range: tuple[float, float] = (0.0, 1.0),
+    sizes: Sequence[tuple[int, int]] = PLOT_SIZES_PX,
+) -> list[tuple[float, float]]:
+    """Pixel offsets ``(dx, dy)`` (y down) of the markers' labels: no two labels overlap, none covers a marker.
+
+    Greedy: labels are placed left to right; each takes the first candidate
+    offset (rings of growing radius around its marker: above, below, right,
+    left, then the diagonals) whose box (:func:`label_box`) stays inside the
+    plot area and clear of every label already placed and of every marker
+    (``anchors`` and ``obstacles``), in every plot size of ``sizes`` at once,
+    so the placement holds however wide the chart is drawn.  When no candidate
+    is clear, the one with the least overlap is taken.
+
+    Args:
+        anchors: the labelled markers, in axis units (``x`` = log10 of the vocabulary size, ``y`` = bytes per token).
+        texts: one label per anchor.
+        obstacles: other markers to keep clear of (the curves' dots), in axis units.
+        x_range: the x axis's range (log10 units).
+        y_range: the y axis's range.
+        sizes: plot-area sizes ``(width, height)`` in pixels.
+
+    Returns:
+        One ``(dx, dy)`` per anchor, in pixels (Plotly's annotation ``ax``/``ay``).
+
+    Raises:
+        ValueError: ``anchors`` and ``texts`` differ in length.
+    """
+    if len(anchors) != len(texts):
+        raise ValueError("one label per anchor")
+    marks = [*anchors, *obstacles]
+    pix = {size: [to_pixels(m, x_range, y_range, size) for m in marks] for size in sizes}
+    placed: dict[int, tuple[float, float]] = {}
+    for i in sorted(range(len(anchors)), key=lambda k: (anchors[k][0], -anchors[k][1])):
+        best, best_cost = (0.0, -float(_RINGS[0])), float("inf")
+        for r in _RINGS:
+            for ux, uy in _DIRECTIONS:
+                half_w = (len(texts[i]) * LABEL_CHAR_PX + 6) / 2
+                dx = ux * (r + half_w - 8) if ux else 0.0
+                dy = uy * (r if abs(ux) < 1 else r * 0.75)
+                cost = 0.0
+                for size, points in pix.items():
+                    box = label_box(points[i], texts[i], (dx, dy))
+                    w, h = size
+                    if box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h:
+                        cost += 1e6
+                    cost += sum(1e4 for k, m in enumerate(points) if _covers_marker(box, m))
+                    cost += sum(_overlap(box, label_box(points[j], texts[j], o)) for j, o in placed.items())
+                if cost < best_cost:
+                    best, best_cost = (dx, dy), cost
+                if cost == 0:
+                    break
+            if best_cost == 0:
+                break
+        placed[i] = best
+    return [placed[i] for i in range(len(anchors))]
 
 
 def _escape(label: str) -> str:

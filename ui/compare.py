@@ -44,17 +44,14 @@ import streamlit as st
 
 from bpe_core import algorithm_names
 from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec
-from bpe_core.metrics import (
-    TextMetrics,
-    byte_lengths,
-    byte_level_metrics_chunked,
-    compute_metrics_chunked,
-    words_split_differently,
-)
+from bpe_core.metrics import TextMetrics, byte_lengths, words_split_differently
+from bpe_core.metrics import measure as measure_metrics
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
-from bpe_core.reference import ENCODINGS, EncodingUnavailable, load_reference
+from bpe_core.production import DEFAULT_PRODUCTION, PRODUCTION, load_production, production_families
+from bpe_core.reference import EncodingUnavailable
 from bpe_core.spans import TokenSpan
 from ui import render
+from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
@@ -125,22 +122,36 @@ class Entry:
     label: str
     kind: str
     build: Callable[[Settings, int | None], Built]
+    family: str = ""
 
 
 @dataclass(frozen=True)
 class Column:
-    """An entry after building: the tokenizer, or why there is none."""
+    """An entry after building: the tokenizer, or why there is none.
+
+    Attributes:
+        entry: what was built.
+        built: the tokenizer ready to compare, or ``None``.
+        error: why there is none (one line), or ``None``.
+        unavailable: the :class:`~bpe_core.reference.EncodingUnavailable` of a
+            production encoding that cannot be had offline (its ``details`` and
+            ``how_to_add`` go in :func:`unavailable_notice`'s fold), else ``None``.
+    """
 
     entry: Entry
     built: Built | None
     error: str | None = None
+    unavailable: EncodingUnavailable | None = None
 
+
+YOUR_OWN = "Your own"
+"""The picker's family of the tokenizers trained on the sidebar's text (one per registered algorithm)."""
 
 REGISTRY: dict[str, Entry] = {}
-"""The tokenizers the picker offers, in display order."""
+"""The tokenizers the picker offers, in display order: each algorithm's, then :data:`bpe_core.production.PRODUCTION`."""
 
-DEFAULT_PICK = ("bpe", "gpt2", "cl100k_base")
-"""Keys selected when the page opens."""
+DEFAULT_PICK = ("bpe", *DEFAULT_PRODUCTION)
+"""Keys selected when the page opens: the trained BPE, GPT-2 and cl100k."""
 
 
 def register(entry: Entry) -> Entry:
@@ -260,23 +271,102 @@ def _trained_entry(algorithm: str) -> Entry:
         shown = size if is_sidebars(settings, algorithm) else None
         return _built(settings, compared_spec(settings, algorithm), shown)
 
-    return Entry(algorithm, f"{view_of(algorithm).short} trained on your text", "trained", build)
+    return Entry(algorithm, f"{view_of(algorithm).short} trained on your text", "trained", build, YOUR_OWN)
 
 
-def _reference_entry(name: str) -> Entry:
-    label = ENCODINGS[name].label
+def production_entry(key: str) -> Entry:
+    """The column of the production tokenizer ``key`` of :data:`bpe_core.production.PRODUCTION` (loaded offline).
+
+    Its ``build`` raises :class:`~bpe_core.reference.EncodingUnavailable` when
+    the encoding's files cannot be had (see :func:`build_columns`).
+    """
+    spec = PRODUCTION[key]
 
     def build(_settings: Settings, _size: int | None) -> Built:
-        ref = load_reference(name)
-        return Built(ref, ref.name, f"ref|{name}|{ref.source}", None, "reference", tag=name)
+        tok = load_production(key)
+        return Built(tok, tok.name, f"prod|{key}", None, "reference", tag=key)
 
-    return Entry(name, label, "reference", build)
+    return Entry(key, spec.label, "reference", build, spec.family)
 
 
 for _algorithm in algorithm_names():
     register(_trained_entry(_algorithm))
-for _name in ENCODINGS:
-    register(_reference_entry(_name))
+for _key in PRODUCTION:
+    register(production_entry(_key))
+
+
+def picker_groups() -> dict[str, list[str]]:
+    """``{family: [registry key, ...]}`` in the picker's order: :data:`YOUR_OWN` first, then each production family.
+
+    Nothing is loaded or trained.  An entry registered without a family (a
+    test's extra) joins :data:`YOUR_OWN` when trained, ``"Other"`` otherwise.
+    """
+    groups: dict[str, list[str]] = {YOUR_OWN: []}
+    for family in production_families():
+        groups[family] = []
+    for key, entry in REGISTRY.items():
+        family = entry.family or (YOUR_OWN if entry.kind == "trained" else "Other")
+        groups.setdefault(family, []).append(key)
+    return {f: keys for f, keys in groups.items() if keys}
+
+
+def picked_keys() -> list[str]:
+    """The Compare picker's choice (registry keys, registry order): the link's or the session's, else the default."""
+    chosen = st.session_state.get(sk.COMPARE_TOKENIZERS)
+    if chosen is None:
+        chosen = DEFAULT_PICK
+    return [k for k in REGISTRY if k in chosen]
+
+
+def _sync_picks() -> None:
+    """``on_change`` of the family pills: their union becomes the choice (before the link is written)."""
+    out: list[str] = []
+    for family in picker_groups():
+        out += st.session_state.get(sk.compare_family_key(family)) or []
+    st.session_state[sk.COMPARE_TOKENIZERS] = [k for k in REGISTRY if k in out]
+
+
+def tokenizer_picker() -> list[str]:
+    """The tokenizer picker, one row of pills per family (:func:`picker_groups`); returns the chosen keys.
+
+    The choice lives in ``st.session_state[COMPARE_TOKENIZERS]`` (what the
+    link's ``cmp`` parameter reads and writes, :mod:`ui.links`); each family's
+    pills are drawn from it, and a click writes the union back in the pills'
+    ``on_change``, before the next run writes the link.
+    """
+    chosen = picked_keys()
+    st.session_state[sk.COMPARE_TOKENIZERS] = chosen
+    groups = picker_groups()
+    widths = [max(len(family), sum(len(_pill_label(k)) + 6 for k in keys)) for family, keys in groups.items()]
+    for col, (family, keys) in zip(st.columns(widths, gap="small"), groups.items()):
+        wkey = sk.compare_family_key(family)
+        if wkey not in st.session_state or list(st.session_state[wkey] or []) != [k for k in chosen if k in keys]:
+            st.session_state[wkey] = [k for k in chosen if k in keys]
+        with col:
+            st.pills(
+                family,
+                keys,
+                selection_mode="multi",
+                format_func=_pill_label,
+                key=wkey,
+                wrap=True,
+                on_change=_sync_picks,
+                help=_family_help(family, keys),
+            )
+    return picked_keys()
+
+
+def _pill_label(key: str) -> str:
+    """A pill's text: the entry's label; a trained entry's without "trained on your text" (its family says so)."""
+    entry = REGISTRY[key]
+    return entry.label.removesuffix(" trained on your text") if entry.kind == "trained" else entry.label
+
+
+def _family_help(family: str, keys: Sequence[str]) -> str:
+    if family == YOUR_OWN:
+        return "Tokenizers trained on the sidebar's text (the sidebar's own at the slider's size)."
+    lines = [f"{PRODUCTION[k].label}: {PRODUCTION[k].origin}" for k in keys if k in PRODUCTION and PRODUCTION[k].origin]
+    return "Loaded offline from verified files. " + " · ".join(lines)
 
 
 def uses_slider(settings: Settings, picked: Sequence[str], patterns: Sequence[str]) -> bool:
@@ -348,7 +438,7 @@ def build_columns(entries: Sequence[Entry], settings: Settings, size: int | None
         try:
             built = entry.build(settings, size)
         except EncodingUnavailable as exc:
-            out.append(Column(entry, None, str(exc)))
+            out.append(Column(entry, None, str(exc), exc))
             continue
         except (ValueError, TypeError) as exc:
             out.append(Column(entry, None, f"{type(exc).__name__}: {exc}" if entry.kind == "reference" else str(exc)))
@@ -359,6 +449,32 @@ def build_columns(entries: Sequence[Entry], settings: Settings, size: int | None
         seen.add(built.label)
         out.append(Column(entry, built))
     return out
+
+
+def unavailable_notice(problems: Sequence[EncodingUnavailable]) -> None:
+    """Say once, in one line, which production encodings cannot be had offline; how to add them in one fold.
+
+    Args:
+        problems: the :class:`~bpe_core.reference.EncodingUnavailable` of each
+            (duplicates by message are said once).  Nothing is drawn when empty.
+    """
+    unique = list({str(exc): exc for exc in problems}.values())
+    if not unique:
+        return
+    st.warning(" · ".join(str(exc) for exc in unique), icon=":material/cloud_off:")
+    with st.expander("How to add it"):
+        for exc in unique:
+            st.markdown(f"**{html.escape(str(exc))}.** {exc.how_to_add or 'Its files are not installed.'}")
+            if exc.details:
+                st.text(exc.details)
+
+
+def column_problems(columns: Sequence[Column]) -> None:
+    """The page's notes on the columns that could not be built: unavailable encodings in one line, others one each."""
+    for c in columns:
+        if c.error and c.unavailable is None:
+            st.warning(f"**{c.entry.label}** is not shown: {c.error}", icon=":material/warning:")
+    unavailable_notice([c.unavailable for c in columns if c.unavailable is not None])
 
 
 # ---------------------------------------------------------------------------
@@ -394,32 +510,17 @@ def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
-    """The :class:`~bpe_core.metrics.TextMetrics` of ``text`` under a built tokenizer (cached by key and text).
+    """:func:`bpe_core.metrics.measure` of ``text`` under a built tokenizer (cached by key and text).
 
-    A byte-level tokenizer (:attr:`~bpe_core.interface.Tokenizer.is_byte_level`:
-    trained BPE, the references) is measured from its ids
-    (:func:`~bpe_core.metrics.byte_level_metrics_chunked`, through its fast
-    encoder on long texts); any other (WordPiece) from its spans.
+    The engine picks the path by :attr:`~bpe_core.interface.Tokenizer.is_byte_level`:
+    a byte-level tokenizer (trained BPE, the tiktoken-form encodings) is
+    measured from its ids (through its fast encoder), any other (WordPiece,
+    Mistral v1's SentencePiece) from its spans.  The byte-length table of a
+    byte-level vocabulary is kept per tokenizer (:func:`_byte_lengths`).
     """
     tok = _built.tokenizer
-    if tok.is_byte_level:
-        return byte_level_metrics_chunked(
-            text,
-            lambda t: encode_fast(_built, t),
-            _byte_lengths(cache_key, tok),
-            tok.vocab_size,
-            frozenset(tok.special_tokens.values()),
-            MEASURE_CHUNK_CHARS,
-            split=tokenizer_split(tok),
-        )
-    return compute_metrics_chunked(
-        text,
-        tok.token_spans,
-        tok.vocab_size,
-        MEASURE_CHUNK_CHARS,
-        tok.unknown_id,
-        split=tokenizer_split(tok),
-    )
+    lengths = _byte_lengths(cache_key, tok) if tok.is_byte_level else None
+    return measure_metrics(tok, text, MEASURE_CHUNK_CHARS, tokenizer_split(tok), lengths=lengths)
 
 
 def _sample_sizes(lo: int, hi: int, shown: Sequence[int], n: int = CURVE_POINTS) -> list[int]:
@@ -551,40 +652,115 @@ def metrics_frame(columns: Sequence[Column], metrics: dict[str, TextMetrics]) ->
     return pd.DataFrame(rows)
 
 
-METRIC_COLUMNS = {
-    "Tokenizer": st.column_config.TextColumn("Tokenizer", pinned=True),
-    "Vocab size": st.column_config.NumberColumn("Vocab size", format="localized", help="Token ids it can emit"),
-    "Tokens": st.column_config.NumberColumn("Tokens", format="localized", help="Tokens for the whole text"),
-    "Tokens vs first": st.column_config.NumberColumn(
-        "× first", format="%.2f", help="Tokens divided by the first row's tokens"
-    ),
-    "Bytes/token": st.column_config.NumberColumn(
-        "Bytes/token", format="%.2f", help="UTF-8 bytes per token: higher = more compression"
-    ),
-    "Chars/token": st.column_config.NumberColumn("Chars/token", format="%.2f", help="Characters per token"),
-    "Tokens/word": st.column_config.NumberColumn(
-        "Tokens/word", format="%.2f", help="Fertility: tokens per whitespace-separated word"
-    ),
-    "Words split": st.column_config.NumberColumn(
-        "Words split", format="localized", help="Whitespace-separated words cut into two or more tokens"
-    ),
-    "Words split %": st.column_config.NumberColumn("Split %", format="%.1f%%", help="Share of words split"),
-    "Distinct tokens": st.column_config.NumberColumn(
-        "Distinct", format="localized", help="Different token ids used in this text"
-    ),
-    "Vocab used %": st.column_config.NumberColumn(
-        "Vocab used", format="%.2f%%", help="Distinct tokens as a share of the vocabulary"
-    ),
-    "Special tokens": st.column_config.NumberColumn(
-        "Specials", format="localized", help="Special tokens (such as <|endoftext|>) in the encoded text"
-    ),
-    "Unknown": st.column_config.NumberColumn(
+@dataclass(frozen=True)
+class FigureColumn:
+    """One column of :func:`figures_table_html`.
+
+    Attributes:
+        key: the frame's column name.
+        header: the header shown (wraps at its spaces on narrow screens).
+        fmt: ``"text"``, ``"int"`` (thousands separators), ``"2f"`` (two decimals),
+            ``"3f"``, ``"pct1"`` / ``"pct2"`` (a percentage given in percent, one or two
+            decimals) or ``"share"`` (a fraction shown as a percentage, one decimal).
+        help: the header's hover text.
+    """
+
+    key: str
+    header: str
+    fmt: str
+    help: str = ""
+
+
+METRIC_COLUMNS: tuple[FigureColumn, ...] = (
+    FigureColumn("Tokenizer", "Tokenizer", "text"),
+    FigureColumn("Vocab size", "Vocab size", "int", "Token ids it can emit"),
+    FigureColumn("Tokens", "Tokens", "int", "Tokens for the whole text"),
+    FigureColumn("Tokens vs first", "× first", "2f", "Tokens divided by the first row's tokens"),
+    FigureColumn("Bytes/token", "Bytes / token", "2f", "UTF-8 bytes per token: higher = more compression"),
+    FigureColumn("Chars/token", "Chars / token", "2f", "Characters per token"),
+    FigureColumn("Tokens/word", "Tokens / word", "2f", "Fertility: tokens per whitespace-separated word"),
+    FigureColumn("Words split", "Words split", "int", "Whitespace-separated words cut into two or more tokens"),
+    FigureColumn("Words split %", "Split %", "pct1", "Share of words split"),
+    FigureColumn("Distinct tokens", "Distinct tokens", "int", "Different token ids used in this text"),
+    FigureColumn("Vocab used %", "Vocab used", "pct2", "Distinct tokens as a share of the vocabulary"),
+    FigureColumn("Special tokens", "Special tokens", "int", "Special tokens (such as <|endoftext|>) in the text"),
+    FigureColumn(
         "Unknown",
-        format="localized",
-        help="Words replaced by an unknown token ([UNK]): WordPiece cannot spell them. Byte-level BPE never needs one.",
+        "Unknown",
+        "int",
+        "Words replaced by an unknown token ([UNK]): WordPiece cannot spell them. "
+        "Byte-level BPE and byte fallback never need one.",
     ),
-}
-"""``st.dataframe`` column settings for :func:`metrics_frame`."""
+)
+"""The columns of Compare's figures table (:func:`metrics_frame`), in order."""
+
+TABLE_CSS = """
+<style>
+.fig-table-wrap { overflow-x: auto; max-width: 100%; }
+.fig-table { border-collapse: collapse; width: 100%; font-size: 14px; font-variant-numeric: tabular-nums; }
+.fig-table th { font-weight: 600; font-size: 12.5px; line-height: 1.25; text-align: right; vertical-align: bottom;
+  padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.45); overflow-wrap: normal; }
+.fig-table td { text-align: right; padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.18);
+  white-space: nowrap; }
+.fig-table th:first-child, .fig-table td:first-child { text-align: left; white-space: normal; min-width: 7.5em;
+  position: sticky; left: 0; background: var(--background-color, #fff); }
+.fig-table th[title] { cursor: help; text-decoration: underline dotted rgba(128,128,128,.6); }
+@media (max-width: 640px) { .fig-table { font-size: 12.5px; } .fig-table th { font-size: 11.5px; }
+  .fig-table th, .fig-table td { padding: 3px 4px; } }
+</style>
+"""
+"""Style of :func:`figures_table_html`: headers wrap, numbers do not; a table wider than the screen scrolls
+with the first column pinned (phones)."""
+
+
+def _cell(value: object, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if fmt == "int":
+        return f"{int(value):,}"
+    if fmt in ("2f", "3f"):
+        return f"{float(value):.{fmt[0]}f}"
+    if fmt == "pct1":
+        return f"{float(value):.1f}%"
+    if fmt == "pct2":
+        return f"{float(value):.2f}%"
+    if fmt == "share":
+        return f"{100 * float(value):.1f}%"
+    return str(value)
+
+
+def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn] = METRIC_COLUMNS) -> str:
+    """An HTML table of ``frame`` that fits its container: headers wrap, every column stays visible.
+
+    Every cell is HTML-escaped (tokenizer names come from user files too) and
+    carries its exact value in ``data-value`` (what the tests read).
+
+    Args:
+        frame: one row per tokenizer (:func:`metrics_frame`).
+        columns: which columns, in order, and how to show them.
+
+    Returns:
+        The style sheet and the table, for ``st.html``.
+    """
+    head = "".join(
+        f'<th title="{html.escape(c.help, quote=True)}">{html.escape(c.header)}</th>'
+        if c.help
+        else f"<th>{html.escape(c.header)}</th>"
+        for c in columns
+    )
+    rows = []
+    for rec in frame.to_dict("records"):
+        esc = html.escape
+        cells = "".join(
+            f'<td data-col="{esc(c.key, quote=True)}" data-value="{esc(str(rec.get(c.key)), quote=True)}">'
+            f"{esc(_cell(rec.get(c.key), c.fmt))}</td>"
+            for c in columns
+        )
+        rows.append(f"<tr>{cells}</tr>")
+    return (
+        f'{TABLE_CSS}<div class="fig-table-wrap"><table class="fig-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -644,6 +820,16 @@ def per_row(n: int) -> int:
     return 2 if n == 4 else 3
 
 
+VIEW_CSS = """
+<style>
+.bpe-view .tk { white-space: pre; }
+@media (max-width: 640px) { .bpe-view { font-size: 14px; padding: 10px 10px; max-height: 60vh; } }
+</style>
+"""
+"""Compare's additions to :data:`ui.render.CSS`: a token never breaks across lines (only between tokens and at
+its own newlines), so a narrow column never shows ``Not|ation``; a longer view on a phone."""
+
+
 def draw_views(
     builts: Sequence[Built],
     text: str,
@@ -675,6 +861,7 @@ def draw_views(
                 st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
                 st.html(
                     render.CSS
+                    + VIEW_CSS
                     + render.tokens_html(
                         shown, show_whitespace=show_whitespace, total_tokens=m.tokens, text=prefix, mark=mark
                     )

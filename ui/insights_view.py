@@ -45,6 +45,7 @@ from bpe_core.pretokenize import (
     shared_pretoken_prefix,
     tokenizer_split,
 )
+from bpe_core.production import PRODUCTION, production_token_ids
 from ui import compare, render
 from ui import state_keys as sk
 from ui.algorithms import view_of
@@ -54,7 +55,7 @@ from ui.render import readable
 from ui.training import train, view_key
 
 REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
-"""Reference encodings the views compare with (those that can be loaded)."""
+"""Production encodings the views compare with until the page's picker says otherwise (:func:`reference_picker`)."""
 
 SCRIPT_MAX_CHARS = 200_000
 """The per-script breakdown covers at most this many characters of the text."""
@@ -78,14 +79,44 @@ def tok_key(settings: Settings, size: int, trained_on: str | None = None) -> str
     return view_key(trained_on, settings.spec, None, size)
 
 
+def chosen_references() -> list[str]:
+    """The production encodings chosen on the Insights page (:data:`REFERENCES` until then), registry order."""
+    chosen = st.session_state.get(sk.INS_REFS)
+    chosen = REFERENCES if chosen is None else chosen
+    return [k for k in PRODUCTION if k in chosen]
+
+
+def reference_picker() -> list[str]:
+    """The Insights page's choice of production encodings (OpenAI, Meta, Mistral) to compare with; returns the keys.
+
+    The genealogy's "in the production encodings", the vocabulary diff, the
+    held-out table and the per-script breakdown use them (and so does the
+    Playground's token dialog).
+    """
+    if sk.INS_REFS not in st.session_state:
+        st.session_state[sk.INS_REFS] = list(REFERENCES)
+    st.pills(
+        "Production encodings to compare with",
+        list(PRODUCTION),
+        selection_mode="multi",
+        format_func=lambda k: PRODUCTION[k].label,
+        key=sk.INS_REFS,
+        persist_state="session",
+        help="Loaded offline from verified files: "
+        + " · ".join(f"{spec.label} ({spec.family})" for spec in PRODUCTION.values()),
+        wrap=True,
+    )
+    return chosen_references()
+
+
 def references(settings: Settings) -> dict[str, compare.Built]:
-    """The loadable reference encodings (Compare's loader); a warning for each that is unavailable."""
-    entries = [compare.REGISTRY[n] for n in REFERENCES if n in compare.REGISTRY]
+    """The chosen production encodings that load (Compare's loader); the unavailable ones said in one line."""
+    entries = [compare.REGISTRY[n] for n in chosen_references() if n in compare.REGISTRY]
     out: dict[str, compare.Built] = {}
-    for col in compare.build_columns(entries, settings, None):
-        if col.built is None:
-            st.warning(f"**{col.entry.label}** is not shown: {col.error}", icon=":material/warning:")
-        else:
+    columns = compare.build_columns(entries, settings, None)
+    compare.column_problems(columns)
+    for col in columns:
+        if col.built is not None:
             out[col.entry.key] = col.built
     return out
 
@@ -154,7 +185,7 @@ def tree_figure(tree: MergeTree) -> go.Figure:
 
 def reference_rows(token_bytes: bytes, refs: dict[str, compare.Built]) -> pd.DataFrame:
     """For each reference: whether ``token_bytes`` is one token there, its rank, and how many tokens it takes."""
-    ranks = reference_ranks_of(token_bytes, {k: b.tokenizer.mergeable_ranks for k, b in refs.items()})
+    ranks = reference_ranks_of(token_bytes, {k: production_token_ids(k) for k in refs})
     rows = []
     for key, built in refs.items():
         rank = ranks[key]
@@ -228,16 +259,20 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
     st.markdown("**In the production encodings**")
     if not tok.is_byte_level:  # the references hold bytes: a string token has no byte-exact counterpart
         st.info(
-            "GPT-2, cl100k and o200k are byte-level BPE vocabularies of raw bytes (a leading space is part of a "
-            "token); a WordPiece string such as ##ing has no byte-exact counterpart there, so this lookup applies "
-            "to byte-level BPE only.",
+            "The production encodings' tokens stand for bytes (a leading space is part of a token; Mistral v1's "
+            "▁ is a space); a WordPiece string such as ##ing has no byte-exact counterpart there, so this lookup "
+            "applies to byte-level BPE only.",
             icon=":material/info:",
         )
         return
     refs = references(settings)
     if refs:
         st.dataframe(reference_rows(tree.token_bytes, refs), hide_index=True, width="stretch")
-        st.caption("Rank there = the token's id in that encoding (its merge order; the 256 bytes come first).")
+        st.caption(
+            "Rank there = the token's place in that vocabulary (its merge order; the 256 bytes come first): its id, "
+            "except in Mistral Tekken (id = rank + 1,000 special tokens). Mistral v1: the id of the piece that "
+            "stands for these bytes (▁ for a space)."
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -271,15 +306,16 @@ def diff_view(settings: Settings, tok: Trained) -> None:
     """Learned tokens against each reference: shares, the overlap curve, only-yours and shared tables."""
     if not tok.is_byte_level:  # the references hold bytes: string tokens cannot be compared byte for byte
         st.info(
-            "The vocabulary diff compares byte strings with the byte-level BPE vocabularies of GPT-2, cl100k and "
-            "o200k, so it applies to byte-level BPE only. Switch the sidebar's algorithm to Byte-level BPE.",
+            "The vocabulary diff compares byte strings with the production encodings' tokens (bytes; Mistral v1's "
+            "pieces by the bytes they stand for), so it applies to byte-level BPE only. Switch the sidebar's "
+            "algorithm to Byte-level BPE.",
             icon=":material/info:",
         )
         return
     refs = references(settings)
     if not refs:
         return
-    diffs = {k: vocab_diff(tok, b.label, b.tokenizer.mergeable_ranks) for k, b in refs.items()}
+    diffs = {k: vocab_diff(tok, b.label, production_token_ids(k)) for k, b in refs.items()}
     learned = len(tok.learned_tokens())
     if not learned:
         st.info("No merges were learned at this vocabulary size.", icon=":material/info:")
@@ -296,6 +332,8 @@ def diff_view(settings: Settings, tok: Trained) -> None:
         overlap_figure({_label(k): d.overlap_curve for k, d in diffs.items()}, tok.min_vocab_size + 1),
         config={"displayModeBar": False},
     )
+    if st.session_state.get(sk.INS_DIFF_REF) not in diffs:
+        st.session_state[sk.INS_DIFF_REF] = next(iter(diffs))
     key = st.radio(
         "Compare with", list(diffs), format_func=_label, horizontal=True, key=sk.INS_DIFF_REF, persist_state="session"
     )
@@ -384,14 +422,24 @@ def heldout_frame(rows: Sequence[tuple[str, TextMetrics, TextMetrics]]) -> pd.Da
     return pd.DataFrame(out)
 
 
-HELDOUT_COLUMNS = {
-    "Held-out bytes/token": st.column_config.NumberColumn(format="%.3f"),
-    "Training-part bytes/token": st.column_config.NumberColumn(format="%.3f"),
-    "Drop": st.column_config.NumberColumn(
-        format="percent", help="How much less a token carries on unseen text: 1 - held-out / training-part bytes/token"
+HELDOUT_COLUMNS: tuple[compare.FigureColumn, ...] = (
+    compare.FigureColumn("Tokenizer", "Tokenizer", "text"),
+    compare.FigureColumn("Held-out tokens", "Held-out tokens", "int", "Tokens of the held-out part"),
+    compare.FigureColumn("Held-out bytes/token", "Held-out bytes / token", "3f", "UTF-8 bytes per token, held out"),
+    compare.FigureColumn(
+        "Training-part bytes/token", "Training-part bytes / token", "3f", "UTF-8 bytes per token, training part"
     ),
-    "Held-out tokens/word": st.column_config.NumberColumn(format="%.3f"),
-}
+    compare.FigureColumn(
+        "Drop",
+        "Drop",
+        "share",
+        "How much less a token carries on unseen text: 1 - held-out / training-part bytes/token",
+    ),
+    compare.FigureColumn("Held-out tokens/word", "Held-out tokens / word", "3f", "Tokens per word, held out"),
+    compare.FigureColumn("Held-out unknown", "Held-out unknown", "int", "Unknown tokens ([UNK]) in the held-out part"),
+)
+"""The held-out table's columns (:func:`heldout_frame`), drawn by :func:`ui.compare.figures_table_html`: headers
+wrap, so every column fits at 1280 px and wider."""
 
 
 def heldout_figure(frame: pd.DataFrame) -> go.Figure:
@@ -457,7 +505,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
             for b in builts
         ]
     frame = heldout_frame(rows)
-    st.dataframe(frame, hide_index=True, column_config=HELDOUT_COLUMNS, width="stretch")
+    st.html(compare.figures_table_html(frame, HELDOUT_COLUMNS))
     st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
     st.caption(
         "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "

@@ -30,6 +30,7 @@ import streamlit as st
 
 from bpe_core import algorithm_names, get_algorithm
 from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
+from bpe_core.production import PRODUCTION
 from ui import state_keys as sk
 from ui.compare import REGISTRY
 from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
@@ -131,6 +132,13 @@ def _compare_keys(raw: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
+def _production_keys(raw: str) -> list[str]:
+    keys = [k for k in raw.split(",") if k]
+    if any(k not in PRODUCTION for k in keys):
+        raise ValueError(f"unknown production encoding in {raw!r}")
+    return list(dict.fromkeys(keys))
+
+
 def _word(raw: str) -> str:
     if not raw or len(raw) > 100:
         raise ValueError("a word of 1 to 100 characters")
@@ -170,7 +178,8 @@ PARAMS: tuple[Param, ...] = (
     Param("seed", sk.INS_SEED, _int_in(0, 2**31 - 1), page="insights"),
     Param("pbase", sk.INS_PATTERN_BASE, _choice(("gpt2", "cl100k", "o200k", "bert")), page="insights"),
     Param("ptext", sk.INS_PATTERN_TEXT, _regex, page="insights"),
-    Param("ref", sk.INS_DIFF_REF, _choice(("gpt2", "cl100k_base", "o200k_base")), page="insights"),
+    Param("ref", sk.INS_DIFF_REF, _choice(tuple(PRODUCTION)), page="insights"),
+    Param("refs", sk.INS_REFS, _production_keys, ",".join, page="insights"),
     Param("unused", sk.INS_UNUSED_ON, _choice(("training", "heldout")), page="insights"),
 )
 """Every setting a link carries, in URL order."""

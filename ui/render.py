@@ -139,6 +139,11 @@ CSS = """
 .bpe-view .tk.hl { background: #ffd166 !important; outline: 2px solid #d1495b; outline-offset: 0; font-weight: 600; }
 .bpe-view .seam { display: inline-block; width: 0; height: 1.05em; vertical-align: -.18em; margin: 0 1px;
   border-left: 2px solid #d1495b; }
+.bpe-view .bgrp { display: inline-flex; flex-direction: column; align-items: center; vertical-align: middle;
+  line-height: 1.15; margin: 0 1px; }
+.bpe-view .bgrp .bbytes { display: inline-flex; gap: 1px; white-space: pre; }
+.bpe-view .bgrp .bchar { font-size: 12px; opacity: .8; padding: 0 2px; }
+.bpe-view .tk.zw { opacity: .55; outline: 1px dashed rgba(27,27,31,.45); outline-offset: -1px; }
 .bpe-legend { font-size: 13px; opacity: .75; margin-top: 4px; }
 .bpe-legend code { font-size: 12px; }
 </style>
@@ -235,13 +240,27 @@ def tokens_html(
     view_classes = ["bpe-view"] + (["marking"] if mark is not None else []) + (["focus"] if highlight else [])
     parts = [f'<div class="{" ".join(view_classes)}">']
     pos = 0
+    groups = byte_groups(spans, text) if text is not None else {}
+    group_end = -1
     for i, s in enumerate(spans):
         if text is not None and s.start > pos:
             parts.append(f'<wbr><span class="gap">{_visible(text[pos : s.start], show_whitespace)}</span>')
         pos = max(pos, s.end)
-        if i and not s.is_continuation:
+        if i and not s.is_continuation and i <= group_end:
+            pass  # inside a group of byte pieces: no break between them
+        elif i and not s.is_continuation:
             parts.append("<wbr>")  # a line may break before a token, never inside a word
+        if i in groups:
+            group_end = groups[i]
+            ch = text[s.start : s.end]
+            hexes = " ".join(f"{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+            parts.append(
+                f'<span class="bgrp" title="{html.escape(ch, quote=True)} = UTF-8 bytes {hexes}">'
+                f'<span class="bchar">{_visible(ch, show_whitespace)}</span><span class="bbytes">'
+            )
         classes = ["tk"]
+        if text is not None and s.start == s.end and not s.is_special:
+            classes.append("zw")  # covers no character (SentencePiece's dummy prefix)
         if mark is not None and mark[i]:
             classes.append("mark")
         if s.is_partial:
@@ -260,6 +279,8 @@ def tokens_html(
         parts.append(
             f'<span class="{" ".join(classes)}" style="{style}" data-id="{s.id}" data-tip="{tip}">{content}</span>'
         )
+        if i == group_end:
+            parts.append("</span></span>")
     if text is not None and pos < len(text) and text[pos:].isspace():  # trailing whitespace no token covers
         parts.append(f'<wbr><span class="gap">{_visible(text[pos:], show_whitespace)}</span>')
     parts.append("</div>")
@@ -269,6 +290,36 @@ def tokens_html(
             "all counts cover the whole text.</div>"
         )
     return "".join(parts)
+
+
+def byte_groups(spans: Sequence[TokenSpan], text: str) -> dict[int, int]:
+    """Runs of byte tokens that together spell exactly one character: ``{first span index: last span index}``.
+
+    A run is two or more consecutive partial spans (:attr:`~bpe_core.spans.TokenSpan.is_partial`)
+    covering the same single character whose bytes add up to that
+    character's UTF-8 (SentencePiece's byte fallback ``<0xE4><0xB8><0x96>``
+    for 世, or a byte-level BPE that cut 世 into two tokens).  The coloured view
+    draws such a run as the character with its hex bytes under it.
+
+    Args:
+        spans: the tokens, in order.
+        text: the text they index into.
+    """
+    out: dict[int, int] = {}
+    i, n = 0, len(spans)
+    while i < n:
+        s = spans[i]
+        if not (s.is_partial and s.end == s.start + 1 and s.end <= len(text)):
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and spans[j + 1].is_partial and (spans[j + 1].start, spans[j + 1].end) == (s.start, s.end):
+            j += 1
+        want = len(text[s.start].encode("utf-8", "surrogatepass"))
+        if j > i and sum(len(spans[k].token_bytes) for k in range(i, j + 1)) == want:
+            out[i] = j
+        i = j + 1
+    return out
 
 
 def _with_seam(span: TokenSpan, seam: int | None, show_whitespace: bool) -> str | None:

@@ -134,6 +134,14 @@ MERGE_FIG_LENGTHS = "merge_fig_lengths"
 # -- the Compare page -------------------------------------------------------
 
 COMPARE_TOKENIZERS = "compare_tokenizers"
+"""The Compare picker's choice (registry keys): the union of the family pills, what the link's ``cmp`` holds."""
+
+
+def compare_family_key(family: str) -> str:
+    """The Compare picker's pills of one family (``"compare_pick_openai"``, ``"compare_pick_your_own"``)."""
+    return "compare_pick_" + "".join(c if c.isalnum() else "_" for c in family.lower())
+
+
 COMPARE_PATTERNS = "compare_patterns"
 COMPARE_SIZES = "compare_sizes"
 COMPARE_SOURCE = "compare_source"
@@ -150,6 +158,8 @@ ENCODE_TOKENIZERS = "encode_tokenizers"
 INS_TAB = "ins_tab"
 INS_TOKEN = "ins_token"
 INS_DIFF_REF = "ins_diff_ref"
+INS_REFS = "ins_refs"
+"""The Insights page's production encodings to compare with (keys of :data:`bpe_core.production.PRODUCTION`)."""
 INS_SPLIT = "ins_split"
 INS_FRACTION = "ins_fraction"
 INS_SEED = "ins_seed"

@@ -1,9 +1,12 @@
 """The "Encode step by step" page's building blocks: tokenizers to compare, and steps -> HTML.
 
 The steps come from the tokenizer's own
-:meth:`~bpe_core.interface.Tokenizer.encode_steps`: BPE (trained, GPT-2, cl100k, o200k) gives one line per merge in rank
-order, WordPiece one line per greedy longest-match decision, whose missed
-candidates (:class:`bpe_core.wordpiece.trace.GreedyStep`) are drawn struck out.
+:meth:`~bpe_core.interface.Tokenizer.encode_steps`: byte-level BPE (trained, and
+every tiktoken-form production encoding: GPT-2, cl100k, o200k, Llama 3/4,
+Tekken) gives one line per merge in rank order; Mistral v1's SentencePiece its
+own merges by score and then its byte-fallback steps; WordPiece one line per
+greedy longest-match decision, whose missed candidates
+(:class:`bpe_core.wordpiece.trace.GreedyStep`) are drawn struck out.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from bpe_core import GreedyStep, PieceSteps
-from bpe_core.interface import TrainedTokenizer
-from bpe_core.reference import ENCODINGS, EncodingUnavailable, bpe_from_reference
+from bpe_core.interface import Tokenizer, TrainedTokenizer
+from bpe_core.production import DEFAULT_PRODUCTION, PRODUCTION, load_production
+from bpe_core.reference import EncodingUnavailable
 from ui import render, view
 from ui.algorithms import view_of
 from ui.render import visible_text
@@ -30,28 +34,41 @@ MAX_WORD_CHARS = 200
 MAX_TRIED = 12
 """At most this many missed WordPiece candidates are drawn per line (the note counts them all)."""
 
-REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
-"""Reference encodings offered, by :data:`bpe_core.reference.ENCODINGS` name."""
+PRODUCTION_KEYS: tuple[str, ...] = tuple(PRODUCTION)
+"""Production encodings offered, by :data:`bpe_core.production.PRODUCTION` key (every registered one)."""
+
+DEFAULT_CHOICE = ("trained", *DEFAULT_PRODUCTION)
+"""What the page shows first: the tokenizer trained on your text, GPT-2 and cl100k."""
 
 
-@st.cache_resource(max_entries=3, show_spinner="Loading the reference encoding…")
-def reference_tokenizer(name: str):
-    """GPT-2 / cl100k / o200k as a :class:`~bpe_core.bpe.BPETokenizer` (loaded once per process).
+@st.cache_resource(max_entries=8, show_spinner="Loading the production encoding…")
+def reference_tokenizer(key: str) -> Tokenizer:
+    """The production tokenizer ``key`` (:func:`bpe_core.production.load_production`, loaded once per process).
+
+    Its :meth:`~bpe_core.interface.Tokenizer.encode_steps` gives merge-by-merge
+    steps for the tiktoken-form encodings and SentencePiece's own pieces and
+    byte-fallback steps for Mistral v1.
 
     Raises:
-        EncodingUnavailable: its ranks file cannot be had (the message says how to fix it).
-        ValueError: a ranks file fails its sha256 check.
+        EncodingUnavailable: its files cannot be had offline (one-line message; ``details``, ``how_to_add``).
+        ValueError: a file fails its sha256 check.
     """
-    return bpe_from_reference(name)
+    return load_production(key)
 
 
-def reference_or_message(name: str):
-    """The reference tokenizer, or ``None`` after showing why it is unavailable."""
+def production_or_problem(key: str) -> tuple[Tokenizer | None, EncodingUnavailable | str | None]:
+    """``(tokenizer, None)``, or ``(None, the EncodingUnavailable)``, or ``(None, another error's one line)``."""
     try:
-        return reference_tokenizer(name)
-    except (EncodingUnavailable, ValueError, OSError) as exc:
-        st.warning(str(exc), icon=":material/cloud_off:")
-        return None
+        return reference_tokenizer(key), None
+    except EncodingUnavailable as exc:
+        return None, exc
+    except (ValueError, OSError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def rank_top(tokenizer: Tokenizer) -> int:
+    """The ``"rank"`` colour scale's top for a production tokenizer: its merges (tokens beyond bytes and specials)."""
+    return max(tokenizer.vocab_size - len(tokenizer.special_tokens) - 257, 0)
 
 
 def trained_or_problem(settings) -> tuple[TrainedTokenizer | None, str | None]:
@@ -115,22 +132,23 @@ def _chip(label: str, classes: str, background: str | None = None) -> str:
     return f'<span class="enc-tok{classes}"{style}>{visible_text(label)}</span>'
 
 
-def chip_colours(tokenizer, mode: str) -> ChipColour:
+def chip_colours(tokenizer: Tokenizer, mode: str, top: int) -> ChipColour:
     """Chip backgrounds for a colour mode (see :func:`ui.render.token_colours`).
 
     ``"cycle"`` keeps this view's own scheme (one colour, the tokens a step
     made in amber), ``"id"`` gives each id its stable colour and ``"rank"`` the
-    merge-rank gradient over ``tokenizer``'s merges.  Special tokens keep
-    their dark chip in every mode.
+    merge-rank gradient up to ``top``.  Special tokens keep their dark chip in
+    every mode.
 
     Args:
-        tokenizer: the tokenizer whose steps are drawn (``rank_of``, ``vocab_size``, ``min_vocab_size``).
+        tokenizer: the tokenizer whose steps are drawn (its ``rank_of``).
         mode: a key of :data:`ui.render.COLOUR_MODES`.
+        top: the largest merge rank of the scale (a trained tokenizer's
+            ``vocab_size - min_vocab_size - 1``; :func:`rank_top` for a production one).
     """
     if mode == "id":
         return lambda token_id, _pos: render.id_colour(token_id)
     if mode == "rank":
-        top = max(tokenizer.vocab_size - tokenizer.min_vocab_size - 1, 0)
         return lambda token_id, _pos: render.rank_colour(tokenizer.rank_of(token_id), top)
     return lambda _id, _pos: None
 
@@ -203,8 +221,16 @@ def final_html(pieces: Sequence[PieceSteps]) -> str:
     )
 
 
-def encoder_column(title: str, tokenizer: TrainedTokenizer, text: str) -> None:
-    """Draw one tokenizer's step-by-step encoding of ``text`` (or why it cannot)."""
+def encoder_column(title: str, tokenizer: Tokenizer, text: str, *, noun: str, top: int) -> None:
+    """Draw one tokenizer's step-by-step encoding of ``text`` (or why it cannot).
+
+    Args:
+        title: the column's title.
+        tokenizer: any tokenizer with :meth:`~bpe_core.interface.Tokenizer.encode_steps`.
+        text: the word or phrase.
+        noun: what one box is (``"pre-token"``, ``"word"``), for the caption.
+        top: the ``"rank"`` colour scale's top (see :func:`chip_colours`).
+    """
     st.markdown(f"**{html.escape(title)}**")
     try:
         pieces = tokenizer.encode_steps(text)
@@ -215,12 +241,31 @@ def encoder_column(title: str, tokenizer: TrainedTokenizer, text: str) -> None:
         st.error(str(exc), icon=":material/error:")
         return
     merges = sum(p.merges_applied for p in pieces if not p.is_special)
-    noun = view_of(tokenizer.algorithm).piece_noun
     st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
     st.html(final_html(pieces))
-    st.html(steps_html(pieces, colour=chip_colours(tokenizer, render.session_colour_mode())))
+    st.html(steps_html(pieces, colour=chip_colours(tokenizer, render.session_colour_mode(), top)))
 
 
-def reference_label(name: str) -> str:
-    """Menu label of a reference encoding."""
-    return ENCODINGS[name].label
+def trained_column(title: str, tokenizer: TrainedTokenizer, text: str) -> None:
+    """:func:`encoder_column` for the tokenizer trained on the sidebar's text."""
+    top = max(tokenizer.vocab_size - tokenizer.min_vocab_size - 1, 0)
+    encoder_column(title, tokenizer, text, noun=view_of(tokenizer.algorithm).piece_noun, top=top)
+
+
+def production_column(key: str, tokenizer: Tokenizer, text: str) -> None:
+    """:func:`encoder_column` for a production encoding (merge by merge; SentencePiece's units and byte fallback)."""
+    title = f"{reference_label(key)} · {tokenizer.vocab_size:,} tokens"
+    noun = "pre-token" if tokenizer.is_byte_level else "unit"
+    encoder_column(title, tokenizer, text, noun=noun, top=rank_top(tokenizer))
+
+
+def reference_label(key: str) -> str:
+    """Menu label of a production encoding: ``"GPT-2 (r50k_base)"``, ``"Llama 3"``."""
+    return PRODUCTION[key].label
+
+
+def choice_label(key: str) -> str:
+    """Menu label of a choice of the page: the trained tokenizer, or ``"OpenAI · GPT-4o (o200k_base)"``."""
+    if key == "trained":
+        return "Trained on your text"
+    return f"{PRODUCTION[key].family} · {PRODUCTION[key].label}"
