@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import export_view, token_click, view
+from ui import export_view, links, token_click, view
 from ui import state_keys as sk
 from ui.token_dialog import token_dialog
 
@@ -20,7 +20,7 @@ tok = view.trained_or_stop(settings)
 size = view.vocab_slider(tok)
 current = tok.with_vocab_size(size)
 counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
-st.session_state.setdefault(sk.SHOW_WS, True)  # not value=: links set it (ui.links)
+links.keep(sk.SHOW_WS, True)  # not value=: links set it
 show_ws = st.toggle("Show whitespace", key=sk.SHOW_WS, persist_state="session")
 view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
 clicked = token_click.clicked_token(sk.PLAYGROUND_CLICK)

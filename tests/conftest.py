@@ -109,6 +109,16 @@ def metric(at, label: str) -> str:
     raise AssertionError(f"no metric {label!r}; have {[m.label for m in at.metric]}")
 
 
+def unmd(markdown: str) -> str:
+    """The text a Markdown source shows, as far as backslash escapes go (``\\[UNK\\]`` -> ``[UNK]``).
+
+    Messages escape user strings with :func:`ui.safe_text.md`; tests compare what the reader sees.
+    """
+    import re
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+
+
 def html_bodies(at) -> str:
     """All st.html bodies of the page, concatenated."""
     return "\n".join(h.proto.body for h in at.get("html"))

@@ -55,6 +55,7 @@ from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
+from ui.safe_text import md
 from ui.training import CancelledInThisSession, cached, cancel_applies, for_settings, train, training_key, view_key
 
 DRAW_CHARS = 4_000
@@ -461,10 +462,10 @@ def unavailable_notice(problems: Sequence[EncodingUnavailable]) -> None:
     unique = list({str(exc): exc for exc in problems}.values())
     if not unique:
         return
-    st.warning(" · ".join(str(exc) for exc in unique), icon=":material/cloud_off:")
+    st.warning(" · ".join(md(exc) for exc in unique), icon=":material/cloud_off:")
     with st.expander("How to add it"):
         for exc in unique:
-            st.markdown(f"**{html.escape(str(exc))}.** {exc.how_to_add or 'Its files are not installed.'}")
+            st.markdown(f"**{md(exc)}.** {exc.how_to_add or 'Its files are not installed.'}")
             if exc.details:
                 st.text(exc.details)
 
@@ -473,7 +474,7 @@ def column_problems(columns: Sequence[Column]) -> None:
     """The page's notes on the columns that could not be built: unavailable encodings in one line, others one each."""
     for c in columns:
         if c.error and c.unavailable is None:
-            st.warning(f"**{c.entry.label}** is not shown: {c.error}", icon=":material/warning:")
+            st.warning(f"**{md(c.entry.label)}** is not shown: {md(c.error)}", icon=":material/warning:")
     unavailable_notice([c.unavailable for c in columns if c.unavailable is not None])
 
 
@@ -857,7 +858,7 @@ def draw_views(
             shown = sp[:DRAW_TOKENS]
             mark = marked_tokens(shown, differing) if highlight else None
             with col:
-                st.markdown(f"**{b.label}**")
+                st.markdown(f"**{md(b.label)}**")
                 st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
                 st.html(
                     render.CSS

@@ -18,6 +18,7 @@ from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
 from ui import algorithms, imported
 from ui import state_keys as sk
 from ui.render import COLOUR_MODES
+from ui.safe_text import md
 from ui.samples import SAMPLES, load_sample
 
 SOURCES = ("Sample", "Paste", "Upload")
@@ -73,10 +74,10 @@ def _upload_text() -> tuple[str, str | None, str | None]:
     try:
         text = decode_text_upload(uploaded.getvalue(), uploaded.name)
     except ValueError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(exc), icon=":material/error:")
         last = st.session_state.get(sk.UPLOAD_GOOD)
         if last:
-            st.caption(f"Still showing the previous upload, {last[0]}.")
+            st.caption(f"Still showing the previous upload, {md(last[0])}.")
             return last[1], f"Upload: {last[0]}", None
         return "", None, str(exc)
     st.session_state[sk.UPLOAD_GOOD] = (uploaded.name, text)
@@ -249,7 +250,7 @@ def _custom_pattern() -> str:
     try:
         compile_pattern(typed)
     except ValueError as exc:
-        st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
+        st.error(f"{md(exc)}. The previous pattern stays in force:", icon=":material/error:")
         st.code(PATTERN_LABELS.get(good, good), language=None)
         return good
     st.session_state[sk.CUSTOM_PATTERN_GOOD] = typed

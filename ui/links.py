@@ -45,6 +45,17 @@ PENDING_SIZE = sk.PENDING_SIZE
 PAGE_KEY = sk.LINKS_PAGE
 
 
+def keep(key: str, default: Any) -> None:
+    """Give the widget keyed ``key`` its value through session state (``default`` the first time), before drawing it.
+
+    Used instead of the widget's ``value=``/``default=`` for the widgets whose keys
+    :func:`restore` sets (Streamlit warns when a widget has both), and re-assigned on every
+    run: a widget drawn anew (on another page, or after a page that did not draw it) would
+    otherwise open at its own default instead of the session's value.
+    """
+    st.session_state[key] = st.session_state.get(key, default)
+
+
 def _choice(options: Mapping[str, Any] | tuple[str, ...]) -> Callable[[str], str]:
     def parse(raw: str) -> str:
         if raw not in options:

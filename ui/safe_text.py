@@ -1,4 +1,4 @@
-"""User text as text: escaping for the two renderers that read markup into strings.
+r"""User text as text: escaping for the two renderers that read markup into strings.
 
 Every string a user controls -- the text, file names, special tokens, patterns,
 typed values, token strings from imported files -- reaches the screen through
@@ -7,15 +7,17 @@ Plotly parses:
 
 - :func:`md` for Streamlit's Markdown (``st.markdown``, ``st.caption``,
   ``st.error``/``st.warning``/``st.info``/``st.success``, headers, widget labels
-  and help, ``st.metric`` labels, ``st.expander`` labels): the characters that can
-  start markup are backslash-escaped (CommonMark lets any ASCII punctuation be),
-  so ``**x**``, ``_x_``, ``~~x~~``, ``![p](url)``, ``[a](b)``, `` `x` ``, ``<i>``,
-  ``&amp;``, ``$x$`` (Streamlit's LaTeX), ``:red[x]`` and ``:material/...:``
-  (Streamlit's directives), ``|`` (tables), bare ``http://``, ``www.`` and
-  ``a@b.c`` (GFM autolinks) and a leading list or heading marker all show as typed;
-  line breaks become spaces, so a value cannot start a new block.  Letters,
-  digits, spaces, ``.``, ``,``, ``-``, ``/``, ``'``, ``"``, ``=``, ``?``, ``%``
-  in the middle of a value are left alone, so ``mine.json`` stays ``mine.json``.
+  and help, ``st.metric`` labels, ``st.expander`` labels): every character that
+  can open markup there is backslash-escaped (CommonMark lets any ASCII
+  punctuation be): ``\``, `` ` ``, ``*``, ``~``, ``$`` (Streamlit's LaTeX),
+  ``<`` and ``&`` (HTML, entities, autolinks), ``[`` and ``]`` (links, images,
+  Streamlit's ``:red[...]`` directives), ``@`` (GFM e-mail autolinks), ``_`` unless
+  inside a word (``vocab_size`` cannot open emphasis), ``:`` when followed by
+  something other than a space (``http://`` autolinks, ``:material/...:`` icons,
+  ``:smile:`` emoji), the dot of ``www.`` (GFM autolinks), and a leading list,
+  heading or quote marker.  Line breaks become spaces, so a value cannot start a
+  new block.  Everything else stays as typed, so ``mine.json (2 files): ok``
+  reads the same in the Markdown source and on screen.
 - :func:`plotly` for Plotly's text (titles, axis and tick labels, legend
   entries, hover text, annotations, icicle labels): Plotly renders a subset of
   HTML (``<b>``, ``<i>``, ``<a href>``, ``<br>``, ``<span style>``), so
@@ -30,9 +32,9 @@ from __future__ import annotations
 import html
 import re
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!<>&#~$:|@^])")
+_ALWAYS = frozenset("\\`*~$<&[]@")
 _WWW = re.compile(r"(?i)\b(www)\.")
-_LEADING_MARKER = re.compile(r"^(\s*)([-+=]|\d+[.)])")
+_LEADING_MARKER = re.compile(r"^(\s*)([-+=>#]|\d+[.)])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 
@@ -48,18 +50,30 @@ def md(value: object, *, limit: int | None = None) -> str:
         The string with its markup characters backslash-escaped and line breaks replaced by spaces.
 
     >>> print(md("**x**![p](http://127.0.0.1:9/p.png)"))
-    \*\*x\*\*\!\[p\]\(http\://127.0.0.1\:9/p.png\)
-    >>> print(md("- mine.json <i>", limit=13))
-    \- mine.json \<…
+    \*\*x\*\*!\[p\](http\://127.0.0.1\:9/p.png)
+    >>> print(md("- mine.json (2 files): <i>", limit=24))
+    \- mine.json (2 files): \<…
+    >>> print(md("_x_ vocab_size :red[y]"))
+    \_x\_ vocab_size \:red\[y\]
     >>> print(md("www.example.com"))
     www\.example.com
     """
     s = str(value)
     if limit is not None and len(s) > limit:
         s = s[:limit] + "…"
-    s = _MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", s))
-    s = _WWW.sub(r"\1\\.", s)
-    return _LEADING_MARKER.sub(lambda m: m[1] + "".join("\\" + c if not c.isdigit() else c for c in m[2]), s)
+    s = _LINE_BREAKS.sub(" ", s)
+    out = []
+    for i, c in enumerate(s):
+        if c in _ALWAYS:
+            out.append("\\" + c)
+        elif c == "_" and not (0 < i < len(s) - 1 and s[i - 1].isalnum() and s[i + 1].isalnum()):
+            out.append("\\_")
+        elif c == ":" and i + 1 < len(s) and not s[i + 1].isspace():
+            out.append("\\:")
+        else:
+            out.append(c)
+    s = _WWW.sub(r"\1\\.", "".join(out))
+    return _LEADING_MARKER.sub(lambda m: m[1] + "".join(c if c.isdigit() else "\\" + c for c in m[2]), s)
 
 
 def plotly(value: object) -> str:

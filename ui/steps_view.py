@@ -23,6 +23,7 @@ from bpe_core.reference import EncodingUnavailable
 from ui import render, view
 from ui.algorithms import view_of
 from ui.render import visible_text
+from ui.safe_text import md
 from ui.training import CancelledInThisSession
 
 ChipColour = Callable[[int, int], str | None]
@@ -231,14 +232,14 @@ def encoder_column(title: str, tokenizer: Tokenizer, text: str, *, noun: str, to
         noun: what one box is (``"pre-token"``, ``"word"``), for the caption.
         top: the ``"rank"`` colour scale's top (see :func:`chip_colours`).
     """
-    st.markdown(f"**{html.escape(title)}**")
+    st.markdown(f"**{md(title)}**")
     try:
         pieces = tokenizer.encode_steps(text)
     except TypeError as exc:
-        st.info(str(exc), icon=":material/info:")
+        st.info(md(exc), icon=":material/info:")
         return
     except ValueError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(exc), icon=":material/error:")
         return
     merges = sum(p.merges_applied for p in pieces if not p.is_special)
     st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")

@@ -11,6 +11,7 @@ from ui import render, training
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.inputs import Settings
+from ui.safe_text import md
 
 MAX_DRAW_CHARS = 20_000
 """The coloured view draws about this many characters of the text (counts cover all of it).
@@ -50,13 +51,13 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
         streamlit's stop exception (:func:`st.stop`): when there is nothing to show.
     """
     if settings.problem:
-        st.info(settings.problem, icon=":material/edit_note:")
+        st.info(md(settings.problem), icon=":material/edit_note:")
         st.stop()
     if settings.imported is not None:  # nothing to train: the file's tokenizer, as it is
         try:
             return training.train(settings.text, settings.spec, settings.imported)
         except ValueError as exc:
-            st.error(f"Cannot use the imported tokenizer: {exc}", icon=":material/error:")
+            st.error(f"Cannot use the imported tokenizer: {md(exc)}", icon=":material/error:")
             st.stop()
     previous = previous_if_cancelled(settings)
     if previous is not None:
@@ -73,7 +74,7 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
             else:
                 tok = _train_with_progress(settings, key)
         except (ValueError, TypeError) as exc:
-            st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
+            st.error(f"Cannot train on this input: {md(exc)}", icon=":material/error:")
             st.stop()
     training.remember(settings)
     if not settings.text.strip():
@@ -181,11 +182,11 @@ def previous_if_cancelled(settings: Settings) -> TrainedTokenizer | None:
         return None
     last_key, last_settings = training.last_trained()
     previous = training.cached(last_key)
-    note = f"Training on {settings.text_label} was cancelled."
+    note = f"Training on {md(settings.text_label)} was cancelled."
     if previous is not None:
         note += (
-            f" Still showing the previous tokenizer, {previous.name} with {previous.max_vocab_size:,} tokens, "
-            f"on the text it was trained on ({last_settings.text_label})."
+            f" Still showing the previous tokenizer, {md(previous.name)} with {previous.max_vocab_size:,} tokens, "
+            f"on the text it was trained on ({md(last_settings.text_label)})."
         )
     with st.container(border=True):
         st.warning(note, icon=":material/cancel:")

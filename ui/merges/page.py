@@ -15,6 +15,7 @@ from ui.merges.playback import SPEEDS, Playback
 from ui.merges.tables import merge_table
 from ui.merges.text import drawn_text, examples_html, step_spans, step_text_html
 from ui.merges.why import why_panel
+from ui.safe_text import md
 from ui.training import TrainingKey, settings_key, train
 
 
@@ -30,10 +31,10 @@ def history_or_stop(settings: Settings) -> MergeHistory:
     try:
         history = cached_history(settings_key(settings), settings.text, settings.spec, settings.imported)
     except NotImplementedError as exc:
-        st.info(str(exc), icon=":material/info:")
+        st.info(md(exc), icon=":material/info:")
         st.stop()
     except (ValueError, TypeError) as exc:
-        st.error(f"Cannot replay the merges: {exc}", icon=":material/error:")
+        st.error(f"Cannot replay the merges: {md(exc)}", icon=":material/error:")
         st.stop()
     if history.n_steps == 0:
         st.info("No merge was learned from this text, so there is nothing to step through.", icon=":material/info:")
