@@ -116,7 +116,7 @@ def unmd(markdown: str) -> str:
     """
     import re
 
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")  # and the word joiners
 
 
 def html_bodies(at) -> str:

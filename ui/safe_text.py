@@ -11,13 +11,15 @@ Plotly parses:
   can open markup there is backslash-escaped (CommonMark lets any ASCII
   punctuation be): ``\``, `` ` ``, ``*``, ``~``, ``$`` (Streamlit's LaTeX),
   ``<`` and ``&`` (HTML, entities, autolinks), ``[`` and ``]`` (links, images,
-  Streamlit's ``:red[...]`` directives), ``@`` (GFM e-mail autolinks), ``_`` unless
-  inside a word (``vocab_size`` cannot open emphasis), ``:`` when followed by
-  something other than a space (``http://`` autolinks, ``:material/...:`` icons,
-  ``:smile:`` emoji), the dot of ``www.`` (GFM autolinks), and a leading list,
-  heading or quote marker.  Line breaks become spaces, so a value cannot start a
-  new block.  Everything else stays as typed, so ``mine.json (2 files): ok``
-  reads the same in the Markdown source and on screen.
+  Streamlit's ``:red[...]`` directives), ``_`` unless inside a word (``vocab_size``
+  cannot open emphasis), and a leading list, heading or quote marker.  Some markup
+  is found in the *text* after parsing, where escapes no longer count (GFM's bare
+  ``http://``, ``www.`` and e-mail autolinks; Streamlit's ``:emoji:`` and
+  ``:material/icon:`` shortcodes): there an invisible WORD JOINER (U+2060) goes
+  after a ``:`` that a non-space follows, before ``@`` and after ``www``, so the
+  text reads the same and links nowhere.  Line breaks become spaces, so a value
+  cannot start a new block.  Everything else stays as typed, so
+  ``mine.json (2 files): ok`` reads the same in the Markdown source and on screen.
 - :func:`plotly` for Plotly's text (titles, axis and tick labels, legend
   entries, hover text, annotations, icicle labels): Plotly renders a subset of
   HTML (``<b>``, ``<i>``, ``<a href>``, ``<br>``, ``<span style>``), so
@@ -32,8 +34,10 @@ from __future__ import annotations
 import html
 import re
 
-_ALWAYS = frozenset("\\`*~$<&[]@")
+_ALWAYS = frozenset("\\`*~$<&[]")
 _WWW = re.compile(r"(?i)\b(www)\.")
+WORD_JOINER = "\u2060"
+"""Invisible, zero-width, no line break: splits the text that autolinks and shortcodes are found in."""
 _LEADING_MARKER = re.compile(r"^(\s*)([-+=>#]|\d+[.)])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
@@ -49,14 +53,12 @@ def md(value: object, *, limit: int | None = None) -> str:
     Returns:
         The string with its markup characters backslash-escaped and line breaks replaced by spaces.
 
-    >>> print(md("**x**![p](http://127.0.0.1:9/p.png)"))
-    \*\*x\*\*!\[p\](http\://127.0.0.1\:9/p.png)
+    >>> print(md("**x**![p](http://127.0.0.1:9/p.png)").replace(WORD_JOINER, "|"))
+    \*\*x\*\*!\[p\](http:|//127.0.0.1:|9/p.png)
     >>> print(md("- mine.json (2 files): <i>", limit=24))
     \- mine.json (2 files): \<…
-    >>> print(md("_x_ vocab_size :red[y]"))
-    \_x\_ vocab_size \:red\[y\]
-    >>> print(md("www.example.com"))
-    www\.example.com
+    >>> print(md("_x_ vocab_size :red[y] a@b.c www.d.e").replace(WORD_JOINER, "|"))
+    \_x\_ vocab_size :|red\[y\] a|@b.c www|.d.e
     """
     s = str(value)
     if limit is not None and len(s) > limit:
@@ -69,10 +71,12 @@ def md(value: object, *, limit: int | None = None) -> str:
         elif c == "_" and not (0 < i < len(s) - 1 and s[i - 1].isalnum() and s[i + 1].isalnum()):
             out.append("\\_")
         elif c == ":" and i + 1 < len(s) and not s[i + 1].isspace():
-            out.append("\\:")
+            out.append(":" + WORD_JOINER)
+        elif c == "@":
+            out.append(WORD_JOINER + "@")
         else:
             out.append(c)
-    s = _WWW.sub(r"\1\\.", "".join(out))
+    s = _WWW.sub(r"\1" + WORD_JOINER + ".", "".join(out))
     return _LEADING_MARKER.sub(lambda m: m[1] + "".join(c if c.isdigit() else "\\" + c for c in m[2]), s)
 
 
