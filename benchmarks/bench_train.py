@@ -1,38 +1,43 @@
-"""BPE training speed and memory: bpe_core against Hugging Face ``tokenizers``, measured in one run.
+"""BPE training speed and memory: bpe_core against four peers, measured in one run.
 
-Usage::
+Usage (the peers live in requirements-dev.txt: ``pip install -r requirements-dev.txt``)::
 
-    python benchmarks/bench_train.py [--corpora small,medium,large] [--dir /work/corpora] [--workers 2]
+    python benchmarks/bench_train.py [--corpora small,medium] [--dir /work/corpora] [--workers 2]
+                                     [--long] [--scaling] [--repeat 1]
 
-Runs, each in a fresh process so that peak memory is measured cleanly:
+Trainers, each run in a fresh process so that peak memory is measured cleanly,
+all at the same vocabulary (the same number of merges: peers without special
+tokens get one id less), the GPT-2 split pattern, ``--workers`` processes/threads:
 
 * ``ours``: :func:`bpe_core.train_bpe` on the file (``pathlib.Path``: streamed in
-  1 MiB chunks, pre-tokens counted in ``--workers`` processes), GPT-2 pattern,
-  special token ``<|endoftext|>`` (the corpora separate documents with it);
-* ``hf``: Hugging Face ``tokenizers`` ``BpeTrainer`` with ``ByteLevel``
-  pre-tokenization (``add_prefix_space=False``, GPT-2's split regex), all 256
-  byte symbols in the initial alphabet, the same special token and vocabulary
-  size, ``RAYON_NUM_THREADS=--workers`` threads;
+  1 MiB chunks, counted in ``--workers`` processes), special token ``<|endoftext|>``;
+* ``hf``: Hugging Face ``tokenizers`` ``BpeTrainer``, ``ByteLevel`` pre-tokenization
+  (``add_prefix_space=False``: GPT-2's regex), all 256 bytes in the alphabet,
+  ``RAYON_NUM_THREADS``;
+* ``gigabpe``: ``gigabpe.train_bpe([file], pretokenizer="bytelevel", threads=...)``
+  (merges identical to Hugging Face's);
+* ``rustbpe``: ``rustbpe.Tokenizer().train_from_iterator(lines of the file, pattern=GPT-2's)``;
+* ``bpeasy``: ``bpeasy.train_bpe(lines of the file, GPT-2's pattern, max_token_length=128)``.
 
-on the corpora built by ``../shared/bench/make_corpora.sh`` (about 1 MB, 20 MB and
-100 MB of real text from Debian packages) at vocab 10,000, and on a 133 KB
-English text (the first 133,000 bytes of ``small.txt``) at vocab 500, where ours
-is also timed in process on a ``str`` (the app's path).
+Cases: the corpora of ``../shared/bench/make_corpora.sh`` (about 1, 20 and 100 MB
+of real text; vocab 10,000) and, with ``--long``, single long pre-tokens (random
+letters a-j of 100 KB, 300 KB and 1 MB, and 1 MB of one letter; vocab 1,000).
+Columns: wall seconds of the training call (imports and start-up excluded),
+its CPU seconds (user + system, all threads, and our counting processes),
+for ours the counting and merging split, MB/s (input bytes / wall), and peak
+memory in MiB: the process's own peak RSS (``VmHWM``), or, when higher, its RSS
+plus the USS of each child (our counting workers) sampled every 20 ms.  Ratios
+are ours / peer: below 1 means ours is faster or smaller.
 
-Columns: wall seconds (in the child, training only: imports and start-up
-excluded), for ours the split between counting and merging, and peak memory in
-MiB: the process's own peak RSS (``VmHWM``), or, when higher, the RSS plus the
-USS of each counting worker sampled every 20 ms with ``psutil``; the
-interpreter and imports are included for both.  ``+MiB`` is what training
-added: the peak minus the RSS just before training started (after the
-imports), which on small inputs is a truer measure of the training itself
-than the peak.  Ratios are ours / HF: below 1 means ours is faster or smaller.  The machine is shared with other
-jobs, so single runs are noisy (use ``--repeat``, the table keeps the best wall
-time of the repeats).
+``--scaling`` adds: counting throughput (MB/s) on the 20 MB corpus with 1 and 2
+local worker processes and with a 2-worker Dask ``LocalCluster`` (needs
+``distributed``); and merge-loop time against the number of distinct
+pre-tokens (tables of 1, 2.5, 5, 10 and 20 MB prefixes, vocab 10,000).  From
+these it prints the fits the README uses to estimate 10 GB on N machines.
 
-The script also checks that the streamed, 2-worker path learns exactly the same
-merges as training on the text as one in-memory ``str`` (one chunk, one
-process) on the 1 MB corpus.
+The script also checks that every counting path (1 process, 2 processes, a
+2-worker LocalCluster, a count table written and read back) gives the same
+merges on the 1 MB corpus.
 """
 
 from __future__ import annotations
@@ -40,8 +45,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import platform
+import random
 import subprocess
 import sys
 import tempfile
@@ -50,6 +57,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EOT = "<|endoftext|>"
+PEERS = ("hf", "gigabpe", "rustbpe", "bpeasy")
 
 
 def _status_mib(field: str) -> float:
@@ -60,78 +68,122 @@ def _status_mib(field: str) -> float:
     raise RuntimeError(f"/proc/self/status has no {field}")
 
 
-def child(kind: str, path: str, vocab: int, workers: int, in_process_str: bool) -> dict:
-    """Train once in this process and return the measurements (run with ``--child``).
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process's threads and of its finished, waited-for children."""
+    import resource
 
-    Besides the times, the result holds ``base_mib``, the process's RSS just
-    before training (interpreter, imports, and for ``--str`` the text), and
-    ``hwm_mib``, its exact peak RSS (``VmHWM``: reset by ``exec``, unlike
-    ``ru_maxrss``), which the 20 ms sampling can miss on runs of a few
-    hundredths of a second.
-    """
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _lines(path: str):
+    with open(path, encoding="utf-8") as f:
+        yield from f
+
+
+def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -> dict:
+    """Train once in this process and return the measurements (run with ``--child``)."""
     sys.path.insert(0, str(ROOT))
+    from bpe_core.pretokenize import PATTERNS
+
+    gpt2 = PATTERNS["gpt2"]
+    n_merges = vocab - 256 - len(specials)
+    out: dict = {"count": None, "merge": None}
     if kind == "ours":
         from bpe_core import train_bpe
 
-        src = Path(path).read_text(encoding="utf-8") if in_process_str else Path(path)
         base = _status_mib("VmRSS")
-        t0 = time.perf_counter()
-        tok = train_bpe(src, vocab, [EOT], "gpt2", num_workers=workers)
+        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        tok = train_bpe(Path(path), vocab, specials, "gpt2", num_workers=workers)
         wall = time.perf_counter() - t0
         info = tok.training
-        out = {"wall": wall, "count": info.count_seconds, "merge": info.merge_seconds, "vocab": tok.max_vocab_size}
-    else:
+        out |= {"count": info.count_seconds, "merge": info.merge_seconds, "merges": len(tok.merges)}
+        out["distinct"] = info.unique_pretokens
+    elif kind == "hf":
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
         tok = Tokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         trainer = trainers.BpeTrainer(
             vocab_size=vocab,
-            special_tokens=[EOT],
+            special_tokens=specials,
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False,
         )
         base = _status_mib("VmRSS")
-        t0 = time.perf_counter()
+        cpu0, t0 = _cpu_seconds(), time.perf_counter()
         tok.train([path], trainer)
         wall = time.perf_counter() - t0
-        out = {"wall": wall, "count": None, "merge": None, "vocab": tok.get_vocab_size()}
-    return out | {"base_mib": base, "hwm_mib": _status_mib("VmHWM")}
+        out["merges"] = tok.get_vocab_size() - 256 - len(specials)
+    elif kind == "gigabpe":
+        import gigabpe
+
+        base = _status_mib("VmRSS")
+        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        _, merges = gigabpe.train_bpe([path], vocab, special_tokens=specials, pretokenizer="bytelevel", threads=workers)
+        wall = time.perf_counter() - t0
+        out["merges"] = len(merges)
+    elif kind == "rustbpe":
+        import rustbpe
+
+        tok = rustbpe.Tokenizer()
+        base = _status_mib("VmRSS")
+        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        tok.train_from_iterator(_lines(path), 256 + n_merges, pattern=gpt2)
+        wall = time.perf_counter() - t0
+        out["merges"] = tok.vocab_size - 256
+    elif kind == "bpeasy":
+        import bpeasy
+
+        base = _status_mib("VmRSS")
+        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        ranks = bpeasy.train_bpe(_lines(path), gpt2, 128, 256 + n_merges, 1000)
+        wall = time.perf_counter() - t0
+        out["merges"] = len(ranks) - 256
+    else:
+        raise SystemExit(f"unknown trainer {kind}")
+    return out | {"wall": wall, "cpu": _cpu_seconds() - cpu0, "base_mib": base, "hwm_mib": _status_mib("VmHWM")}
 
 
-def run_child(kind: str, path: Path, vocab: int, workers: int, in_process_str: bool = False) -> dict:
+TIME_LIMIT = {"corpus": 600.0, "long": 120.0}
+"""Seconds a trainer may take on one case before it is stopped (reported as ``> limit``)."""
+
+
+def run_child(kind: str, path: Path, vocab: int, workers: int, specials: list[str], limit: float) -> dict:
     env = dict(os.environ, RAYON_NUM_THREADS=str(workers), PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, __file__, "--child", kind, str(path), str(vocab), str(workers)]
-    if in_process_str:
-        cmd.append("--str")
+    cmd = [sys.executable, __file__, "--child", kind, str(path), str(vocab), str(workers), json.dumps(specials)]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True)
-        peak = _watch_memory(proc.pid)
-        proc.wait()
+        deadline = time.monotonic() + limit
+        peak = _watch_memory(proc.pid, deadline=deadline)
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return {"timeout": True}
         out.seek(0)
         err.seek(0)
         if proc.returncode != 0:
-            raise SystemExit(f"{kind} on {path} failed:\n{err.read()}")
+            return {"error": err.read().strip().splitlines()[-1:]}
         result = json.loads(out.read().strip().splitlines()[-1])
-    # the sampled peak counts the counting workers too; VmHWM is exact for the process itself
     result["rss_mib"] = max(peak / 2**20, result["hwm_mib"])
     return result
 
 
-def _watch_memory(pid: int, every: float = 0.02) -> int:
+def _watch_memory(pid: int, every: float = 0.02, deadline: float = float("inf")) -> int:
     """Peak memory of a process and its children until it exits (bytes), sampled every ``every`` seconds.
 
     The process counts its RSS; each child (our counting workers, forked from it)
     counts its USS -- the pages only it holds -- so pages shared after ``fork`` are
-    not counted twice.  ``ru_maxrss`` cannot be used: Linux keeps it across
-    ``exec``, so a child would report this (larger) script's peak.
+    not counted twice.
     """
     import psutil
 
     peak = 0
     try:
         proc = psutil.Process(pid)
-        while proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+        while proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
             try:
                 total = proc.memory_info().rss
                 for kid in proc.children(recursive=True):
@@ -146,28 +198,185 @@ def _watch_memory(pid: int, every: float = 0.02) -> int:
     return peak
 
 
-def best_of(kind: str, path: Path, vocab: int, workers: int, repeat: int, in_process_str: bool = False) -> dict:
-    runs = [run_child(kind, path, vocab, workers, in_process_str) for _ in range(repeat)]
-    best = min(runs, key=lambda r: r["wall"])
-    worst = max(runs, key=lambda r: r["rss_mib"])
-    best["rss_mib"], best["base_mib"] = worst["rss_mib"], worst["base_mib"]
-    return best
+def available(kind: str) -> bool:
+    if kind == "ours":
+        return True
+    module = {"hf": "tokenizers"}.get(kind, kind)
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+def bench_case(
+    label: str, path: Path, vocab: int, workers: int, repeat: int, specials: list[str], limit: float
+) -> dict:
+    size = path.stat().st_size
+    row: dict = {"case": label, "vocab": vocab}
+    results = {}
+    for kind in ("ours", *PEERS):
+        if not available(kind):
+            continue
+        runs = [run_child(kind, path, vocab, workers, specials, limit) for _ in range(repeat)]
+        errors = [r["error"] for r in runs if "error" in r]
+        if errors:
+            print(f"  {kind} failed on {label}: {errors[0]}", file=sys.stderr)
+            continue
+        if any(r.get("timeout") for r in runs):
+            results[kind] = {"timeout": True}
+            continue
+        best = min(runs, key=lambda r: r["wall"])
+        best["rss_mib"] = max(r["rss_mib"] for r in runs)
+        results[kind] = best
+    ours = results["ours"]
+    row |= {
+        "ours s": round(ours["wall"], 2),
+        "ours CPU s": round(ours["cpu"], 2),
+        "count s": round(ours["count"], 2),
+        "merge s": round(ours["merge"], 2),
+        "ours MB/s": round(size / 1e6 / ours["wall"], 1),
+        "ours MiB": round(ours["rss_mib"]),
+    }
+    for kind in PEERS:
+        r = results.get(kind)
+        if r is None:
+            continue
+        if r.get("timeout"):
+            row[f"{kind} s"] = f"> {limit:.0f}"
+            continue
+        row[f"{kind} s"] = round(r["wall"], 2)
+        row[f"{kind} CPU s"] = round(r["cpu"], 2)
+        row[f"{kind} MiB"] = round(r["rss_mib"])
+        row[f"ours/{kind} time"] = round(ours["wall"] / r["wall"], 2)
+        row[f"ours/{kind} RSS"] = round(ours["rss_mib"] / r["rss_mib"], 2)
+    row["distinct"] = ours.get("distinct")
+    return row
+
+
+def long_inputs(tmp: Path) -> list[tuple[str, Path]]:
+    """Single long pre-tokens: random letters a-j and a run of one letter (one GPT-2 pre-token each)."""
+    rnd = random.Random(20)
+    out = []
+    for n in (100_000, 300_000, 1_000_000):
+        p = tmp / f"letters_{n}.txt"
+        p.write_text("".join(rnd.choices("abcdefghij", k=n)), encoding="ascii")
+        out.append((f"{n // 1000} KB random a-j, one pre-token", p))
+    p = tmp / "run_1m.txt"
+    p.write_text("a" * 1_000_000, encoding="ascii")
+    out.append(("1000 KB of 'a', one pre-token", p))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# scaling
+
+
+def scaling(medium: Path, workers: int) -> tuple[list[dict], list[dict]]:
+    """Counting throughput per executor on ``medium``, and merge time vs distinct pre-tokens."""
+    sys.path.insert(0, str(ROOT))
+    from bpe_core import counting, train_bpe_from_counts
+
+    size = medium.stat().st_size
+    count_rows = []
+
+    def timed(label: str, **kw) -> dict:
+        r = counting.count_file(medium, "gpt2", [EOT], **kw)
+        row = {"counting": label, "seconds": round(r.seconds, 2), "MB/s": round(size / 1e6 / r.seconds, 1)}
+        count_rows.append(row)
+        print(row, flush=True)
+        return r
+
+    ref = timed("1 process", num_workers=1)
+    two = timed(f"{workers} local processes", num_workers=workers)
+    assert two.word_counts == ref.word_counts
+    try:
+        import distributed
+    except ImportError:
+        distributed = None
+    if distributed is not None:
+        with (
+            distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            client.run(lambda: None)  # workers up before the clock starts
+            dask_r = timed(f"Dask LocalCluster, {workers} workers", executor=client.get_executor())
+        assert dask_r.word_counts == ref.word_counts
+
+    merge_rows = []
+    data = medium.read_bytes()
+    for mb in (1, 2.5, 5, 10, 20):
+        cut = data[: int(mb * 1e6)]
+        end = cut.rfind(b"\n")
+        with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+            f.write(cut[: end + 1] if end > 0 else cut)
+            f.flush()
+            r = counting.count_file(f.name, "gpt2", [EOT], num_workers=workers)
+        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        tok = train_bpe_from_counts(r.word_counts, 10_000, [EOT], special_occurrences=r.special_occurrences)
+        row = {
+            "prefix MB": mb,
+            "distinct pre-tokens": len(r.word_counts),
+            "merge s": round(time.perf_counter() - t0, 2),
+            "merge CPU s": round(_cpu_seconds() - cpu0, 2),
+            "merges": len(tok.merges),
+        }
+        merge_rows.append(row)
+        print(row, flush=True)
+    return count_rows, merge_rows
+
+
+def power_fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares fit of ``y = a * x ** b`` on log-log axes: ``(a, b)``."""
+    lx = [math.log(x) for x in xs]
+    ly = [math.log(y) for y in ys]
+    n = len(xs)
+    mx, my = sum(lx) / n, sum(ly) / n
+    b = sum((u - mx) * (v - my) for u, v in zip(lx, ly, strict=True)) / sum((u - mx) ** 2 for u in lx)
+    return math.exp(my - b * mx), b
+
+
+# ---------------------------------------------------------------------------
 
 
 def check_identical_merges(path: Path) -> str:
-    """Streamed 2-worker file training vs one in-memory str: do they learn identical merges on the 1 MB corpus."""
+    """Every counting path gives the same merges on the 1 MB corpus (1 and 2 processes, Dask, a count table)."""
     sys.path.insert(0, str(ROOT))
-    from bpe_core import counting, train_bpe
+    from bpe_core import counting, train_bpe, train_bpe_from_counts
+    from bpe_core.count_table import CountTable, load_count_table, save_count_table
 
+    def merges(r) -> list:
+        return train_bpe_from_counts(r.word_counts, 10_000, [EOT], special_occurrences=r.special_occurrences).merges
+
+    whole = train_bpe(path.read_text(encoding="utf-8"), 10_000, [EOT], num_workers=1, chunk_size=1 << 40).merges
     old = counting.PARALLEL_MIN_BYTES
     counting.PARALLEL_MIN_BYTES = 0  # force the workers even on 1 MB
     try:
-        streamed = train_bpe(path, 10_000, [EOT], num_workers=2, chunk_size=1 << 18)
+        paths = {"1 process": counting.count_file(path, "gpt2", [EOT], num_workers=1, chunk_bytes=1 << 18)}
+        paths["2 processes"] = counting.count_file(path, "gpt2", [EOT], num_workers=2, chunk_bytes=1 << 18)
     finally:
         counting.PARALLEL_MIN_BYTES = old
-    whole = train_bpe(path.read_text(encoding="utf-8"), 10_000, [EOT], num_workers=1, chunk_size=1 << 40)
-    same = streamed.merges == whole.merges
-    return f"identical merges, streamed (2 workers, 256 KiB chunks) vs one str in one process: {same}"
+    try:
+        import distributed
+
+        with (
+            distributed.LocalCluster(n_workers=2, processes=True, host="127.0.0.1", dashboard_address=None) as c,
+            distributed.Client(c) as client,
+        ):
+            paths["LocalCluster"] = counting.count_file(
+                path, "gpt2", [EOT], chunk_bytes=1 << 18, executor=client.get_executor()
+            )
+    except ImportError:
+        pass
+    with tempfile.TemporaryDirectory() as tmp:
+        r = paths["1 process"]
+        t = CountTable.from_counts(r.word_counts, "gpt2", [EOT], special_occurrences=r.special_occurrences)
+        save_count_table(t, Path(tmp) / "t.npz")
+        paths["count table"] = load_count_table(Path(tmp) / "t.npz", pattern="gpt2")
+    same = {name: merges(r) == whole for name, r in paths.items()}
+    return f"identical merges to one in-memory str, 1 MB corpus, vocab 10,000: {same}"
 
 
 def machine() -> str:
@@ -183,72 +392,59 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, Python {platform.python_version()}, {platform.system()}"
 
 
+def _table(rows: list[dict]) -> str:
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    try:
+        return df.to_markdown(index=False)
+    except ImportError:
+        return df.to_string(index=False)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", default="/work/corpora", help="directory with small.txt, medium.txt, large.txt")
-    ap.add_argument("--corpora", default="small,medium,large", help="comma-separated corpus names to run")
-    ap.add_argument("--workers", type=int, default=2, help="our counting processes and HF's threads")
+    ap.add_argument("--corpora", default="small,medium", help="comma-separated corpus names (large = 100 MB)")
+    ap.add_argument("--workers", type=int, default=2, help="processes/threads for every trainer")
     ap.add_argument("--repeat", type=int, default=1, help="runs per cell (best wall time kept)")
+    ap.add_argument("--long", action="store_true", help="also the single-long-pre-token inputs")
+    ap.add_argument("--scaling", action="store_true", help="also the counting and merge-loop scaling tables")
+    ap.add_argument("--no-check", action="store_true", help="skip the identical-merges check")
     args = ap.parse_args()
 
-    import pandas as pd
-
     d = Path(args.dir)
-    cases = []
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        small = d / "small.txt"
-        if small.is_file():
-            data = small.read_bytes()[:133_000]
-            text = data.decode("utf-8", errors="ignore")  # drop a character cut at the end
-            prefix = Path(tmp) / "english_133k.txt"
-            prefix.write_text(text, encoding="utf-8")
-            cases.append(("133 KB (str, in process)", prefix, 500, True))
-            cases.append(("133 KB (file)", prefix, 500, False))
-        for name in args.corpora.split(","):
+        cases = []
+        for name in filter(None, args.corpora.split(",")):
             p = d / f"{name}.txt"
             if p.is_file():
-                cases.append((f"{name} ({p.stat().st_size / 1e6:.0f} MB)", p, 10_000, False))
-        rows = []
-        for label, path, vocab, as_str in cases:
-            ours = best_of("ours", path, vocab, args.workers, args.repeat, as_str)
-            hf = best_of("hf", path, vocab, args.workers, args.repeat)
-            ours_added, hf_added = (r["rss_mib"] - r["base_mib"] for r in (ours, hf))
-            rows.append(
-                {
-                    "corpus": label,
-                    "vocab": vocab,
-                    "ours s": round(ours["wall"], 2),
-                    "count s": round(ours["count"], 2),
-                    "merge s": round(ours["merge"], 2),
-                    "HF s": round(hf["wall"], 2),
-                    "time ours/HF": round(ours["wall"] / hf["wall"], 2),
-                    "ours MiB": round(ours["rss_mib"]),
-                    "HF MiB": round(hf["rss_mib"]),
-                    "RSS ours/HF": round(ours["rss_mib"] / hf["rss_mib"], 2),
-                    "ours +MiB": round(ours_added),
-                    "HF +MiB": round(hf_added),
-                    "+RSS ours/HF": round(ours_added / max(hf_added, 1), 2),
-                }
-            )
-            print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1), flush=True)
+                cases.append((f"{name} ({p.stat().st_size / 1e6:.0f} MB)", p, 10_000, [EOT], TIME_LIMIT["corpus"]))
+        if args.long:
+            cases += [(label, p, 1_000, [], TIME_LIMIT["long"]) for label, p in long_inputs(Path(tmp))]
+        for label, path, vocab, specials, limit in cases:
+            rows.append(bench_case(label, path, vocab, args.workers, args.repeat, specials, limit))
+            print(json.dumps(rows[-1]), flush=True)
     print()
     print(f"Machine: {machine()}; {args.workers} workers/threads; load average {os.getloadavg()[0]:.1f} at the end")
-    print(pd.DataFrame(rows).to_markdown(index=False) if _has_tabulate() else pd.DataFrame(rows).to_string(index=False))
-    if small.is_file():
-        print(check_identical_merges(small))
-
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    print(_table(rows))
+    if args.scaling and (d / "medium.txt").is_file():
+        count_rows, merge_rows = scaling(d / "medium.txt", args.workers)
+        print(_table(count_rows))
+        print(_table(merge_rows))
+        a, b = power_fit([r["distinct pre-tokens"] for r in merge_rows], [r["merge CPU s"] for r in merge_rows])
+        print(f"merge-loop fit: CPU seconds = {a:.3g} * distinct ** {b:.2f}")
+        sizes = [r["prefix MB"] for r in merge_rows]
+        ha, hb = power_fit(sizes, [r["distinct pre-tokens"] for r in merge_rows])
+        print(f"distinct pre-tokens fit (Heaps): distinct = {ha:.3g} * MB ** {hb:.2f}")
+    if not args.no_check and (d / "small.txt").is_file():
+        print(check_identical_merges(d / "small.txt"))
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         kind, path, vocab, workers = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-        print(json.dumps(child(kind, path, vocab, workers, "--str" in sys.argv)))
+        print(json.dumps(child(kind, path, vocab, workers, json.loads(sys.argv[6]))))
     else:
         main()

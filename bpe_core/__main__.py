@@ -1,8 +1,12 @@
-"""Command line: ``python -m bpe_core {train,encode,compare,export} ...``.
+"""Command line: ``python -m bpe_core {train,count,encode,compare,export} ...``.
 
-* ``train FILE --vocab-size N --out PATH`` -- train a byte-level BPE (streamed,
-  counted in parallel, :func:`bpe_core.train_bpe`) or a WordPiece on a UTF-8
-  file, with a ``tqdm`` progress bar on stderr, and save it as the project's JSON.
+* ``train FILE... --vocab-size N --out PATH`` -- train a byte-level BPE (streamed,
+  counted in parallel, :func:`bpe_core.train_bpe`) or a WordPiece on UTF-8
+  files (names, directories or glob patterns), with a ``tqdm`` progress bar on
+  stderr, and save it as the project's JSON.  ``--dask ADDRESS`` counts on a Dask
+  cluster; ``--from-counts TABLE...`` trains BPE from count tables instead of text.
+* ``count FILE... --out TABLE`` -- count pre-tokens into a count table
+  (:mod:`bpe_core.count_table`); ``--from-counts`` adds existing tables in.
 * ``encode --tokenizer PATH FILE`` -- token ids of a file, space-separated, on stdout.
 * ``compare FILE [--tokenizer PATH ...]`` -- tokens, bytes/token and
   characters/token of a file under GPT-2, cl100k_base and o200k_base (those
@@ -15,23 +19,34 @@ format the app imports works (a ``.tiktoken`` file picks up ``<file>.json``
 next to it as its metadata when present).  Errors (bad arguments, unreadable or
 malformed files, engine ``ValueError``) are printed as one line on stderr,
 ``bpe_core: error: ...``, with exit code 2.
+
+Outputs are written atomically (:func:`bpe_core.persistence.write_atomic_many`:
+a temporary file beside each, renamed into place), so a failed run leaves
+existing files as they were, and never over one of the run's own inputs (the
+text, the tokenizer, or the metadata file ``<out>.json`` a tiktoken export adds).
+No input makes the command print a traceback: an unexpected exception is one
+line too (``internal error``); set ``BPE_CORE_DEBUG=1`` to see its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .bpe import BPETokenizer, train_bpe
+from .bpe import BPETokenizer, train_bpe_from_counts
+from .count_table import CountTable, CountTableError, load_count_tables, merge_count_tables, save_count_table
+from .counting import count_files, expand_inputs
 from .formats.bert import wordpiece_to_vocab_txt
 from .formats.huggingface import bpe_to_hf_json, wordpiece_to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
 from .formats.upload import decode_text_upload, load_tokenizer_bytes
 from .interface import TrainingCancelled
+from .persistence import write_atomic_many
 from .pretokenize import PATTERNS
 from .wordpiece import DEFAULT_SPECIAL_TOKENS as WORDPIECE_SPECIALS
 from .wordpiece import WordPieceTokenizer, train_wordpiece
@@ -80,34 +95,37 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "train",
-        help="train a tokenizer on a UTF-8 text file and save it as JSON",
-        description="Train a tokenizer on a UTF-8 text file. BPE streams the file in chunks (never read whole) "
-        "and counts pre-tokens in worker processes; WordPiece reads the file into memory.",
+        help="train a tokenizer on UTF-8 text files (or BPE on count tables) and save it as JSON",
+        description="Train a tokenizer on UTF-8 text files: names, directories (every file under them) or glob "
+        "patterns, read as one text. BPE streams the files in chunks (never read whole) and counts pre-tokens "
+        "in worker processes or on a Dask cluster (--dask), or trains from count tables (--from-counts) "
+        "without reading any text; WordPiece reads one file into memory.",
     )
-    p.add_argument("file", metavar="FILE", help="UTF-8 training text")
+    p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 training text: files, directories or globs")
     p.add_argument(
         "--vocab-size", type=_positive_int, required=True, metavar="N",
         help="vocabulary size to train to, counting byte tokens (BPE: 256), special tokens and merges",
     )  # fmt: skip
-    p.add_argument(
-        "--special-token", action="append", default=None, metavar="T", dest="special_tokens",
-        help="a special token, cut out of the training text and given its own id (repeat for several; "
-        f"WordPiece default: {' '.join(WORDPIECE_SPECIALS)})",
-    )  # fmt: skip
-    p.add_argument(
-        "--pattern", default="gpt2", metavar="NAME",
-        help=f"BPE pre-tokenization pattern: one of {', '.join(PATTERNS)} or a regex (default: gpt2)",
-    )  # fmt: skip
-    p.add_argument(
-        "--workers", type=_positive_int, default=None, metavar="K",
-        help="BPE: processes counting pre-tokens (default: all cores; files under 4 MiB use one)",
-    )  # fmt: skip
+    _counting_arguments(p)
     p.add_argument(
         "--algorithm", choices=("bpe", "wordpiece"), default="bpe",
         help="bpe (byte-level BPE, default) or wordpiece",
     )  # fmt: skip
     p.add_argument("--lowercase", action="store_true", help="WordPiece: lower-case the text before training")
     p.add_argument("--out", required=True, metavar="PATH", help="where to write the tokenizer (project JSON)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser(
+        "count",
+        help="count the pre-tokens of UTF-8 files into a count table (for train --from-counts)",
+        description="Count the pre-tokens of UTF-8 text files (names, directories or globs, read as one text) "
+        "and write a count table: the counts, the pattern and special tokens used, a format version and a "
+        "checksum (a .npz file; see bpe_core.count_table). Tables of shards counted separately add up: "
+        "--from-counts sums existing tables, with or without new files.",
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text: files, directories or globs")
+    _counting_arguments(p)
+    p.add_argument("--out", required=True, metavar="PATH", help="where to write the count table (.npz)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = sub.add_parser(
@@ -148,6 +166,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _counting_arguments(p: argparse.ArgumentParser) -> None:
+    """The options ``train`` and ``count`` share: pattern, special tokens, workers, Dask, count tables."""
+    p.add_argument(
+        "--special-token", action="append", default=None, metavar="T", dest="special_tokens",
+        help="a special token, cut out of the text and given its own id (repeat for several; "
+        f"WordPiece default: {' '.join(WORDPIECE_SPECIALS)}; with --from-counts: the tables' own)",
+    )  # fmt: skip
+    p.add_argument(
+        "--pattern", default=None, metavar="NAME",
+        help=f"BPE pre-tokenization pattern: one of {', '.join(PATTERNS)} or a regex "
+        "(default: gpt2, or with --from-counts the tables' own, which a given pattern must match)",
+    )  # fmt: skip
+    p.add_argument(
+        "--workers", type=_positive_int, default=None, metavar="K",
+        help="BPE: processes counting pre-tokens (default: all cores; inputs under 4 MiB use one)",
+    )  # fmt: skip
+    p.add_argument(
+        "--dask", default=None, metavar="ADDRESS",
+        help="BPE: count on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786); each "
+        "task reads its own byte range of a file, so the workers must see the files at the same paths "
+        "(needs the distributed package)",
+    )  # fmt: skip
+    p.add_argument(
+        "--from-counts", nargs="+", default=None, metavar="TABLE", dest="from_counts",
+        help="count tables (written by count) to add up and use instead of, or with (count only), text files",
+    )  # fmt: skip
+
+
 # ---------------------------------------------------------------------------
 # helpers
 
@@ -170,22 +216,81 @@ def _read_bytes(path: str) -> bytes:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+def metadata_path(path: str) -> str | None:
+    """The tiktoken metadata file read with tokenizer file ``path`` (``<path>.json``), or ``None``.
+
+    ``None`` when ``path`` is itself JSON or no such file exists.
+    """
+    meta_path = path + ".json"
+    if path.endswith(".json") or not os.path.isfile(meta_path):
+        return None
+    return meta_path
+
+
 def load_tokenizer_file(path: str) -> BPETokenizer | WordPieceTokenizer:
     """Read a tokenizer file in any format :func:`bpe_core.formats.upload.load_tokenizer_bytes` knows.
 
     A ``.tiktoken`` ranks file takes its pattern and special tokens from
-    ``<path>.json`` when that file exists.
+    ``<path>.json`` when that file exists (:func:`metadata_path`).
 
     Raises:
         CLIError: the file cannot be read or is not a tokenizer.
     """
     data = _read_bytes(path)
-    meta_path = Path(path + ".json")
-    meta = meta_path.read_bytes() if not path.endswith(".json") and meta_path.is_file() else None
+    meta_path = metadata_path(path)
+    meta = _read_bytes(meta_path) if meta_path is not None else None
     try:
         return load_tokenizer_bytes(data, os.path.basename(path), meta)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file: equal after resolving symlinks and ``..``, or hard links."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def check_outputs(outputs: Sequence[str], inputs: Sequence[str]) -> None:
+    """Refuse to run when an output would replace one of the run's inputs, or two outputs coincide.
+
+    Args:
+        outputs: the paths the command will write.
+        inputs: every file the command reads (text, tokenizer, its metadata).
+
+    Raises:
+        CLIError: naming both paths and the fix (another ``--out``).
+    """
+    for k, out in enumerate(outputs):
+        for src in inputs:
+            if _same_file(out, src):
+                what = "--out" if k == 0 else f"the metadata file {out} written beside --out"
+                raise CLIError(
+                    f"{what} would overwrite the input {src}; choose another --out (the input is left as it is)"
+                )
+        for other in outputs[:k]:
+            if _same_file(out, other):
+                raise CLIError(f"--out {other} and {out} are the same file; choose another --out")
+
+
+def write_outputs(files: Sequence[tuple[str, bytes]]) -> None:
+    """Write each ``(path, bytes)`` atomically, all staged before any is replaced.
+
+    Raises:
+        CLIError: a file cannot be written; every existing file is left as it was.
+    """
+    for path, _data in files:
+        if os.path.isdir(path):
+            raise CLIError(f"cannot write {path}: it is a directory")
+    try:
+        write_atomic_many(files)
+    except OSError as exc:
+        failed = exc.filename or ", ".join(p for p, _ in files)
+        raise CLIError(f"cannot write {failed}: {exc.strerror or exc} (existing files are left as they were)") from None
 
 
 _PHASE_LABELS = {"count": "counting pre-tokens (chunks)", "merge": "merging"}
@@ -224,37 +329,129 @@ class _Progress:
 # commands
 
 
-def cmd_train(args: argparse.Namespace) -> int:
-    """``train``: train and save; prints a one-line summary on stderr."""
-    if not os.path.isfile(args.file):
-        what = "a directory, not a file" if os.path.isdir(args.file) else "not found"
-        raise CLIError(f"cannot read {args.file}: {what}")
-    progress = _Progress(not args.quiet)
+class _DaskExecutor:
+    """``with _DaskExecutor(address) as ex``: a ``concurrent.futures.Executor`` on a Dask cluster, or ``None``."""
+
+    def __init__(self, address: str | None) -> None:
+        self.address = address
+        self.client = None
+
+    def __enter__(self):
+        if self.address is None:
+            return None
+        try:
+            from distributed import Client
+        except ImportError:
+            raise CLIError(
+                "--dask needs the distributed package (pip install -r requirements.txt installs it)"
+            ) from None
+        try:
+            self.client = Client(self.address, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise CLIError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+        return self.client.get_executor()
+
+    def __exit__(self, *exc) -> None:
+        if self.client is not None:
+            self.client.close()
+
+
+def _count_inputs(args: argparse.Namespace, progress: _Progress) -> tuple[CountTable, float]:
+    """What ``train``/``count`` work from: ``(count table, seconds spent counting text)``.
+
+    Text files are counted, count tables loaded, and all of them added up.
+    """
+    specials = args.special_tokens
+    tables: list[CountTable] = []
+    seconds = 0.0
     try:
-        if args.algorithm == "wordpiece":
-            specials = WORDPIECE_SPECIALS if args.special_tokens is None else tuple(args.special_tokens)
-            tok = train_wordpiece(
-                _read_text(args.file), args.vocab_size, specials, lowercase=args.lowercase, progress=progress
-            )
+        if args.from_counts:
+            tables.append(load_count_tables(args.from_counts, pattern=args.pattern, special_tokens=specials))
+            pattern = tables[0].pattern if args.pattern is None else args.pattern
+            specials = tables[0].special_tokens if specials is None else specials
         else:
-            tok = train_bpe(
-                Path(args.file),
-                args.vocab_size,
-                args.special_tokens or (),
-                args.pattern,
-                progress=progress,
-                num_workers=args.workers,
+            pattern = args.pattern or "gpt2"
+        if args.files:
+            with _DaskExecutor(args.dask) as executor:
+                counted = count_files(
+                    args.files,
+                    pattern,
+                    specials or (),
+                    num_workers=args.workers,
+                    progress=progress,
+                    executor=executor,
+                )
+            table = CountTable.from_counts(
+                counted.word_counts,
+                pattern,
+                specials or (),
+                special_occurrences=counted.special_occurrences,
+                sources=counted.sources,
             )
+            seconds = counted.seconds
+            tables.append(table)
+        return merge_count_tables(tables), seconds
+    except CountTableError as exc:
+        raise CLIError(str(exc)) from None
     except (ValueError, TypeError) as exc:
         raise CLIError(str(exc)) from None
     except OSError as exc:
-        raise CLIError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+        name = getattr(exc, "filename", None)
+        raise CLIError(f"cannot read {name}: {exc.strerror}" if name and exc.strerror else str(exc)) from None
+
+
+def _input_files(args: argparse.Namespace) -> list[str]:
+    """Every file a ``train``/``count`` run reads: its text files (directories and globs expanded) and count tables."""
+    names = [str(n) for n in (*(args.files or ()), *(getattr(args, "from_counts", None) or ()))]
+    try:
+        expanded = expand_inputs(names) if names else []
+    except (FileNotFoundError, TypeError):
+        expanded = []  # counting reports the missing file itself
+    return names + expanded  # the names as typed first, so a refusal quotes them
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """``train``: train and save; prints a one-line summary on stderr."""
+    if not args.files and not args.from_counts:
+        raise CLIError("train needs FILE arguments or --from-counts TABLE")
+    if args.algorithm != "bpe" and (args.from_counts or args.dask):
+        raise CLIError(
+            "--from-counts and --dask train BPE only: WordPiece breaks ties by the order in which words first "
+            "appear, which a count table does not keep"
+        )
+    if args.from_counts and args.files:
+        raise CLIError("train takes FILE arguments or --from-counts, not both (add files to a table with count)")
+    check_outputs([args.out], _input_files(args))
+    progress = _Progress(not args.quiet)
+    try:
+        if args.algorithm == "wordpiece":
+            if len(args.files) != 1 or not os.path.isfile(args.files[0]):
+                what = "one file" if len(args.files) != 1 else f"a file ({args.files[0]} is not one)"
+                raise CLIError(f"WordPiece trains on {what}")
+            specials = WORDPIECE_SPECIALS if args.special_tokens is None else tuple(args.special_tokens)
+            tok = train_wordpiece(
+                _read_text(args.files[0]), args.vocab_size, specials, lowercase=args.lowercase, progress=progress
+            )
+        else:
+            table, count_seconds = _count_inputs(args, progress)
+            pattern = table.pattern_name or table.pattern
+            tok = train_bpe_from_counts(
+                table.word_counts,
+                args.vocab_size,
+                args.special_tokens or table.special_tokens,
+                pattern,
+                special_occurrences=table.special_occurrences,
+                progress=progress,
+                name=f"BPE ({pattern})" if table.pattern_name else "BPE (custom pattern)",
+            )
+            tok.training.count_seconds = count_seconds
+            tok.training.pretokens = table.pretokens
+    except (ValueError, TypeError) as exc:
+        raise CLIError(str(exc)) from None
     finally:
         progress.close()
-    try:
-        tok.save(args.out)
-    except OSError as exc:
-        raise CLIError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+
+    write_outputs([(args.out, json.dumps(tok.to_dict(), ensure_ascii=False).encode("utf-8"))])
     info = tok.training
     summary = f"trained {tok.name}: vocab size {tok.max_vocab_size}"
     if info is not None:
@@ -263,6 +460,28 @@ def cmd_train(args: argparse.Namespace) -> int:
         if info.stop_reason:
             summary += f" ({info.stop_reason})"
     print(f"{summary}; saved to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    """``count``: write a count table; prints a one-line summary on stderr."""
+    if not args.files and not args.from_counts:
+        raise CLIError("count needs FILE arguments or --from-counts TABLE")
+    check_outputs([args.out], _input_files(args))
+    progress = _Progress(not args.quiet)
+    try:
+        table, _ = _count_inputs(args, progress)
+    finally:
+        progress.close()
+    try:
+        save_count_table(table, args.out)
+    except OSError as exc:
+        raise CLIError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    print(
+        f"counted {table.pretokens:,} pre-tokens ({len(table.word_counts):,} distinct, "
+        f"{table.special_occurrences:,} special tokens) from {len(table.sources)} file(s); saved to {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -335,6 +554,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """``export``: write the tokenizer in the chosen format; tiktoken also writes ``<out>.json``."""
+    inputs = [args.tokenizer]
+    meta_path = metadata_path(args.tokenizer)
+    if meta_path is not None:
+        inputs.append(meta_path)
+    outputs = [args.out, args.out + ".json"] if args.fmt == "tiktoken" else [args.out]
+    check_outputs(outputs, inputs)
     tok = load_tokenizer_file(args.tokenizer)
     is_bpe = isinstance(tok, BPETokenizer)
     fmt = args.fmt
@@ -355,16 +580,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         import json
 
         files = [(args.out, json.dumps(tok.to_dict(), ensure_ascii=False).encode("utf-8"))]
-    for path, data in files:
-        try:
-            Path(path).write_bytes(data)
-        except OSError as exc:
-            raise CLIError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_outputs(files)
     print(f"wrote {', '.join(p for p, _ in files)}", file=sys.stderr)
     return 0
 
 
-COMMANDS = {"train": cmd_train, "encode": cmd_encode, "compare": cmd_compare, "export": cmd_export}
+COMMANDS = {"train": cmd_train, "count": cmd_count, "encode": cmd_encode, "compare": cmd_compare, "export": cmd_export}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -374,18 +595,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: arguments without the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 on success, 2 on a user error (one line on stderr),
-        130 when interrupted (Ctrl+C) during training.
+        The exit status: 0 on success, 2 on any error (one line on stderr, never
+        a traceback), 130 when interrupted (Ctrl+C) during training.
+
+    With the environment variable ``BPE_CORE_DEBUG`` set (the test suite sets
+    it), an unexpected exception -- a bug, not bad input -- is raised with its
+    traceback instead of being reported as ``internal error``.
     """
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except CLIError as exc:
-        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
     except (KeyboardInterrupt, TrainingCancelled):
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except (CLIError, ValueError) as exc:
+        return _error(str(exc))
+    except MemoryError:
+        return _error("out of memory (try a smaller file or vocabulary)")
+    except OSError as exc:
+        return _error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+    except Exception as exc:
+        if os.environ.get("BPE_CORE_DEBUG"):
+            raise
+        return _error(f"internal error: {type(exc).__name__}: {exc} (a bug; BPE_CORE_DEBUG=1 shows the traceback)")
+
+
+def _error(message: str) -> int:
+    """Print ``<prog>: error: <message>`` as one line on stderr; the exit status 2."""
+    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -35,10 +35,26 @@ text without any boundary stays in one chunk.
 
 Files are read as UTF-8; a byte-order mark at the very start is dropped (as for
 uploads, :func:`bpe_core.formats.upload.decode_text_upload`).
+
+**Where the chunks are counted.**  By default, in the calling process for small
+inputs and in a local process pool otherwise.  Any
+:class:`concurrent.futures.Executor` can be passed as ``executor=`` instead: a
+``ThreadPoolExecutor``, a ``ProcessPoolExecutor`` of your own, or a Dask
+cluster's (``distributed.Client(address).get_executor()``).  For files, each task
+gets only ``(path, start, end)`` and reads its own byte range, so no text goes
+through the executor (a Dask scheduler ships a few dozen bytes per task; the
+workers need the same path, e.g. a shared file system); the per-chunk tables come
+back and are added up here.  Nothing in this module imports Dask.
+
+**Many inputs.**  :func:`count_files` counts several files as one text (chunks of
+all of them share one pool); :func:`expand_inputs` turns file names, directories
+(every file under them, recursively, in sorted order) and glob patterns into
+the list of files.
 """
 
 from __future__ import annotations
 
+import glob
 import itertools
 import multiprocessing as mp
 import os
@@ -46,7 +62,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
 import regex
@@ -64,8 +80,10 @@ __all__ = [
     "PARALLEL_MIN_BYTES",
     "CountResult",
     "count_file",
+    "count_files",
     "count_iterable",
     "count_text",
+    "expand_inputs",
     "file_chunks",
 ]
 
@@ -88,8 +106,10 @@ class CountResult:
         pretokens: pre-token occurrences (special tokens excluded).
         special_occurrences: special-token occurrences cut out of the text.
         chunks: how many chunks the input was cut into.
-        workers: processes that counted (1 = the calling process).
+        workers: processes that counted (1 = the calling process); with an
+            ``executor``, the parallel slots it reported (see :func:`executor_slots`).
         seconds: wall time of the counting (seconds).
+        sources: the files counted, in order (empty for ``str`` input).
     """
 
     word_counts: dict[bytes, int]
@@ -98,6 +118,7 @@ class CountResult:
     chunks: int = 0
     workers: int = 1
     seconds: float = 0.0
+    sources: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------
@@ -301,46 +322,79 @@ class _Merger:
             self.progress("count", self.chunks, self.total)
 
 
+def executor_slots(executor: Executor) -> int:
+    """How many tasks an executor runs at once, as far as it tells (used to bound the tasks in flight).
+
+    Args:
+        executor: a ``concurrent.futures.Executor``.
+
+    Returns:
+        ``max_workers`` of a standard-library pool; the total worker threads of a
+        Dask ``ClientExecutor``'s cluster; else the local core count.
+    """
+    n = getattr(executor, "_max_workers", None)
+    if isinstance(n, int) and n > 0:
+        return n
+    client = getattr(executor, "_client", None)  # distributed.cfexecutor.ClientExecutor
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # a cluster that cannot answer: fall back to the local figure
+            pass
+    return max(1, os.cpu_count() or 1)
+
+
+def _drain(pending: set[Future], merger: _Merger, until: int) -> set[Future]:
+    """Wait for futures until at most ``until`` are pending, adding each finished result."""
+    while len(pending) > until:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for fut in done:
+            merger.add(fut.result())
+    return pending
+
+
 def _run(
     tasks: Iterable[tuple],
     fn: Callable,
     workers: int,
     merger: _Merger,
+    executor: Executor | None = None,
 ) -> int:
-    """Run ``fn(*task)`` for every task, in ``workers`` processes (1 = here); returns the workers used.
+    """Run ``fn(*task)`` for every task and add the results; returns the workers used.
 
-    At most ``2 * workers`` tasks are in flight, so a lazy ``tasks`` iterator is
-    consumed only as fast as the workers count (bounded memory for streams).
-    An exception from ``fn`` or from the progress callback shuts the pool down
-    (pending chunks are cancelled) and propagates.
+    With ``executor``, the tasks are submitted to it (it is not shut down);
+    otherwise in ``workers`` local processes (1 = here).  At most two tasks per
+    worker are in flight, so a lazy ``tasks`` iterator is consumed only as fast
+    as the workers count (bounded memory for streams).  An exception from
+    ``fn`` or from the progress callback cancels the pending chunks and
+    propagates.
     """
-    if workers == 1:
+    if executor is None and workers == 1:
         for t in tasks:
             merger.add(fn(*t))
         return 1
-    it = iter(tasks)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
-        pending: set[Future] = set()
-        try:
-            for t in it:
-                pending.add(pool.submit(fn, *t))
-                while len(pending) >= 2 * workers:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        merger.add(fut.result())
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    merger.add(fut.result())
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
+    own = executor is None
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) if own else executor
+    if not own:
+        workers = executor_slots(executor)
+    pending: set[Future] = set()
+    try:
+        for t in tasks:
+            pending.add(pool.submit(fn, *t))
+            pending = _drain(pending, merger, 2 * workers - 1)
+        _drain(pending, merger, 0)
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        if own:
             pool.shutdown(wait=True, cancel_futures=True)
-            raise
+        raise
+    if own:
+        pool.shutdown(wait=True)
     return workers
 
 
-def _result(merger: _Merger, workers: int, t0: float) -> CountResult:
+def _result(merger: _Merger, workers: int, t0: float, sources: tuple[str, ...] = ()) -> CountResult:
     return CountResult(
         word_counts=merger.counts,
         pretokens=merger.pretokens,
@@ -348,7 +402,119 @@ def _result(merger: _Merger, workers: int, t0: float) -> CountResult:
         chunks=merger.chunks,
         workers=workers,
         seconds=time.perf_counter() - t0,
+        sources=sources,
     )
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_inputs(inputs: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
+    """The files named by file names, directories and glob patterns, in order, each once.
+
+    Args:
+        inputs: one name or an iterable of them.  A directory stands for every
+            regular file under it (recursively, hidden entries skipped, sorted by
+            path); a name holding ``*``, ``?`` or ``[`` that is not an existing
+            file is a glob pattern (``**`` recurses), its matches sorted.
+
+    Returns:
+        Absolute paths (``str``), first occurrence kept when one file is named twice.
+
+    Raises:
+        FileNotFoundError: a name that is neither a file, a directory nor a
+            pattern matching at least one file; or no file at all.
+        TypeError: an input is not a ``str`` or ``os.PathLike``.
+    """
+    if isinstance(inputs, str | os.PathLike):
+        inputs = [inputs]
+    out: dict[str, None] = {}
+    for item in inputs:
+        if not isinstance(item, str | os.PathLike):
+            raise TypeError(f"an input must be a file name (str or os.PathLike), got {type(item).__name__}")
+        name = os.fspath(item)
+        if os.path.isfile(name):
+            found = [name]
+        elif os.path.isdir(name):
+            found = []
+            for root, dirs, files in os.walk(name):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found += [os.path.join(root, f) for f in sorted(files) if not f.startswith(".")]
+        elif _GLOB_CHARS.intersection(name):
+            found = sorted(f for f in glob.glob(name, recursive=True) if os.path.isfile(f))
+            if not found:
+                raise FileNotFoundError(f"no file matches {name}")
+        else:
+            raise FileNotFoundError(f"cannot read {name}: not found")
+        for f in found:
+            out.setdefault(os.path.abspath(f), None)
+    if not out:
+        raise FileNotFoundError("no input file: the directories given hold no files")
+    return list(out)
+
+
+def count_files(
+    inputs: str | os.PathLike | Iterable[str | os.PathLike],
+    pattern: str = "gpt2",
+    special_tokens: Sequence[str] = (),
+    *,
+    num_workers: int | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
+) -> CountResult:
+    """Count the pre-tokens of several UTF-8 files as one training text (see :func:`expand_inputs`).
+
+    Every file is cut into chunks at safe boundaries (:func:`file_chunks`); the
+    end of a file is always a cut, so nothing joins across files.  All chunks
+    go to one pool: the local processes, or ``executor``, where each task reads
+    its own byte range of its file.
+
+    Args:
+        inputs: file names, directories or glob patterns.
+        pattern: pattern name or regex source (see :func:`bpe_core.pretokenize.resolve_pattern`).
+        special_tokens: special-token strings, cut out before counting.
+        num_workers: local worker processes (default: all cores); ignored with
+            ``executor``.  Inputs under :data:`PARALLEL_MIN_BYTES` in all, or of
+            a single chunk, are counted in the calling process.
+        chunk_bytes: minimum chunk length in bytes.
+        progress: ``progress("count", chunks_done, chunks_total)`` after each chunk;
+            may raise :class:`bpe_core.interface.TrainingCancelled` to stop.
+        executor: a ``concurrent.futures.Executor`` to count on (a Dask
+            cluster's ``client.get_executor()``, say); used whatever the input's size.
+
+    Returns:
+        A :class:`CountResult` whose ``sources`` are the files, in order.
+
+    Raises:
+        FileNotFoundError, OSError: an input is missing or unreadable.
+        ValueError: a file is not UTF-8 (the message names it and the byte
+            offset); bad pattern or special tokens.
+        TypeError: bad argument types.
+
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.txt").write_text("low lower"), (d / "b.txt").write_text("lowest low")
+    >>> sorted(count_files(d, num_workers=1).word_counts.items())
+    [(b' low', 1), (b' lower', 1), (b'low', 1), (b'lowest', 1)]
+    """
+    t0 = time.perf_counter()
+    source = resolve_pattern(pattern)
+    specials = validate_special_tokens(special_tokens)
+    workers = _resolve_workers(num_workers)
+    if executor is not None and not isinstance(executor, Executor):
+        raise TypeError(f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}")
+    paths = expand_inputs(inputs)
+    tasks = [(path, s, e, source, specials) for path in paths for s, e in file_chunks(path, specials, chunk_bytes)]
+    size = sum(t[2] - t[1] for t in tasks)
+    if size < PARALLEL_MIN_BYTES:
+        workers = 1
+    workers = max(1, min(workers, len(tasks)))
+    merger = _Merger(progress, len(tasks))
+    if progress is not None:
+        progress("count", 0, len(tasks))
+    used = _run(tasks, _count_file_range, workers, merger, executor)
+    return _result(merger, used, t0, tuple(paths))
 
 
 def count_file(
@@ -359,11 +525,12 @@ def count_file(
     num_workers: int | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
 ) -> CountResult:
     """Count the pre-tokens of a UTF-8 text file, streamed in chunks, in parallel when large.
 
     Args:
-        path: the file (``str`` or ``os.PathLike``).
+        path: the file (``str`` or ``os.PathLike``; taken literally, never as a glob).
         pattern: pattern name or regex source (see :func:`bpe_core.pretokenize.resolve_pattern`).
         special_tokens: special-token strings, cut out before counting.
         num_workers: worker processes (default: all cores).  Files under
@@ -371,7 +538,9 @@ def count_file(
             calling process.
         chunk_bytes: minimum chunk length in bytes (see :func:`file_chunks`).
         progress: ``progress("count", chunks_done, chunks_total)`` after each chunk;
-            may raise :class:`bpe_core.bpe.TrainingCancelled` to stop.
+            may raise :class:`bpe_core.interface.TrainingCancelled` to stop.
+        executor: a ``concurrent.futures.Executor`` to count on instead of the
+            local processes (see the module doc); each task reads its own byte range.
 
     Returns:
         A :class:`CountResult`.
@@ -382,23 +551,20 @@ def count_file(
             bad pattern or special tokens.
         TypeError: bad argument types.
     """
-    t0 = time.perf_counter()
-    source = resolve_pattern(pattern)
-    specials = validate_special_tokens(special_tokens)
-    workers = _resolve_workers(num_workers)
     path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a directory, not a text file")
-    chunks = file_chunks(path, specials, chunk_bytes)
-    size = chunks[-1][1] if chunks else 0
-    if size < PARALLEL_MIN_BYTES:
-        workers = 1
-    workers = max(1, min(workers, len(chunks)))
-    merger = _Merger(progress, len(chunks))
-    if progress is not None:
-        progress("count", 0, len(chunks))
-    used = _run(((path, s, e, source, specials) for s, e in chunks), _count_file_range, workers, merger)
-    return _result(merger, used, t0)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"cannot read {path}: not found")
+    return count_files(
+        [path],
+        pattern,
+        special_tokens,
+        num_workers=num_workers,
+        chunk_bytes=chunk_bytes,
+        progress=progress,
+        executor=executor,
+    )
 
 
 def count_iterable(
@@ -410,6 +576,7 @@ def count_iterable(
     chunk_chars: int = DEFAULT_CHUNK_BYTES,
     progress: ProgressCallback | None = None,
     total_chars: int | None = None,
+    executor: Executor | None = None,
 ) -> CountResult:
     """Count the pre-tokens of the text ``"".join(pieces)`` without joining it.
 
@@ -430,6 +597,8 @@ def count_iterable(
             ``chunks_total`` is ``0`` when unknown (a stream of unknown length).
         total_chars: the text's length if known (for progress and the
             one-process decision), else ``None``.
+        executor: a ``concurrent.futures.Executor`` to count on instead of the
+            local processes (the chunks' text is sent to it); used whatever the size.
 
     Returns:
         A :class:`CountResult`.
@@ -451,7 +620,9 @@ def count_iterable(
     if progress is not None:
         progress("count", 0, total)
     chunks: Iterator[str] = _str_chunks(pieces, specials, chunk_chars)
-    if workers > 1 and total_chars is None:
+    if executor is not None and not isinstance(executor, Executor):
+        raise TypeError(f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}")
+    if workers > 1 and total_chars is None and executor is None:
         # a stream of unknown length: read ahead up to PARALLEL_MIN_BYTES characters, and
         # count a stream that ends before that here, without starting workers
         head: list[str] = []
@@ -465,7 +636,7 @@ def count_iterable(
             workers = 1
         chunks = itertools.chain(head, chunks)
     tasks = ((c, source, specials) for c in chunks)
-    used = _run(tasks, _count_chunk, workers, merger)
+    used = _run(tasks, _count_chunk, workers, merger, executor)
     if total and progress is not None and merger.chunks != total:
         progress("count", merger.chunks, merger.chunks)
     return _result(merger, used, t0)
@@ -479,6 +650,7 @@ def count_text(
     num_workers: int | None = None,
     chunk_chars: int = DEFAULT_CHUNK_BYTES,
     progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
 ) -> CountResult:
     """Count the pre-tokens of one ``str``; long texts are counted chunk by chunk (see :func:`count_iterable`).
 
@@ -494,4 +666,5 @@ def count_text(
         chunk_chars=chunk_chars,
         progress=progress,
         total_chars=len(text),
+        executor=executor,
     )

@@ -16,6 +16,10 @@ the same merges).  Nothing else in ``bpe_core`` imports this module.
   exact ``Fraction``, and the winner is the first pair met, scanning words in
   order of first appearance, whose score no later pair beats; encoding is the
   course's greedy ``encode_word``.
+* :func:`tiktoken_parts`, :func:`ranks_to_merges` -- a merge list recovered
+  from tiktoken ranks by running tiktoken's byte-pair procedure on each token,
+  rescanning every pair at every step (cubic in a token's length); the engine's
+  :func:`bpe_core.formats.tiktoken.ranks_to_vocab_merges` must give the same merges.
 """
 
 from __future__ import annotations
@@ -28,7 +32,15 @@ from typing import Any
 
 import regex
 
-__all__ = ["bpe_train", "hf_bert_pretokenizer", "wordpiece_encode_word", "wordpiece_train", "wordpiece_words"]
+__all__ = [
+    "bpe_train",
+    "hf_bert_pretokenizer",
+    "ranks_to_merges",
+    "tiktoken_parts",
+    "wordpiece_encode_word",
+    "wordpiece_train",
+    "wordpiece_words",
+]
 
 
 @cache
@@ -200,3 +212,38 @@ def wordpiece_encode_word(word: str, vocab: set[str], unk: str = "[UNK]", prefix
         tokens.append(piece)
         start = end
     return tokens
+
+
+def tiktoken_parts(ranks: dict[bytes, int], token: bytes) -> list[bytes]:
+    """Tiktoken's ``_byte_pair_merge`` on ``token``'s bytes, stopped when two parts remain.
+
+    Every step recomputes the rank of every adjacent pair and merges the lowest
+    (the leftmost of equal ranks); it stops early when no pair is ranked.
+
+    >>> tiktoken_parts({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3}, b"abb")
+    [b'ab', b'b']
+    """
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        ranked = [(ranks[a + b], i) for i, (a, b) in enumerate(pairwise(parts)) if a + b in ranks]
+        if not ranked:
+            break
+        _rank, i = min(ranked)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return parts
+
+
+def ranks_to_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """The merge list, in rank order, that tiktoken's procedure implies: each multi-byte token's last two parts.
+
+    Raises:
+        ValueError: a token does not end in two parts.
+    """
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) > 1:
+            parts = tiktoken_parts(ranks, token)
+            if len(parts) != 2:
+                raise ValueError(f"token {token!r} (rank {rank}) cannot be built from two other tokens")
+            merges.append((parts[0], parts[1]))
+    return merges

@@ -11,16 +11,236 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
 import json
 import os
+import re
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["JsonFile", "ViewCache"]
+from .interface import TrainingInfo
+
+__all__ = [
+    "JsonFile",
+    "ViewCache",
+    "json_field",
+    "json_int",
+    "json_kind",
+    "load_json",
+    "training_from_json",
+    "write_atomic",
+    "write_atomic_many",
+]
 
 MAX_VIEWS = 16
 """Views remembered per tokenizer (the oldest is dropped first)."""
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that the file is either the old one or the whole new one.
+
+    The bytes go to a temporary file in the same directory, which is flushed,
+    ``fsync``-ed and renamed over ``path`` with :func:`os.replace` (atomic on
+    POSIX and Windows within one file system).  A failure at any point removes
+    the temporary file and leaves ``path`` as it was.  A new file gets the
+    usual permissions (``0o666`` less the umask); a replaced file keeps its mode.
+
+    Args:
+        path: the file to write (its directory must exist).
+        data: the complete contents.
+
+    Raises:
+        TypeError: ``data`` is not bytes.
+        OSError: the directory is not writable, the disk is full, ``path`` is a
+            directory, ...
+    """
+    write_atomic_many([(path, data)])
+
+
+def write_atomic_many(files: Sequence[tuple[str | os.PathLike, bytes]]) -> None:
+    """Write several files as :func:`write_atomic` does, all staged before any is replaced.
+
+    Every file is first written and ``fsync``-ed to a temporary file beside its
+    target; only when all are on disk are they renamed into place, so a failure
+    while writing (disk full, no permission) leaves every target as it was.
+
+    Args:
+        files: ``[(path, bytes), ...]``.
+
+    Raises:
+        TypeError: some data is not bytes.
+        OSError: a file cannot be written (the targets are unchanged).
+    """
+    for _path, data in files:
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    umask = os.umask(0)
+    os.umask(umask)
+    staged: list[tuple[str, str]] = []
+    try:
+        for target, data in files:
+            path = os.fspath(target)
+            try:
+                mode = os.stat(path).st_mode & 0o7777
+            except OSError:
+                mode = 0o666 & ~umask
+            directory = os.path.dirname(os.path.abspath(path))
+            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, mode)
+        while staged:
+            tmp, path = staged[0]
+            os.replace(tmp, path)
+            staged.pop(0)
+    finally:
+        for tmp, _path in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects :func:`load_json` accepts (tokenizer files need 5)."""
+
+
+def load_json(text: str | bytes, source: str = "<data>") -> Any:
+    """Parse JSON text, refusing nesting deeper than :data:`MAX_JSON_DEPTH` before parsing.
+
+    Python's ``json`` module recurses once per level and raises ``RecursionError``
+    on deeply nested input; this checks the depth first with one linear scan
+    (brackets inside strings do not count), so hostile input gets a message.
+
+    Args:
+        text: the JSON text (bytes are decoded as UTF-8).
+        source: a file name for messages.
+
+    Returns:
+        The parsed value.
+
+    Raises:
+        ValueError: not UTF-8, not valid JSON, or nested too deeply; the message
+            names ``source``.
+
+    >>> load_json('{"a": [1, 2]}')
+    {'a': [1, 2]}
+    """
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{source} is not UTF-8 text: {exc}") from None
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"{source}: JSON nested {depth} levels deep (at most {MAX_JSON_DEPTH}); not a tokenizer file")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{source} is not valid JSON, so not a JSON tokenizer file (truncated or damaged?): {exc}"
+        ) from None
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise ValueError(f"{source}: JSON nested too deeply; not a tokenizer file") from None
+
+
+_JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+
+
+def _json_depth(text: str) -> int:
+    """The deepest bracket nesting of ``text``, skipping string literals (linear time)."""
+    depth = best = 0
+    for m in _JSON_TOKENS.finditer(text):
+        c = m.group()[0]
+        if c in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif c in "]}":
+            depth -= 1
+    return best
+
+
+_KIND_NAMES = (
+    (bool, "true/false"),
+    (int, "a whole number"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "a list"),
+    (dict, "an object"),
+    (type(None), "null"),
+)
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in words (``"a list"``, ``"null"``), for messages."""
+    for kind, name in _KIND_NAMES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def json_field(value: Any, kind: type | tuple[type, ...], field: str, what: str) -> Any:
+    """``value`` when it is a ``kind`` (a bool is never an int here), else a ``ValueError`` naming ``field``.
+
+    Args:
+        value: a parsed JSON value.
+        kind: the accepted Python type(s).
+        field: the field's path in the file, for the message (``'"vocab"'``, ``'"merges"[3]'``).
+        what: the expected shape in words (``'an object {"id": "base64 bytes"}'``).
+
+    Raises:
+        ValueError: ``field must be <what>, got <kind>``.
+
+    >>> json_field([1], dict, '"vocab"', "an object")
+    Traceback (most recent call last):
+    ValueError: "vocab" must be an object, got a list
+    """
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)):
+        return value
+    raise ValueError(f"{field} must be {what}, got {json_kind(value)}")
+
+
+def json_int(value: Any, field: str, lo: int = 0, hi: int | None = None) -> int:
+    """``value`` when it is a whole number in ``lo..hi`` (``hi`` ``None``: no upper bound), else a ``ValueError``.
+
+    A string of digits, a float or a bool is refused (the project's files write ints).
+    """
+    json_field(value, int, field, "a whole number")
+    if value < lo or (hi is not None and value > hi):
+        bound = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
+        raise ValueError(f"{field} must be {bound}, got {value}")
+    return value
+
+
+def training_from_json(data: Any, field: str = '"training"') -> TrainingInfo:
+    """A :class:`~bpe_core.interface.TrainingInfo` from its JSON object, every field's type checked.
+
+    Raises:
+        ValueError: not an object, an unknown field, or a field of the wrong type.
+    """
+    json_field(data, dict, field, "an object")
+    kinds = {f.name: f.type for f in dataclasses.fields(TrainingInfo)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        kind = kinds.get(key)
+        if kind is None:
+            raise ValueError(f"{field} has an unknown field {key!r} (expected {', '.join(kinds)})")
+        name = f'"{field.strip(chr(34))}.{key}"'
+        if kind == "int":
+            values[key] = json_int(value, name)
+        elif kind == "float":
+            values[key] = float(json_field(value, (int, float), name, "a number"))
+        else:
+            values[key] = json_field(value, (str, type(None)), name, "a string or null")
+    if "requested_vocab_size" not in values:
+        raise ValueError(f"{field} lacks its field 'requested_vocab_size'")
+    return TrainingInfo(**values)
 
 
 class JsonFile:
@@ -36,12 +256,12 @@ class JsonFile:
         raise NotImplementedError
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write this view as JSON (see ``to_dict``) to ``path`` (UTF-8).
+        """Write this view as JSON (see ``to_dict``) to ``path`` (UTF-8), atomically (:func:`write_atomic`).
 
         Raises:
-            OSError: the file cannot be written.
+            OSError: the file cannot be written (an existing file is left as it was).
         """
-        Path(path).write_text(json.dumps(self.to_dict(), ensure_ascii=False), encoding="utf-8")
+        write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False).encode("utf-8"))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Self:
@@ -51,11 +271,11 @@ class JsonFile:
             OSError: the file cannot be read.
             ValueError: the file is not valid JSON or not this format.
         """
+        data = load_json(Path(path).read_bytes(), str(path))
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}: not a JSON tokenizer file: {exc}") from None
-        return cls.from_dict(data)
+            return cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
 
 class ViewCache:

@@ -40,6 +40,10 @@ if "BPE_PLAYGROUND_ENCODINGS" not in os.environ and SHARED_ENCODINGS.is_dir():
     os.environ["BPE_PLAYGROUND_ENCODINGS"] = str(SHARED_ENCODINGS)
 
 
+# The command line reports unexpected exceptions as one line; under test they stay tracebacks (bugs stay visible).
+os.environ.setdefault("BPE_CORE_DEBUG", "1")
+
+
 def sample(name: str) -> str:
     """A built-in sample text of the app (written for this project)."""
     return (SAMPLES / f"{name}.txt").read_text(encoding="utf-8")

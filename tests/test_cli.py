@@ -164,7 +164,7 @@ def test_errors_are_one_line_with_exit_code_2(argv, message, corpus, trained, tm
 def test_help_documents_every_flag(tmp_path):
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(sub.choices) == {"train", "encode", "compare", "export"}
+    assert set(sub.choices) == {"train", "count", "encode", "compare", "export"}
     for cmd, p in sub.choices.items():
         res = run(cmd, "--help", cwd=tmp_path)
         assert res.returncode == 0

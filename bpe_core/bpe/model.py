@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from ..interface import TrainingInfo
-from ..persistence import JsonFile, ViewCache
+from ..persistence import JsonFile, ViewCache, json_field, json_int, training_from_json
 from ..pretokenize import PATTERNS, compile_pattern, resolve_pattern, validate_special_tokens
 from ..spans import display_bytes
 from .encoder import BPEEncoder
 from .trace import TrainingReplay, bpe_encode_steps
 
-__all__ = ["BPETokenizer", "MergeStep"]
+__all__ = ["MAX_ID_GAPS", "BPETokenizer", "MergeStep", "check_tables"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +180,9 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
         trace: list[MergeStep] | None,
         training: TrainingInfo | None,
     ) -> None:
+        if not isinstance(pattern, str) or not isinstance(name, str):
+            raise TypeError(f"pattern and name must be str, got {type(pattern).__name__} and {type(name).__name__}")
+        check_tables(vocab, merges, specials)
         self.name = name
         self._pattern_name = pattern if pattern in PATTERNS else None
         self._pattern = resolve_pattern(pattern)
@@ -373,39 +376,147 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
         """
         if not isinstance(data, Mapping) or data.get("format") != "bpe-playground/bpe":
             raise ValueError('not a BPE Playground tokenizer file (missing "format": "bpe-playground/bpe")')
+        fix = "; the file is damaged or was edited by hand: save or export the tokenizer again"
         try:
-            vocab = {int(k): base64.b64decode(s, validate=True) for k, s in data["vocab"].items()}
-            merges = [tuple(int(x) for x in m) for m in data["merges"]]
-            specials = {str(k): int(i) for k, i in data["special_tokens"].items()}
-            pattern = data.get("pattern_name") or data["pattern"]
-            name = str(data.get("name") or "BPE")
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"tokenizer file is malformed: {type(exc).__name__}: {exc}") from None
-        for k, m in enumerate(merges):
-            if len(m) != 3 or not all(x in vocab for x in m):
-                raise ValueError(f"tokenizer file is malformed: merge #{k} {list(m)} refers to ids not in vocab")
-            if vocab[m[2]] != vocab[m[0]] + vocab[m[1]]:
-                raise ValueError(f"tokenizer file is malformed: merge #{k} result bytes do not equal its parts")
-        trace = None
-        if data.get("trace") is not None:
-            try:
-                trace = [_step_from_json(s, vocab) for s in data["trace"]]
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"tokenizer file is malformed: trace: {exc}") from None
-        training = None
-        if data.get("training") is not None:
-            try:
-                training = TrainingInfo(**data["training"])
-            except TypeError as exc:
-                raise ValueError(f"tokenizer file is malformed: training: {exc}") from None
-        return cls.from_parts(
-            vocab=vocab, merges=merges, special_tokens=specials, pattern=pattern, name=name,
-            trace=trace, training=training,
-        )  # fmt: skip
+            for key in ("vocab", "merges", "special_tokens", "pattern"):
+                if key not in data:
+                    raise ValueError(f'the field "{key}" is missing')
+            raw_vocab = json_field(data["vocab"], dict, '"vocab"', 'an object {"id": "base64 bytes"}')
+            vocab = {}
+            for k, s in raw_vocab.items():
+                if not (isinstance(k, str) and k.isascii() and k.isdigit()):
+                    raise ValueError(f'"vocab" key {k!r} must be a token id written as digits')
+                json_field(s, str, f'"vocab"["{k}"]', "a base64 string")
+                try:
+                    vocab[int(k)] = base64.b64decode(s, validate=True)
+                except ValueError:
+                    raise ValueError(f'"vocab"["{k}"] is not valid base64: {s[:40]!r}') from None
+            merges = []
+            for k, m in enumerate(json_field(data["merges"], list, '"merges"', "a list of [left, right, new] ids")):
+                json_field(m, list, f'"merges"[{k}]', "a list [left id, right id, new id]")
+                if len(m) != 3:
+                    raise ValueError(f'"merges"[{k}] must hold 3 ids (left, right, new), got {len(m)}')
+                merges.append(tuple(json_int(x, f'"merges"[{k}]') for x in m))
+            raw_specials = json_field(data["special_tokens"], dict, '"special_tokens"', 'an object {"token": id}')
+            specials = {s: json_int(i, f'"special_tokens"[{s!r}]') for s, i in raw_specials.items()}
+            pattern = json_field(data["pattern"], str, '"pattern"', "a regex string")
+            pattern_name = json_field(data.get("pattern_name"), (str, type(None)), '"pattern_name"', "a string or null")
+            if pattern_name is not None and pattern_name not in PATTERNS:
+                raise ValueError(f'"pattern_name" {pattern_name!r} is not one of {", ".join(PATTERNS)}')
+            pattern = pattern_name or pattern
+            name = json_field(data.get("name") or "BPE", str, '"name"', "a string")
+            for k, m in enumerate(merges):
+                if not all(x in vocab for x in m):
+                    raise ValueError(f'"merges"[{k}] {list(m)} refers to ids not in "vocab"')
+                if vocab[m[2]] != vocab[m[0]] + vocab[m[1]]:
+                    raise ValueError(f'"merges"[{k}]: the bytes of id {m[2]} are not those of ids {m[0]} + {m[1]}')
+            trace = None
+            if data.get("trace") is not None:
+                rows = json_field(data["trace"], list, '"trace"', "a list of rows or null")
+                trace = [_step_from_json(row, vocab, f'"trace"[{k}]') for k, row in enumerate(rows)]
+            training = None
+            if data.get("training") is not None:
+                training = training_from_json(data["training"])
+            return cls.from_parts(
+                vocab=vocab, merges=merges, special_tokens=specials, pattern=pattern, name=name,
+                trace=trace, training=training,
+            )  # fmt: skip
+        except ValueError as exc:
+            raise ValueError(f"tokenizer file is malformed: {exc}{fix}") from None
 
     def __repr__(self) -> str:
         pattern = self._pattern_name or "custom"
         return f"BPETokenizer(name={self.name!r}, vocab_size={self.vocab_size}, pattern={pattern!r})"
+
+
+MAX_ID_GAPS = 1 << 16
+"""Ids a vocabulary may leave unused below its largest id (cl100k leaves 16; a rank of 10**40 is refused)."""
+
+
+def check_tables(
+    vocab: Mapping[int, bytes], merges: Sequence[tuple[int, int, int]], specials: Mapping[str, int]
+) -> None:
+    """Check that a vocabulary, merge id triples and special tokens make a tokenizer that decodes right.
+
+    Every construction path (the constructor, :meth:`BPETokenizer.from_parts`,
+    :meth:`BPETokenizer.from_dict`, the importers) goes through this check.
+
+    Args:
+        vocab: ``{id: token bytes}``.
+        merges: ``[(left id, right id, new id), ...]`` in rank order.
+        specials: ``{special token: id}``.
+
+    Raises:
+        TypeError: an id is not an ``int`` or a token is not ``bytes``.
+        ValueError: a negative id or one far beyond the vocabulary's size
+            (more than :data:`MAX_ID_GAPS` unused ids), an empty token, a special
+            token whose id is outside the vocabulary or holds other bytes, two
+            special tokens on one id, a single byte without an ordinary id of its
+            own (missing, or only a special token's), a merge that refers to ids
+            outside the vocabulary or to a special token, creates a byte's id or
+            an id an earlier merge created, or whose bytes are not its parts'.
+    """
+    for i, b in vocab.items():
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f"vocab ids must be int, got {type(i).__name__} {i!r}")
+        if not isinstance(b, bytes):
+            raise TypeError(f"vocab id {i} must hold bytes, got {type(b).__name__} (encode text with .encode('utf-8'))")
+        if i < 0:
+            raise ValueError(f"vocab id {i} is negative")
+        if not b:
+            raise ValueError(f"vocab id {i} holds no bytes; every token needs at least one byte")
+    if vocab and max(vocab) >= len(vocab) + MAX_ID_GAPS:
+        raise ValueError(
+            f"token id {max(vocab):,} is far beyond the vocabulary's {len(vocab):,} tokens (at most {MAX_ID_GAPS:,} "
+            "ids may be left unused); renumber the tokens from 0"
+        )
+    on_id: dict[int, str] = {}
+    for s, i in specials.items():
+        if not isinstance(s, str) or isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f"special tokens must map str to int ids, got {s!r}: {i!r}")
+        if i not in vocab:
+            raise ValueError(
+                f"special token {s!r} has id {i}, which is not in the vocabulary (ids up to {max(vocab, default=-1)})"
+            )
+        if vocab[i] != s.encode("utf-8", "surrogatepass"):
+            raise ValueError(
+                f"special token {s!r} has id {i}, which holds the bytes {vocab[i]!r}, not the token's UTF-8"
+            )
+        if i in on_id:
+            raise ValueError(f"special tokens {on_id[i]!r} and {s!r} share id {i}")
+        on_id[i] = s
+    byte_id: dict[int, int] = {}
+    for i, b in vocab.items():
+        if len(b) == 1 and i not in on_id and (b[0] not in byte_id or i < byte_id[b[0]]):
+            byte_id[b[0]] = i
+    if len(byte_id) < 256:
+        byte = next(x for x in range(256) if x not in byte_id)
+        held = [f"{s!r} (id {i})" for i, s in on_id.items() if vocab[i] == bytes([byte])]
+        where = f" other than special token {held[0]}" if held else ""
+        raise ValueError(
+            f"the vocabulary has no token for the single byte 0x{byte:02X}{where}; byte-level BPE needs all 256 "
+            "bytes as ordinary tokens, or text holding that byte could not be encoded or decoded"
+        )
+    byte_ids = set(byte_id.values())
+    created: dict[int, int] = {}
+    for k, m in enumerate(merges):
+        if len(m) != 3:
+            raise ValueError(f"merge #{k} must be (left id, right id, new id), got {m!r}")
+        left, right, new = m
+        for x in m:
+            if isinstance(x, bool) or not isinstance(x, int):
+                raise TypeError(f"merge #{k} {m!r}: ids must be int")
+            if x not in vocab:
+                raise ValueError(f"merge #{k} {list(m)} refers to id {x}, which is not in the vocabulary")
+            if x in on_id:
+                raise ValueError(f"merge #{k} {list(m)} uses id {x} of special token {on_id[x]!r}")
+        if new in byte_ids:
+            raise ValueError(f"merge #{k} {list(m)} creates id {new}, the id of byte 0x{vocab[new][0]:02X}")
+        if new in created:
+            raise ValueError(f"merge #{k} {list(m)} creates id {new}, which merge #{created[new]} already created")
+        created[new] = k
+        if vocab[new] != vocab[left] + vocab[right]:
+            raise ValueError(f"merge #{k} {list(m)}: the bytes of id {new} are not those of ids {left} + {right}")
 
 
 def _resolve_specials(
@@ -440,6 +551,12 @@ def _step_to_json(s: MergeStep) -> list:
     return [s.rank, s.left_id, s.right_id, s.new_id, s.count, s.replaced, s.tokens_after]
 
 
-def _step_from_json(row: Sequence, vocab: Mapping[int, bytes]) -> MergeStep:
-    rank, left, right, new, count, replaced, tokens_after = (int(x) for x in row)
+def _step_from_json(row: object, vocab: Mapping[int, bytes], field: str) -> MergeStep:
+    json_field(row, list, field, "a list of 7 whole numbers")
+    if len(row) != 7:
+        raise ValueError(f"{field} must hold 7 numbers, got {len(row)}")
+    rank, left, right, new, count, replaced, tokens_after = (json_int(x, field) for x in row)
+    for i in (left, right, new):
+        if i not in vocab:
+            raise ValueError(f'{field} refers to id {i}, which is not in "vocab"')
     return MergeStep(rank, left, right, new, vocab[left], vocab[right], count, replaced, tokens_after)

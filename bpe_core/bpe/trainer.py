@@ -27,12 +27,14 @@ import time
 from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import partial
 from operator import add, mul
 
 import numpy as np
 
-from ..counting import DEFAULT_CHUNK_BYTES, count_file, count_iterable, count_text
+from ..counting import DEFAULT_CHUNK_BYTES, count_file, count_files, count_iterable, count_text
 from ..interface import ProgressCallback, TrainingInfo
 from ..pretokenize import PATTERNS, resolve_pattern, validate_special_tokens
 from .model import BPETokenizer, MergeStep
@@ -64,8 +66,9 @@ def train_bpe(
     name: str | None = None,
     num_workers: int | None = None,
     chunk_size: int = DEFAULT_CHUNK_BYTES,
+    executor: Executor | None = None,
 ) -> BPETokenizer:
-    """Train a byte-level BPE tokenizer on a text, a stream of text, or a file.
+    """Train a byte-level BPE tokenizer on a text, a stream of text, or files.
 
     Args:
         text: what to train on, told apart by type:
@@ -74,6 +77,9 @@ def train_bpe(
             * an ``os.PathLike`` (``pathlib.Path("corpus.txt")``) names a UTF-8
               file, which is streamed in chunks and never read whole -- to train
               on a file whose name you hold as a ``str``, pass ``Path(name)``;
+            * a ``list`` or ``tuple`` of ``os.PathLike`` names several files,
+              directories or glob patterns, counted as one text
+              (:func:`bpe_core.counting.count_files`);
             * any other iterable of ``str`` (an open text file, a generator) is
               the text ``"".join(text)``, consumed piece by piece.
 
@@ -96,6 +102,9 @@ def train_bpe(
             (see :mod:`bpe_core.counting`); the merge loop runs here.
         chunk_size: counting chunk length (bytes for a file, characters
             otherwise); chunks end at the first safe boundary after it.
+        executor: a ``concurrent.futures.Executor`` to count on instead of local
+            processes, e.g. a Dask cluster's ``client.get_executor()``; for files
+            each task reads its own byte range (see :mod:`bpe_core.counting`).
 
     Returns:
         The trained :class:`BPETokenizer`; its ``trace`` records every merge.
@@ -122,14 +131,15 @@ def train_bpe(
     specials = validate_special_tokens(special_tokens)
     _check_vocab_size(vocab_size, specials)
     source = resolve_pattern(pattern)
+    how = {"num_workers": num_workers, "progress": progress, "executor": executor}
     if isinstance(text, str):
-        counted = count_text(text, source, specials, num_workers=num_workers, chunk_chars=chunk_size, progress=progress)
+        counted = count_text(text, source, specials, chunk_chars=chunk_size, **how)
     elif isinstance(text, os.PathLike):
-        counted = count_file(text, source, specials, num_workers=num_workers, chunk_bytes=chunk_size, progress=progress)
+        counted = count_file(text, source, specials, chunk_bytes=chunk_size, **how)
+    elif isinstance(text, list | tuple) and text and all(isinstance(t, os.PathLike) for t in text):
+        counted = count_files(text, source, specials, chunk_bytes=chunk_size, **how)
     else:
-        counted = count_iterable(
-            text, source, specials, num_workers=num_workers, chunk_chars=chunk_size, progress=progress
-        )
+        counted = count_iterable(text, source, specials, chunk_chars=chunk_size, **how)
     table = _WordTable.from_counts(counted.word_counts, counted.special_occurrences)
     counted.word_counts = {}  # the table holds what the merge loop needs: free the dict before it runs
     stored_pattern = pattern if pattern in PATTERNS else source
@@ -273,7 +283,7 @@ def _train_table(
 
 
 def _pair_table(
-    words: list[str], counts: list[int], keys: list[str], min_count: int
+    words: list[str], counts: list[int], keys: list[str], min_count: int, extra: Mapping[str, int] | None = None
 ) -> tuple[dict[str, int], dict[str, array], list[tuple]]:
     """Count every adjacent pair of the pre-token table at once, vectorised with numpy.
 
@@ -282,6 +292,8 @@ def _pair_table(
         counts: their occurrence counts, same order.
         keys: :func:`_desc_key` of each token id (the heap's tie-break).
         min_count: pairs counted fewer times are left out of the index and the heap.
+        extra: pair counts held outside ``words`` (the long pre-tokens of
+            :class:`_LongWords`), added in; their pairs are indexed there, not here.
 
     Returns:
         ``(pair_counts, where, heap)``: every pair (a 2-character ``str``) -> its
@@ -289,6 +301,7 @@ def _pair_table(
         indices of the pre-tokens holding it (each once, ascending); and the
         heapified entries ``(-count, key_left, key_right, pair)``.
     """
+    extra = extra or {}
     joined = "".join(words)
     try:  # bytes only (the start of training): a pair fits in 16 bits, which numpy sorts by radix
         ids = np.frombuffer(joined.encode("latin-1"), dtype=np.uint8)
@@ -297,40 +310,174 @@ def _pair_table(
         ids = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
         shift, codes_type = 21, np.int64  # token ids are code points: 21 bits
     del joined
-    lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    if ids.size < 2:
-        return {}, {}, []
-    codes = ids[:-1].astype(codes_type) << shift | ids[1:]  # pair at position j: (ids[j], ids[j+1])
-    keep = np.ones(codes.size, dtype=bool)
-    keep[np.cumsum(lens)[:-1] - 1] = False  # the last character of a word pairs with nothing
-    wid = np.repeat(np.arange(len(words), dtype=np.uint32), lens)[:-1][keep]
-    codes = codes[keep]
-    del keep, ids
-    order = np.argsort(codes, kind="stable")  # stable: word indices stay ascending per pair
-    codes = codes[order]
-    wid = wid[order]
-    del order
-    starts = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1))
-    totals = np.add.reduceat(np.asarray(counts, dtype=np.int64)[wid], starts)
-    uniq = codes[starts]
-    pairs = list(map(add, map(chr, (uniq >> shift).tolist()), map(chr, (uniq & ((1 << shift) - 1)).tolist())))
-    pair_counts = dict(zip(pairs, totals.tolist(), strict=True))
-    # the index lists each word once per pair: drop repeats (same pair, same word)
-    first = np.ones(codes.size, dtype=bool)
-    first[1:] = (codes[1:] != codes[:-1]) | (wid[1:] != wid[:-1])
-    wid = wid[first]
-    bounds = [*np.searchsorted(codes[first], uniq).tolist(), wid.size]
-    del codes, first
-    raw = memoryview(wid.tobytes())
+    pair_counts: dict[str, int] = {}
     where: dict[str, array] = {}
     heap = []
-    for k, (p, c) in enumerate(pair_counts.items()):
-        if c >= min_count:
-            where[p] = index = array("I")
-            index.frombytes(raw[bounds[k] * 4 : bounds[k + 1] * 4])
-            heap.append((-c, keys[ord(p[0])], keys[ord(p[1])], p))
+    if ids.size >= 2:
+        lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        codes = ids[:-1].astype(codes_type) << shift | ids[1:]  # pair at position j: (ids[j], ids[j+1])
+        keep = np.ones(codes.size, dtype=bool)
+        keep[np.cumsum(lens)[:-1] - 1] = False  # the last character of a word pairs with nothing
+        wid = np.repeat(np.arange(len(words), dtype=np.uint32), lens)[:-1][keep]
+        codes = codes[keep]
+        del keep, ids
+        order = np.argsort(codes, kind="stable")  # stable: word indices stay ascending per pair
+        codes = codes[order]
+        wid = wid[order]
+        del order
+        starts = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1))
+        totals = np.add.reduceat(np.asarray(counts, dtype=np.int64)[wid], starts)
+        uniq = codes[starts]
+        pairs = list(map(add, map(chr, (uniq >> shift).tolist()), map(chr, (uniq & ((1 << shift) - 1)).tolist())))
+        pair_counts = dict(zip(pairs, totals.tolist(), strict=True))
+        if extra:
+            pc_get = pair_counts.get
+            for p, c in extra.items():
+                pair_counts[p] = pc_get(p, 0) + c
+        # the index lists each word once per pair: drop repeats (same pair, same word)
+        first = np.ones(codes.size, dtype=bool)
+        first[1:] = (codes[1:] != codes[:-1]) | (wid[1:] != wid[:-1])
+        wid = wid[first]
+        bounds = [*np.searchsorted(codes[first], uniq).tolist(), wid.size]
+        del codes, first
+        raw = memoryview(wid.tobytes())
+        pc_at = pair_counts.__getitem__
+        for k, p in enumerate(pairs):
+            c = pc_at(p)
+            if c >= min_count:
+                where[p] = index = array("I")
+                index.frombytes(raw[bounds[k] * 4 : bounds[k + 1] * 4])
+                heap.append((-c, keys[ord(p[0])], keys[ord(p[1])], p))
+    else:
+        pair_counts = dict(extra)
+    for p in extra:  # pairs found only in the long pre-tokens: an empty index here
+        if p not in where:
+            c = pair_counts[p]
+            if c >= min_count:
+                where[p] = array("I")
+                heap.append((-c, keys[ord(p[0])], keys[ord(p[1])], p))
     heapq.heapify(heap)
     return pair_counts, where, heap
+
+
+_LONG_WORD = 128
+"""Pre-tokens longer than this many bytes are trained on as linked lists of positions (:class:`_LongWords`)."""
+
+
+class _LongWords:
+    """The long pre-tokens of a training run, as doubly linked lists with a pair -> positions index.
+
+    A pre-token of 100 KB (minified code, base64, a language written without
+    spaces under a custom pattern) holds each frequent pair thousands of times;
+    rewriting it as a ``str`` per merge costs its whole length per merge
+    (quadratic overall).  Here every byte of every long pre-token has a
+    *position* (its offset in their concatenation); ``tok[p]`` is the token at
+    ``p`` (``chr(id)``, ``""`` once merged into its left neighbour), ``nxt``/``prv``
+    link the live positions of one pre-token, and ``where[pair]`` lists the
+    positions where ``pair`` started when it was created.  A merge visits only
+    those positions (the "bigram-location index" of the seed articles), so its
+    cost is proportional to the occurrences it touches.  Entries go stale when a
+    neighbour merges; a visit checks each against the linked list and skips the
+    stale ones.  Positions ascend left to right within a pre-token, so sorting
+    them gives BPE's left-to-right, non-overlapping replacement for pairs of two
+    equal tokens.
+    """
+
+    __slots__ = ("nxt", "prv", "starts", "tok", "wgt", "where")
+
+    def __init__(self, words: Sequence[str], counts: Sequence[int]) -> None:
+        joined = "".join(words)
+        n = len(joined)
+        # positions, links and weights as machine integers (array('q')): 8 bytes each, where a
+        # list would hold a 28-byte int object per position as well (1 MB pre-token: 223 -> 130 MiB)
+        self.tok: list[str] = list(joined)
+        self.nxt = array("q", range(1, n + 1))
+        self.prv = array("q", range(-1, n - 1))
+        self.wgt = array("q")
+        self.starts: list[int] = []
+        pos = 0
+        for w, c in zip(words, counts, strict=True):
+            self.starts.append(pos)
+            self.wgt += array("q", [c]) * len(w)
+            pos += len(w)
+            self.nxt[pos - 1] = -1
+            self.prv[pos - len(w)] = -1
+        # index every pair's positions, grouped with numpy (the words are bytes at the start)
+        ids = np.frombuffer(joined.encode("latin-1"), dtype=np.uint8)
+        codes = ids[:-1].astype(np.uint16) << 8 | ids[1:]
+        pos_arr = np.flatnonzero(np.frombuffer(self.nxt, dtype=np.int64)[:-1] >= 0)
+        codes = codes[pos_arr]
+        order = np.argsort(codes, kind="stable")
+        codes, pos_arr = codes[order], pos_arr[order].astype(np.int64)
+        bounds = [*np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1)).tolist(), codes.size]
+        raw = pos_arr.tobytes()
+        self.where: defaultdict[str, array] = defaultdict(partial(array, "q"))
+        for c, lo, hi in zip(codes[bounds[:-1]].tolist(), bounds[:-1], bounds[1:], strict=True):
+            self.where[chr(c >> 8) + chr(c & 255)].frombytes(raw[lo * 8 : hi * 8])
+
+    def pair_counts(self) -> dict[str, int]:
+        """Every adjacent pair's count over the long pre-tokens (weighted), walking the lists."""
+        out: dict[str, int] = {}
+        get = out.get
+        tok, nxt, wgt = self.tok, self.nxt, self.wgt
+        for start in self.starts:
+            c = wgt[start]
+            p, q = start, nxt[start]
+            while q >= 0:
+                k = tok[p] + tok[q]
+                out[k] = get(k, 0) + c
+                p, q = q, nxt[q]
+        return out
+
+    def merge(self, best: str, new_ch: str, pair_counts: dict[str, int], fresh: dict[str, int]) -> int:
+        """Replace every occurrence of ``best`` by ``new_ch``; returns the weighted replacements.
+
+        Pairs that lose an occurrence lose its weight in ``pair_counts`` (or in
+        ``fresh`` when they hold ``new_ch``); pairs made with ``new_ch`` gain it in
+        ``fresh``, as the merge loop keeps them.
+        """
+        plist = self.where.pop(best, None)
+        if not plist:
+            return 0
+        a, b = best
+        if a == b:
+            plist = sorted(plist)  # overlapping occurrences: left to right, as BPE replaces them
+        tok, nxt, prv, wgt, where = self.tok, self.nxt, self.prv, self.wgt, self.where
+        f_get = fresh.get
+        replaced = 0
+        for p in plist:
+            if tok[p] != a:
+                continue
+            q = nxt[p]
+            if q < 0 or tok[q] != b:
+                continue
+            c = wgt[p]
+            replaced += c
+            x = prv[p]
+            if x >= 0:
+                tx = tok[x]
+                if tx == new_ch:
+                    fresh[tx + a] -= c
+                else:
+                    pair_counts[tx + a] -= c
+                made = tx + new_ch
+                fresh[made] = f_get(made, 0) + c
+                where[made].append(x)
+            y = nxt[q]
+            if y >= 0:
+                ty = tok[y]
+                if ty == new_ch:
+                    fresh[b + ty] -= c
+                else:
+                    pair_counts[b + ty] -= c
+                made = new_ch + ty
+                fresh[made] = f_get(made, 0) + c
+                where[made].append(p)
+                prv[y] = p
+            tok[p] = new_ch
+            tok[q] = ""
+            nxt[p] = y
+        return replaced
 
 
 def _merge_loop(
@@ -376,7 +523,11 @@ def _merge_loop(
     """
     keys: list[str] = [_desc_key(b) for b in token_bytes]
     min_count = 2  # pairs below it wait for a rebuild (see above)
-    pair_counts, where, heap = _pair_table(words, counts, keys, min_count)
+    long_ids = [i for i, w in enumerate(words) if len(w) > _LONG_WORD]
+    longs = _LongWords([words[i] for i in long_ids], [counts[i] for i in long_ids]) if long_ids else None
+    for i in long_ids:
+        words[i] = "\x00"  # one token: no pair left in the str path (the long words live in ``longs``)
+    pair_counts, where, heap = _pair_table(words, counts, keys, min_count, longs and longs.pair_counts())
     pc_get = pair_counts.get
     counts_at = counts.__getitem__
     heappush, heappop = heapq.heappush, heapq.heappop
@@ -392,7 +543,7 @@ def _merge_loop(
                 if min_count == 1:
                     break
                 min_count = 1
-                pair_counts, where, heap = _pair_table(words, counts, keys, min_count)
+                pair_counts, where, heap = _pair_table(words, counts, keys, min_count, longs and longs.pair_counts())
                 pc_get = pair_counts.get
                 continue
             negc, ka, kb, p = heappop(heap)
@@ -413,7 +564,7 @@ def _merge_loop(
         new_ch = chr(new_id)
         token_bytes.append(token_bytes[a] + token_bytes[b])
         keys.append(_desc_key(token_bytes[new_id]))
-        affected = where.pop(best)
+        affected = where.pop(best, ())
 
         # Old pairs only lose counts and stay in the heap with their old (higher)
         # count until popped and re-pushed.  Every pair that gains is new: it holds
@@ -463,6 +614,8 @@ def _merge_loop(
                     fresh_where[q].append(wi)
                 else:
                     pair_counts[q] += c  # an old pair inside the stretch that survives
+        if longs is not None:  # before the neighbours below, which set pairs not in ``fresh`` directly
+            shortened += longs.merge(best, new_ch, pair_counts, fresh)
         a_ch, b_ch = best
         new_key = keys[new_id]
         for on_right, filed in ((False, left), (True, right)):

@@ -12,6 +12,7 @@ from functools import cache
 import regex
 
 from ..bpe.model import BPETokenizer
+from ..persistence import json_field, json_int
 from ..pretokenize import PATTERNS, resolve_pattern
 from ..wordpiece.model import WordPieceTokenizer
 from .tiktoken import covering_pattern
@@ -134,50 +135,115 @@ def pattern_name_of(source: str) -> str:
     return resolve_pattern(source)
 
 
+def _added_tokens(obj: dict) -> list[dict]:
+    """The ``added_tokens`` section, each entry checked: ``content`` a string, ``id`` a whole number."""
+    added = obj.get("added_tokens")
+    if added is None:
+        return []
+    json_field(added, list, '"added_tokens"', "a list of objects")
+    for k, t in enumerate(added):
+        json_field(t, dict, f'"added_tokens"[{k}]', 'an object {"id": ..., "content": ...}')
+        if "id" not in t or "content" not in t:
+            raise ValueError(f'"added_tokens"[{k}] needs both "id" and "content"')
+        json_int(t["id"], f'"added_tokens"[{k}].id')
+        json_field(t["content"], str, f'"added_tokens"[{k}].content', "a string")
+        json_field(t.get("special", False), bool, f'"added_tokens"[{k}].special', "true or false")
+    return added
+
+
+def _sequence(section: object, field: str, key: str) -> list[dict]:
+    """The steps of a pre-tokenizer or normalizer section (one step, or a ``Sequence`` of them), checked."""
+    json_field(section, dict, field, "an object or null")
+    if section.get("type") != "Sequence":
+        return [section]
+    name = f'"{field.strip(chr(34))}.{key}"'
+    steps = json_field(section.get(key), list, name, "a list of objects")
+    for k, step in enumerate(steps):
+        json_field(step, dict, f"{name}[{k}]", "an object")
+    return steps
+
+
 def bpe_from_hf_json(obj: dict, filename: str) -> BPETokenizer:
     """A :class:`BPETokenizer` from a parsed Hugging Face ``tokenizer.json`` with a byte-level ``BPE`` model.
+
+    The model vocab must be written in GPT-2's byte alphabet (:func:`byte_to_unicode`),
+    except at the ids of added special tokens, whose spelling is the token's
+    own text (as :func:`bpe_to_hf_json` and Hugging Face write them: a special
+    token may hold a space, a tab or any character).
 
     Args:
         obj: the parsed JSON object.
         filename: used in messages.
 
     Raises:
-        ValueError: not a byte-level BPE model, or a malformed section (the message names the file).
+        ValueError: not a byte-level BPE model, or a malformed section; the
+            message names the file and the field.
     """
-    model = obj["model"]
-    if model.get("type") != "BPE":
-        raise ValueError(f"{filename}: a Hugging Face {model.get('type')} model is not a byte-level BPE")
-    inverse = {c: b for b, c in byte_to_unicode().items()}
     try:
-        vocab = {int(i): bytes(inverse[c] for c in s) for s, i in model["vocab"].items()}
-        merges = [
-            tuple(bytes(inverse[c] for c in part) for part in (m if isinstance(m, list) else m.split(" ")))
-            for m in model["merges"]
-        ]
-    except KeyError as exc:
-        raise ValueError(
-            f"{filename}: not a byte-level vocabulary (character {exc} is outside GPT-2's byte alphabet)"
-        ) from None
-    except (TypeError, AttributeError) as exc:
-        raise ValueError(f"{filename}: malformed model section: {exc}") from None
-    specials = {t["content"]: int(t["id"]) for t in obj.get("added_tokens") or [] if t.get("special")}
+        return _bpe_from_hf_json(obj, filename)
+    except ValueError as exc:
+        raise ValueError(f"{filename}: {exc}") from None
+
+
+def _bpe_from_hf_json(obj: dict, filename: str) -> BPETokenizer:
+    model = json_field(obj.get("model"), dict, '"model"', "an object")
+    if model.get("type") != "BPE":
+        raise ValueError(f"a Hugging Face {model.get('type')} model is not a byte-level BPE")
+    raw_vocab = json_field(model.get("vocab"), dict, '"model.vocab"', 'an object {"token": id}')
+    raw_merges = json_field(model.get("merges"), list, '"model.merges"', 'a list of "left right" strings')
+    added = _added_tokens(obj)
+    specials: dict[str, int] = {}
+    for t in added:
+        if t.get("special"):
+            if t["content"] in specials:
+                raise ValueError(f'"added_tokens": special token {t["content"]!r} is listed twice')
+            specials[t["content"]] = t["id"]
+    special_ids = {i: s for s, i in specials.items()}
+    inverse = {c: b for b, c in byte_to_unicode().items()}
+
+    def to_bytes(s: str, field: str) -> bytes:
+        try:
+            return bytes(inverse[c] for c in s)
+        except KeyError as exc:
+            raise ValueError(
+                f"{field} {s!r} is not a byte-level token (character {exc} is outside GPT-2's byte alphabet)"
+            ) from None
+
+    vocab: dict[int, bytes] = {}
+    for s, i in raw_vocab.items():
+        json_int(i, f'"model.vocab"[{s!r}]')
+        if i in vocab:
+            raise ValueError(f'"model.vocab": id {i} is given to two tokens')
+        if special_ids.get(i) == s:
+            vocab[i] = s.encode("utf-8")  # a special token spelt as itself
+            continue
+        vocab[i] = to_bytes(s, '"model.vocab" token')
+    merges = []
+    for k, m in enumerate(raw_merges):
+        parts = (
+            m.split(" ") if isinstance(m, str) else json_field(m, list, f'"model.merges"[{k}]', "a string or a list")
+        )
+        if len(parts) != 2 or not all(isinstance(x, str) for x in parts):
+            raise ValueError(f'"model.merges"[{k}] must be two tokens ("left right" or ["left", "right"]), got {m!r}')
+        merges.append(tuple(to_bytes(x, f'"model.merges"[{k}]') for x in parts))
     for s, i in specials.items():
         vocab[i] = s.encode("utf-8")  # replaces the model-vocab spelling of the special token
     pattern = _hf_pattern(obj.get("pre_tokenizer"))
     try:
         return BPETokenizer(vocab, merges, specials, pattern, name=filename)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{filename}: {exc}") from None
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
 
 
-def _hf_pattern(pre: dict | None) -> str:
+def _hf_pattern(pre: object) -> str:
     """The split pattern of a Hugging Face pre-tokenizer section (GPT-2's for a plain ByteLevel)."""
     if not pre:
         return "gpt2"
-    steps = pre.get("pretokenizers", [pre]) if pre.get("type") == "Sequence" else [pre]
-    for step in steps:
-        if step.get("type") == "Split" and "Regex" in (step.get("pattern") or {}):
-            return pattern_name_of(step["pattern"]["Regex"])
+    for k, step in enumerate(_sequence(pre, '"pre_tokenizer"', "pretokenizers")):
+        if step.get("type") == "Split":
+            pattern = json_field(step.get("pattern"), dict, f'"pre_tokenizer" step {k} "pattern"', "an object")
+            if "Regex" in pattern:
+                return pattern_name_of(json_field(pattern["Regex"], str, '"pattern.Regex"', "a regex string"))
     return "gpt2"
 
 
@@ -235,30 +301,50 @@ def wordpiece_from_hf_json(obj: dict, filename: str) -> WordPieceTokenizer:
         ValueError: an unsupported normalizer or pre-tokenizer, or a malformed
             model section (the message names the file).
     """
-    model = obj["model"]
     try:
-        by_id = {int(i): str(s) for s, i in model["vocab"].items()}
-        unk = str(model.get("unk_token", "[UNK]"))
-        prefix = str(model.get("continuing_subword_prefix", "##"))
-        max_chars = int(model.get("max_input_chars_per_word", 100))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ValueError(f"{filename}: malformed WordPiece model section: {exc!r}") from None
+        return _wordpiece_from_hf_json(obj, filename)
+    except ValueError as exc:
+        raise ValueError(f"{filename}: {exc}") from None
+
+
+def _wordpiece_from_hf_json(obj: dict, filename: str) -> WordPieceTokenizer:
+    model = json_field(obj.get("model"), dict, '"model"', "an object")
+    raw_vocab = json_field(model.get("vocab"), dict, '"model.vocab"', 'an object {"token": id}')
+    by_id: dict[int, str] = {}
+    for s, i in raw_vocab.items():
+        json_int(i, f'"model.vocab"[{s!r}]')
+        if i in by_id:
+            raise ValueError(f'"model.vocab": id {i} is given to both {by_id[i]!r} and {s!r}')
+        by_id[i] = s
     if sorted(by_id) != list(range(len(by_id))):
-        raise ValueError(f"{filename}: the WordPiece vocab ids are not 0..{len(by_id) - 1} without gaps")
+        raise ValueError(f"the WordPiece vocab ids are not 0..{len(by_id) - 1} without gaps")
+    unk = json_field(model.get("unk_token", "[UNK]"), str, '"model.unk_token"', "a string")
+    prefix = json_field(
+        model.get("continuing_subword_prefix", "##"), str, '"model.continuing_subword_prefix"', "a string"
+    )
+    max_chars = json_int(model.get("max_input_chars_per_word", 100), '"model.max_input_chars_per_word"', 1)
     lowercase = False
     norm = obj.get("normalizer")
     if norm:
-        kinds = [n.get("type") for n in (norm.get("normalizers", [norm]) if norm.get("type") == "Sequence" else [norm])]
+        kinds = [n.get("type") for n in _sequence(norm, '"normalizer"', "normalizers")]
         if kinds != ["Lowercase"]:
             raise ValueError(
-                f"{filename}: normalizer {kinds} is not supported (only none or Lowercase); "
+                f"normalizer {kinds} is not supported (only none or Lowercase); "
                 "BERT's full normalizer also strips accents and spaces out Chinese characters"
             )
         lowercase = True
-    pre = (obj.get("pre_tokenizer") or {}).get("type")
-    if pre not in ("BertPreTokenizer", None):
-        raise ValueError(f"{filename}: pre-tokenizer {pre} is not supported (WordPiece here is BERT-style)")
-    specials = [t["content"] for t in sorted(obj.get("added_tokens") or [], key=lambda t: t["id"]) if t.get("special")]
+    pre = obj.get("pre_tokenizer")
+    kind = json_field(pre, dict, '"pre_tokenizer"', "an object or null").get("type") if pre else None
+    if kind not in ("BertPreTokenizer", None):
+        raise ValueError(f"pre-tokenizer {kind} is not supported (WordPiece here is BERT-style)")
+    added = [t for t in sorted(_added_tokens(obj), key=lambda t: t["id"]) if t.get("special")]
+    for t in added:
+        if raw_vocab.get(t["content"]) != t["id"]:
+            raise ValueError(
+                f'special token {t["content"]!r} has id {t["id"]} in "added_tokens" but '
+                f'{raw_vocab.get(t["content"])} in "model.vocab"; they must agree'
+            )
+    specials = [t["content"] for t in added]
     if unk not in specials and unk in by_id.values():
         specials.append(unk)
     try:
@@ -271,5 +357,5 @@ def wordpiece_from_hf_json(obj: dict, filename: str) -> WordPieceTokenizer:
             max_input_chars_per_word=max_chars,
             name=filename,
         )
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{filename}: {exc}") from None
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None

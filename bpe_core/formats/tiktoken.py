@@ -13,6 +13,7 @@ encoder (:mod:`bpe_core.bpe.encoder`) can build on it.
 from __future__ import annotations
 
 import base64
+import heapq
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -22,8 +23,10 @@ import regex
 from ..pretokenize import PATTERNS
 
 __all__ = [
+    "MAX_SPECIAL_GAP",
     "TIKTOKEN_LINE",
     "bpe_to_tiktoken_files",
+    "check_ranks",
     "covering_pattern",
     "mergeable_ranks",
     "parse_tiktoken_file",
@@ -45,9 +48,13 @@ def parse_tiktoken_file(data: bytes, source: str = "<data>") -> dict[bytes, int]
         ``{token bytes: rank}``.
 
     Raises:
+        TypeError: ``data`` is not bytes.
         ValueError: a line is not ``<base64> <int>``, a token or rank repeats;
             the message names ``source`` and the line number.
     """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"data must be the file's bytes, got {type(data).__name__}")
+    data = bytes(data)
     ranks: dict[bytes, int] = {}
     seen_ranks: set[int] = set()
     for lineno, line in enumerate(data.splitlines(), 1):
@@ -70,6 +77,77 @@ def parse_tiktoken_file(data: bytes, source: str = "<data>") -> dict[bytes, int]
     return ranks
 
 
+def check_ranks(
+    ranks: Mapping[bytes, int], special_tokens: Mapping[str, int] | None = None, *, with_metadata: bool = True
+) -> None:
+    """Check that ranks and special-token ids number the tokens ``0..n-1`` as tiktoken's files do.
+
+    With metadata (``with_metadata``), the ranks must be exactly ``0..n-1``
+    (``n`` ranks), except that ids held by special tokens may sit among them (a
+    trained tokenizer's specials follow the 256 bytes): what tiktoken demands
+    of an encoding with ``explicit_n_vocab``.  A ranks file read alone may
+    leave gaps -- its special tokens' ids -- of at most :data:`MAX_SPECIAL_GAP`
+    ids in all.  Special ids must be distinct, not a rank, and at most
+    :data:`MAX_SPECIAL_GAP` past the last rank (cl100k's are 100,257..100,276).
+    All 256 single bytes must be ranked.
+
+    Args:
+        ranks: ``{token bytes: rank}``.
+        special_tokens: ``{special token: id}`` from the metadata.
+        with_metadata: whether the special tokens are known (gaps are then refused).
+
+    Raises:
+        TypeError: a token is not bytes or a rank not an int.
+        ValueError: a gap, a duplicate or an out-of-range id, or a byte missing;
+            the message names the rank or the token and the fix.
+    """
+    specials = dict(special_tokens or {})
+    taken: dict[int, str] = {}
+    for s, i in specials.items():
+        if isinstance(i, bool) or not isinstance(i, int) or not isinstance(s, str):
+            raise TypeError(f"special tokens must map str to int ids, got {s!r}: {i!r}")
+        if i in taken:
+            raise ValueError(f"special tokens {taken[i]!r} and {s!r} share id {i}")
+        taken[i] = s
+    for token, r in ranks.items():
+        if not isinstance(token, bytes) or isinstance(r, bool) or not isinstance(r, int):
+            raise TypeError(f"mergeable ranks must map bytes to int, got {token!r}: {r!r}")
+    top = max(ranks.values(), default=-1)
+    n = len(ranks) + sum(1 for i in taken if i < top)
+    if not with_metadata:
+        n += MAX_SPECIAL_GAP
+    seen = set()
+    for token, r in ranks.items():
+        if r in taken:
+            raise ValueError(f"token {token!r} has rank {r}, the id of special token {taken[r]!r}")
+        if not 0 <= r < n:
+            raise ValueError(
+                f"token {token!r} has rank {r}, outside 0..{n - 1}: the ranks must number the {len(ranks):,} tokens "
+                "from 0 without gaps (special tokens aside)"
+            )
+        seen.add(r)
+    if len(seen) != len(ranks):
+        raise ValueError("two tokens share a rank")
+    missing = next((i for i in range(top) if i not in seen and i not in taken), None)
+    if missing is not None and with_metadata:
+        raise ValueError(
+            f"no token has rank {missing}: the ranks must number the tokens from 0 without gaps (an id between "
+            "them is allowed only for a special token, given in the metadata file beside the ranks)"
+        )
+    last = max(seen, default=-1)
+    for i, s in taken.items():
+        if not 0 <= i <= last + MAX_SPECIAL_GAP:
+            raise ValueError(f"special token {s!r} has id {i}, beyond {last + MAX_SPECIAL_GAP:,} (last rank {last:,})")
+    singles = {t[0] for t in ranks if len(t) == 1}
+    if len(singles) < 256:
+        byte = next(b for b in range(256) if b not in singles)
+        raise ValueError(f"no token for the single byte 0x{byte:02X}; byte-level BPE needs all 256 bytes ranked")
+
+
+MAX_SPECIAL_GAP = 1 << 16
+"""How far past the last rank a special token's id may be (o200k_harmony's reach about 1,100)."""
+
+
 def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Recover the vocab and the ordered merge list from tiktoken ranks.
 
@@ -89,9 +167,13 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
         ``(left bytes, right bytes)`` in rank order.
 
     Raises:
+        TypeError: a token is not bytes or a rank not an int.
         ValueError: tiktoken's procedure cannot build a token from two other
             tokens, or a single byte is missing.
     """
+    for token, r in mergeable_ranks.items():
+        if not isinstance(token, bytes) or isinstance(r, bool) or not isinstance(r, int):
+            raise TypeError(f"mergeable ranks must map bytes to int ranks, got {token!r}: {r!r}")
     vocab = {r: b for b, r in mergeable_ranks.items()}
     merges: list[tuple[bytes, bytes]] = []
     for rank in sorted(vocab):
@@ -105,8 +187,29 @@ def ranks_to_vocab_merges(mergeable_ranks: Mapping[bytes, int]) -> tuple[dict[in
     return vocab, merges
 
 
+SHORT_TOKEN = 24
+"""Tokens up to this many bytes are split by the plain scan; longer ones by the heap (both exact)."""
+
+
 def _bpe_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
-    """Tiktoken's byte-pair merging of ``token``'s bytes, lowest rank first, stopping before ``token`` itself."""
+    """Tiktoken's byte-pair merging of ``token``'s bytes, lowest rank first, stopping before ``token`` itself.
+
+    tiktoken's ``_byte_pair_merge``: while more than two parts remain, merge the
+    adjacent pair whose concatenation has the lowest rank (the leftmost of
+    equal ones); stop when no adjacent pair is ranked.  Short tokens rescan every
+    pair each step (O(L^2) lookups, fastest for small L); long ones keep the
+    ranked pairs in a heap keyed by ``(rank, start)`` over a linked list of
+    parts (O(L log L) steps plus the slices), which pops exactly the pair the
+    scan picks: the lowest rank, and among equal ranks -- equal bytes -- the
+    leftmost start.  :func:`bpe_core.educational.tiktoken_parts` is the plain
+    version the tests compare with.
+    """
+    if len(token) <= SHORT_TOKEN:
+        return _scan_parts(ranks, token)
+    return _heap_parts(ranks, token)
+
+
+def _scan_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
     parts = [token[i : i + 1] for i in range(len(token))]
     get = ranks.get
     while len(parts) > 2:
@@ -119,6 +222,49 @@ def _bpe_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
             break
         parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
     return parts
+
+
+def _heap_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
+    n = len(token)
+    get = ranks.get
+    nxt = list(range(1, n + 1))  # a part starting at i ends where the next starts: token[i:nxt[i]]
+    prv = list(range(-1, n - 1))
+    pair = [get(token[i : i + 2]) for i in range(n - 1)]  # rank of (part at i) + (next part), or None
+    pair.append(None)
+    shift = n.bit_length()  # heap entries are rank << shift | start: one int compares as (rank, start)
+    heap = [r << shift | i for i, r in enumerate(pair) if r is not None]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    mask = (1 << shift) - 1
+    count = n
+    while count > 2 and heap:
+        e = pop(heap)
+        i = e & mask
+        if pair[i] != e >> shift:
+            continue  # stale: the part at i, or its right neighbour, changed since
+        j = nxt[i]
+        k = nxt[j]
+        pair[j] = None  # j is no longer a part start
+        nxt[i] = k
+        count -= 1
+        if k < n:
+            prv[k] = i
+            q = pair[i] = get(token[i : nxt[k]])
+            if q is not None:
+                push(heap, q << shift | i)
+        else:
+            pair[i] = None
+        p = prv[i]
+        if p >= 0:
+            q = pair[p] = get(token[p:k])
+            if q is not None:
+                push(heap, q << shift | p)
+    out = []
+    i = 0
+    while i < n:
+        out.append(token[i : nxt[i]])
+        i = nxt[i]
+    return out
 
 
 def mergeable_ranks(tok: Any) -> dict[bytes, int]:
@@ -155,8 +301,20 @@ def bpe_to_tiktoken_files(tok: Any, name: str = "bpe_playground") -> tuple[bytes
         JSON object ``{"name", "pat_str", "special_tokens", "explicit_n_vocab"}``
         whose fields go straight into ``tiktoken.Encoding(...)``; ``pat_str`` is
         :func:`covering_pattern` of the tokenizer's pattern.
+
+    Raises:
+        ValueError: the vocabulary holds the same bytes under two ids (training
+            can make them by two merges): ``mergeable_ranks`` is keyed by bytes,
+            and the file would leave a gap tiktoken refuses.
     """
     ranks = mergeable_ranks(tok)
+    specials = set(tok.special_tokens.values())
+    for i, b in tok.vocab.items():
+        if i not in specials and ranks[b] != i:
+            raise ValueError(
+                f"token bytes {b!r} appear under ids {ranks[b]} and {i}; a .tiktoken ranks file cannot hold both "
+                "(export as the project's JSON instead)"
+            )
     lines = [base64.b64encode(b) + b" " + str(i).encode() for b, i in sorted(ranks.items(), key=lambda kv: kv[1])]
     meta = {
         "name": name,

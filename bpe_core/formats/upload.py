@@ -16,13 +16,12 @@ The exports live beside the format they write: :func:`~bpe_core.formats.tiktoken
 
 from __future__ import annotations
 
-import json
-
 from ..bpe.model import BPETokenizer
+from ..persistence import json_field, json_int, load_json
 from ..wordpiece.model import WordPieceTokenizer
 from .bert import wordpiece_from_vocab_txt
 from .huggingface import bpe_from_hf_json, pattern_name_of, wordpiece_from_hf_json
-from .tiktoken import TIKTOKEN_LINE, parse_tiktoken_file, ranks_to_vocab_merges
+from .tiktoken import TIKTOKEN_LINE, check_ranks, parse_tiktoken_file, ranks_to_vocab_merges
 
 __all__ = ["MAX_UPLOAD_BYTES", "decode_text_upload", "load_tokenizer_bytes"]
 
@@ -102,17 +101,19 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
         A :class:`BPETokenizer` or a :class:`WordPieceTokenizer`.
 
     Raises:
+        TypeError: ``data`` or ``meta`` is not bytes (a ``str`` must be encoded first).
         ValueError: empty, truncated or malformed file, or an unsupported format;
-            the message names the file and what is wrong.
+            the message names the file, the field and what is wrong.
     """
+    _need_bytes(data, "data")
+    if meta is not None:
+        _need_bytes(meta, "meta")
+    data = bytes(data)
     if not data.strip():
         raise ValueError(f"{filename} is empty")
     head = data.lstrip()[:1]
     if head == b"{":
-        try:
-            obj = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{filename} is not valid JSON (truncated or damaged?): {exc}") from None
+        obj = load_json(data, filename)
         if not isinstance(obj, dict):
             raise ValueError(f"{filename}: expected a JSON object")
         fmt = obj.get("format")
@@ -145,20 +146,38 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
     pattern, specials, name = "gpt2", {}, filename
     if meta is not None:
         try:
-            m = json.loads(meta.decode("utf-8"))
-            pattern, specials, name = m["pat_str"], dict(m["special_tokens"]), str(m.get("name", filename))
+            m = json_field(load_json(meta, "metadata"), dict, "the metadata", "a JSON object")
+            for key in ("pat_str", "special_tokens"):
+                if key not in m:
+                    raise ValueError(f'the field "{key}" is missing')
+            pattern = json_field(m["pat_str"], str, '"pat_str"', "a regex string")
+            raw = json_field(m["special_tokens"], dict, '"special_tokens"', 'an object {"token": id}')
+            specials = {s: json_int(i, f'"special_tokens"[{s!r}]') for s, i in raw.items()}
+            name = json_field(m.get("name", filename), str, '"name"', "a string")
             expected = m.get("explicit_n_vocab")
-        except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"tiktoken metadata for {filename} is malformed: {exc!r}") from None
+            if expected is not None:
+                json_int(expected, '"explicit_n_vocab"')
+        except ValueError as exc:
+            raise ValueError(
+                f"tiktoken metadata for {filename} is malformed: {exc}; use the .json written beside the ranks file"
+            ) from None
         if expected is not None and len(ranks) + len(specials) != expected:
             raise ValueError(
                 f"{filename} holds {len(ranks)} tokens + {len(specials)} special tokens, but its metadata says "
                 f"{expected}: the ranks file is truncated or belongs to another encoding"
             )
     try:
+        check_ranks(ranks, specials, with_metadata=meta is not None)
         vocab, merges = ranks_to_vocab_merges(ranks)
         for s, i in specials.items():
-            vocab[int(i)] = s.encode("utf-8")
-        return BPETokenizer(vocab, merges, {s: int(i) for s, i in specials.items()}, pattern_name_of(pattern), name)
+            vocab[i] = s.encode("utf-8")
+        return BPETokenizer(vocab, merges, specials, pattern_name_of(pattern), name)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{filename}: {exc}") from None
+
+
+def _need_bytes(data: object, what: str) -> None:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(
+            f"{what} must be the file's bytes, got {type(data).__name__} (encode text with .encode('utf-8'))"
+        )

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 
 from ..interface import TrainingInfo
-from ..persistence import JsonFile, ViewCache
+from ..persistence import JsonFile, ViewCache, json_field, json_int, training_from_json
 from ..pretokenize import BERT_PATTERN, validate_special_tokens
 from .encoder import WordPieceEncoder
 from .trace import WordPieceReplay, wordpiece_encode_steps
@@ -523,34 +523,42 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
         if not isinstance(data, Mapping) or data.get("format") != "bpe-playground/wordpiece":
             raise ValueError('not a BPE Playground WordPiece file (missing "format": "bpe-playground/wordpiece")')
         try:
-            tokens = [str(s) for s in data["vocab"]]
-            specials = tuple(str(s) for s in data["special_tokens"])
-            unk = str(data["unk_token"])
-            prefix = str(data["continuing_subword_prefix"])
-            lowercase = bool(data["lowercase"])
-            max_chars = int(data["max_input_chars_per_word"])
-            base = int(data["min_vocab_size"])
-            name = str(data.get("name") or "WordPiece")
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"tokenizer file is malformed: {type(exc).__name__}: {exc}") from None
-        specials = validate_special_tokens(specials)
-        check_options(0, specials, unk, prefix, max_chars)
-        trace = None
-        if data.get("trace") is not None:
-            try:
-                trace = [_merge_from_json(row, tokens, prefix) for row in data["trace"]]
-            except (TypeError, ValueError, IndexError) as exc:
-                raise ValueError(f"tokenizer file is malformed: trace: {exc}") from None
-        training = None
-        if data.get("training") is not None:
-            try:
-                training = TrainingInfo(**data["training"])
-            except TypeError as exc:
-                raise ValueError(f"tokenizer file is malformed: training: {exc}") from None
-        return cls.from_parts(
-            tokens=tokens, special_tokens=specials, unk_token=unk, prefix=prefix, lowercase=lowercase,
-            max_input_chars_per_word=max_chars, name=name, base_size=base, trace=trace, training=training,
-        )  # fmt: skip
+            for key in ("vocab", "special_tokens", "unk_token", "continuing_subword_prefix", "lowercase",
+                        "max_input_chars_per_word", "min_vocab_size"):  # fmt: skip
+                if key not in data:
+                    raise ValueError(f'the field "{key}" is missing')
+            tokens = [
+                json_field(t, str, f'"vocab"[{i}]', "a token string")
+                for i, t in enumerate(json_field(data["vocab"], list, '"vocab"', "a list of token strings"))
+            ]
+            specials = tuple(
+                json_field(t, str, f'"special_tokens"[{i}]', "a token string")
+                for i, t in enumerate(json_field(data["special_tokens"], list, '"special_tokens"', "a list of strings"))
+            )
+            unk = json_field(data["unk_token"], str, '"unk_token"', "a string")
+            prefix = json_field(data["continuing_subword_prefix"], str, '"continuing_subword_prefix"', "a string")
+            lowercase = json_field(data["lowercase"], bool, '"lowercase"', "true or false")
+            max_chars = json_int(data["max_input_chars_per_word"], '"max_input_chars_per_word"', 1)
+            base = json_int(data["min_vocab_size"], '"min_vocab_size"', 0, len(tokens))
+            name = json_field(data.get("name") or "WordPiece", str, '"name"', "a string")
+            specials = validate_special_tokens(specials)
+            check_options(0, specials, unk, prefix, max_chars)
+            trace = None
+            if data.get("trace") is not None:
+                rows = json_field(data["trace"], list, '"trace"', "a list of rows or null")
+                trace = [_merge_from_json(row, tokens, prefix, f'"trace"[{k}]') for k, row in enumerate(rows)]
+            training = None
+            if data.get("training") is not None:
+                training = training_from_json(data["training"])
+            return cls.from_parts(
+                tokens=tokens, special_tokens=specials, unk_token=unk, prefix=prefix, lowercase=lowercase,
+                max_input_chars_per_word=max_chars, name=name, base_size=base, trace=trace, training=training,
+            )  # fmt: skip
+        except ValueError as exc:
+            raise ValueError(
+                f"tokenizer file is malformed: {exc}; the file is damaged or was edited by hand: "
+                "save or export the tokenizer again"
+            ) from None
 
     def __repr__(self) -> str:
         return f"WordPieceTokenizer(name={self.name!r}, vocab_size={self.vocab_size}, lowercase={self._lowercase})"
@@ -563,10 +571,16 @@ def _merge_to_json(s: WordPieceMerge) -> list:
     ]  # fmt: skip
 
 
-def _merge_from_json(row: Sequence, tokens: Sequence[str], prefix: str) -> WordPieceMerge:
+def _merge_from_json(row: object, tokens: Sequence[str], prefix: str, field: str) -> WordPieceMerge:
+    json_field(row, list, field, "a list of 10 values")
     if len(row) != 10:
-        raise ValueError(f"a trace row needs 10 fields, got {len(row)}")
-    rank, left, right, new, pair_freq, left_freq, right_freq, replaced, tokens_after = (int(x) for x in row[:9])
+        raise ValueError(f"{field} needs 10 fields, got {len(row)}")
+    n = len(tokens) - 1
+    rank, left, right, new = (json_int(x, field, 0, n if k else None) for k, x in enumerate(row[:4]))
+    pair_freq, left_freq, right_freq, replaced, tokens_after = (json_int(x, field) for x in row[4:9])
+    if not left_freq or not right_freq:
+        raise ValueError(f"{field}: the parts' counts must be positive")
+    json_field(row[9], bool, field, "a row ending in true or false")
     merged = tokens[left] + tokens[right][len(prefix) :]
     if tokens[new] != merged:
         raise ValueError(f"merge #{rank}: {tokens[left]!r} + {tokens[right]!r} does not give {tokens[new]!r}")

@@ -46,11 +46,46 @@ from .model import (
     WordPieceTokenizer,
     check_options,
 )
-from .words import count_words, surrogate_error
+from .words import COUNT_CHUNK, count_words, surrogate_error
 
-__all__ = ["train_from_spec", "train_wordpiece"]
+__all__ = ["PROGRESS_INTERVAL", "Ticker", "train_from_spec", "train_wordpiece"]
 
 _FIRST_SHIFT = 40  # a first occurrence is stored as word_index << 40 | character offset
+
+PROGRESS_INTERVAL = 0.2
+"""Longest time, in seconds, between two calls of the progress callback while training (so Cancel works)."""
+
+
+class Ticker:
+    """Calls ``progress(phase, done, total)`` at most every :data:`PROGRESS_INTERVAL` seconds, when asked often.
+
+    The trainer calls :meth:`tick` at cheap, frequent points (per word, per
+    merge); only when the interval has passed does it call ``progress``, whose
+    :class:`~bpe_core.interface.TrainingCancelled` then stops training.
+
+    Args:
+        progress: the callback, or ``None`` (every tick is then a no-op).
+        interval: seconds between calls (default :data:`PROGRESS_INTERVAL`).
+    """
+
+    __slots__ = ("interval", "last", "progress")
+
+    def __init__(self, progress: ProgressCallback | None, interval: float | None = None) -> None:
+        self.progress = progress
+        self.interval = PROGRESS_INTERVAL if interval is None else interval
+        self.last = time.monotonic()
+
+    def tick(self, phase: str, done: int, total: int) -> None:
+        """Report ``done`` of ``total`` in ``phase`` when the interval has passed since the last report."""
+        if self.progress is not None and time.monotonic() - self.last >= self.interval:
+            self.progress(phase, done, total)
+            self.last = time.monotonic()
+
+    def now(self, phase: str, done: int, total: int) -> None:
+        """Report at once (phase boundaries)."""
+        if self.progress is not None:
+            self.progress(phase, done, total)
+            self.last = time.monotonic()
 
 
 def train_wordpiece(
@@ -113,11 +148,11 @@ def train_wordpiece(
         raise err
     prefix = continuing_subword_prefix
     t0 = time.perf_counter()
-    if progress:
-        progress("count", 0, 1)
-    counts, n_special = count_words(text, specials, lowercase)
-    if progress:
-        progress("count", 1, 1)
+    ticker = Ticker(progress)
+    chunks = max(1, -(-len(text) // COUNT_CHUNK))
+    ticker.now("count", 0, chunks)
+    counts, n_special = count_words(text, specials, lowercase, progress=ticker.tick)
+    ticker.now("count", chunks, chunks)
     count_seconds = time.perf_counter() - t0
 
     t1 = time.perf_counter()
@@ -143,7 +178,9 @@ def train_wordpiece(
     freqs: list[int] = []
     tf = [0] * len(strs)
     initial_tokens = n_special
-    for w, c in counts.items():
+    for k, (w, c) in enumerate(counts.items()):
+        if not k & 1023 or len(w) > 4096:
+            ticker.tick("merge", 0, vocab_size - len(strs))  # seeding: counts the merge phase's 0
         ids = [piece_ids[w[0]]] + [piece_ids[prefix + ch] for ch in w[1:]]
         for t in ids:
             tf[t] += c
@@ -152,7 +189,7 @@ def train_wordpiece(
             words.append(ids)
             freqs.append(c)
 
-    steps = _merge_loop(words, freqs, strs, tlen, tf, piece_ids, prefix, vocab_size, initial_tokens, progress)
+    steps = _merge_loop(words, freqs, strs, tlen, tf, piece_ids, prefix, vocab_size, initial_tokens, progress, ticker)
     info = TrainingInfo(
         requested_vocab_size=vocab_size,
         pretokens=sum(counts.values()),
@@ -195,6 +232,7 @@ def _merge_loop(
     vocab_size: int,
     initial_tokens: int,
     progress: ProgressCallback | None,
+    ticker: Ticker | None = None,
 ) -> list[WordPieceMerge]:
     """The incremental merge loop; appends new tokens to ``strs``/``tlen``/``tf`` in place.
 
@@ -216,7 +254,12 @@ def _merge_loop(
     where: dict[int, set[int]] = {}  # pair -> words that hold it (exact)
     first: dict[int, int] = {}  # pair -> first occurrence
     by_tok: dict[int, set[int]] = {}  # token -> live pairs it is part of
+    ticker = ticker or Ticker(progress)
+    n_wanted = vocab_size - len(strs)
+    tick = ticker.tick
     for wi, w in enumerate(words):
+        if not wi & 1023 or len(w) > 4096:
+            tick("merge", 0, n_wanted)
         c = freqs[wi]
         prev = w[0]
         off = 0
@@ -288,6 +331,8 @@ def _merge_loop(
             w = words[wi]
             c = freqs[wi]
             n = len(w)
+            if n > 4096:
+                tick("merge", rank, n_wanted)
             # the pairs of the word before the merge: count and first offset
             old_n: dict[int, int] = {}
             old_f: dict[int, int] = {}
@@ -424,7 +469,9 @@ def _merge_loop(
             heap = [(k[0], k[1], q) for q, k in pushed.items()]
             heapq.heapify(heap)
         if progress is not None and rank % report_every == 0:
-            progress("merge", min(len(strs) - (vocab_size - n_wanted), n_wanted), n_wanted)
+            ticker.now("merge", min(len(strs) - (vocab_size - n_wanted), n_wanted), n_wanted)
+        else:
+            tick("merge", min(len(strs) - (vocab_size - n_wanted), n_wanted), n_wanted)
     if progress is not None:
         progress("merge", len(strs) - (vocab_size - n_wanted), n_wanted)
     return steps

@@ -10,7 +10,7 @@ The trainer, the encoder and the trace all read words through this module.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import regex
 
@@ -73,7 +73,16 @@ def surrogate_error(text: str) -> ValueError | None:
     )
 
 
-def count_words(text: str, special_tokens: Sequence[str] = (), lowercase: bool = False) -> tuple[dict[str, int], int]:
+COUNT_CHUNK = 1 << 20
+"""Characters counted per step (cut at whitespace, which no word crosses), between progress reports."""
+
+
+def count_words(
+    text: str,
+    special_tokens: Sequence[str] = (),
+    lowercase: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[dict[str, int], int]:
     """Count the BERT-style words of a text, in order of first appearance.
 
     Args:
@@ -81,6 +90,11 @@ def count_words(text: str, special_tokens: Sequence[str] = (), lowercase: bool =
         special_tokens: special-token strings; their occurrences are cut out
             (longest match first) before anything else and never counted.
         lowercase: lower-case each segment with :func:`lowercase_text` first.
+        progress: optional ``progress("count", chunks done, chunks)``, called
+            after each chunk of about :data:`COUNT_CHUNK` characters (cut at a
+            whitespace character, so the counts are those of the whole text;
+            ``chunks`` is the text's length over :data:`COUNT_CHUNK`, rounded
+            up, and ``done`` never passes it); it may raise to stop.
 
     Returns:
         ``(counts, n_special)``: ``{word: occurrences}`` whose iteration order is
@@ -94,9 +108,37 @@ def count_words(text: str, special_tokens: Sequence[str] = (), lowercase: bool =
     specials = validate_special_tokens(special_tokens)
     counts: Counter = Counter()
     n_special = 0
+    done = 0
+    total = max(1, -(-len(text) // COUNT_CHUNK))
     for segment, is_special in split_special(text, specials):
         if is_special:
             n_special += 1
+            done += len(segment)
         else:
-            counts.update(BERT_RX.findall(lowercase_text(segment) if lowercase else segment))
+            for chunk in _chunks(segment):
+                counts.update(BERT_RX.findall(lowercase_text(chunk) if lowercase else chunk))
+                done += len(chunk)
+                if progress is not None:
+                    progress("count", min(-(-done // COUNT_CHUNK), total), total)
     return dict(counts), n_special
+
+
+_SPACE = regex.compile(r"\s")
+
+
+def _chunks(segment: str) -> Iterator[str]:
+    """``segment`` in pieces of about :data:`COUNT_CHUNK` characters, each cut just before a whitespace character."""
+    start, n = 0, len(segment)
+    while n - start > COUNT_CHUNK:
+        cut = -1
+        for m in _SPACE.finditer(segment, start + COUNT_CHUNK, min(n, start + 2 * COUNT_CHUNK)):
+            cut = m.start()
+            break
+        if cut < 0:
+            m = _SPACE.search(segment, start + 2 * COUNT_CHUNK)
+            if m is None:
+                break
+            cut = m.start()
+        yield segment[start:cut]
+        start = cut
+    yield segment[start:]
