@@ -79,9 +79,9 @@ def test_cache_is_bounded_by_the_estimated_bytes(monkeypatch):
     [
         (sample("english"), TrainingSpec("bpe", 1000, "gpt2", EOT), False),  # a moment
         ("word " * 300_000, TrainingSpec("bpe", 1000, "gpt2", EOT), True),  # 1.5 M characters
-        ("a" * 30_000, TrainingSpec("bpe", 1000, "gpt2", EOT), True),  # one long word
-        ("a" * 8_000, TrainingSpec("wordpiece", 1000, "bert", ("[UNK]",)), True),  # long word, WordPiece
-        ("a" * 8_000, TrainingSpec("bpe", 1000, "gpt2", EOT), False),
+        ("a" * 8_000, TrainingSpec("wordpiece", 1000, "bert", ("[UNK]",)), True),  # one long word, WordPiece
+        ("a" * 8_000, TrainingSpec("bpe", 1000, "gpt2", EOT), False),  # BPE: linear in a word's length
+        ("ab " * 3_000, TrainingSpec("wordpiece", 1000, "bert", ("[UNK]",)), False),  # short words
         (sample("english"), TrainingSpec("bpe", 60_000, "gpt2", EOT), True),  # many merges asked for
     ],
 )
