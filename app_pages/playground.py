@@ -12,8 +12,8 @@ settings = st.session_state[sk.SETTINGS]
 
 st.title("BPE Playground")
 st.caption(
-    "Train a tokenizer on your text and watch it cut the text into tokens. "
-    "Drag the slider to see the same tokenizer with fewer merges."
+    "Train a tokenizer on your text and watch it cut the text into tokens. Drag the slider left and words "
+    "fall apart into smaller pieces; drag it right and the pieces join into whole words."
 )
 
 tok = view.trained_or_stop(settings)

@@ -83,6 +83,9 @@ def seeds() -> str:
 
 APP = ROOT / "app.py"
 
+FULL_SIZE = 100_000
+"""A link's ``size`` larger than any tokenizer here: the slider opens at the full size."""
+
 
 @pytest.fixture(autouse=True)
 def _clear_streamlit_caches():
@@ -96,10 +99,16 @@ def _clear_streamlit_caches():
 
 @pytest.fixture
 def app():
-    """A fresh AppTest of the whole app (navigation, sidebar, landing page), already run once."""
+    """A fresh AppTest of the whole app (navigation, sidebar, landing page), already run once.
+
+    It is opened from a link with ``?size=`` :data:`FULL_SIZE` (clamped to the tokenizer's full size), as most
+    tests look at the full tokenizer; a plain first visit opens at :data:`ui.links.FIRST_VIEW_SIZE`
+    (``tests/test_first_screen.py``).
+    """
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["size"] = str(FULL_SIZE)
     at.run()
     assert not at.exception, at.exception
     return at

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from bpe_core import train_bpe
 from bpe_core.insights import heldout_split
 from bpe_core.wordpiece import train_wordpiece
-from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
+from tests.conftest import APP, FULL_SIZE, html_bodies, metric, sample, token_texts, unmark_whitespace
 from tests.test_app_compare import table  # the figures tables (Compare's, the held-out one), read from their cells
 from ui.insights_tabs import VIEWS
 
@@ -28,7 +28,7 @@ TIKTOKEN_NAME = {"GPT-2 (r50k_base)": "r50k_base", "GPT-4 (cl100k_base)": "cl100
 def open_insights(view: str, query: dict | None = None) -> AppTest:
     """The app opened on the Insights page, at one tab, from a link's settings."""
     at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params.update(query or {})
+    at.query_params.update({"size": str(FULL_SIZE), **(query or {})})  # the tokenizer at its full size
     at.run()
     at.switch_page(PAGE)
     at.session_state["ins_tab"] = VIEWS[view]

@@ -116,7 +116,7 @@ def test_hostile_strings_are_text_in_every_channel(page, tmp_path):
     pattern.fill(r"<i>x</i>|<a href=x>y</a>|\*\*x\*\*|\S+|\s+")
     pattern.press("Enter")
     settle(pg)
-    pg.get_by_text("How this tokenizer was trained").click()
+    pg.locator("[data-testid=stExpander] summary").filter(has_text="How this tokenizer was trained").click()
     check(pg, "custom pattern")
     pattern.fill(f"({ITALIC}[{PIXEL}")
     pattern.press("Enter")

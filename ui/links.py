@@ -22,6 +22,7 @@ writes a select widget's display label into the URL.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,12 +38,18 @@ from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
-from ui.training import cached, for_settings, settings_key
+from ui.training import cached, settings_key
 
 RESTORED_FLAG = sk.LINKS_RESTORED
 PENDING_STEP = sk.PENDING_STEP
 PENDING_SIZE = sk.PENDING_SIZE
 PAGE_KEY = sk.LINKS_PAGE
+
+FIRST_VIEW_SIZE = 500
+"""The slider's size on a visit whose link has no ``size``: the 1,000-token tokenizer the English sample trains
+is drawn with about half of its words in two or more tokens while the common words ("the", "and", "of") are
+whole (at the full size only about 5 % are split), so the first screen shows subwords and the slider has room
+both ways.  Clamped to the tokenizer's sizes."""
 
 
 def keep(key: str, default: Any) -> None:
@@ -264,7 +271,7 @@ def query_from_state(state: Mapping[str, Any], page: str | None = None) -> dict[
 def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, Any] | None = None) -> None:
     """Once per session: put the URL's valid settings into session state before the widgets are drawn.
 
-    The slider's size (``?size=``) is kept aside for :func:`apply_pending_size`.
+    The slider's size (``?size=``, else :data:`FIRST_VIEW_SIZE`) is kept aside for :func:`apply_pending_size`.
     """
     state = st.session_state if state is None else state
     if state.get(RESTORED_FLAG):
@@ -273,28 +280,28 @@ def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, A
     query = st.query_params.to_dict() if query is None else query
     for key, value in parse_query(query).items():
         state[PENDING_STEP if key == sk.MERGE_STEP else key] = value
-    try:
-        size = query.get("size")
+    size = query.get("size")
+    if size is None or size == []:
+        state[PENDING_SIZE] = FIRST_VIEW_SIZE  # a first screen that shows subwords
+        return
+    with contextlib.suppress(ValueError, TypeError, IndexError):  # a bad size is ignored
         state[PENDING_SIZE] = _int_in(1, 100_000)(str(size[-1] if isinstance(size, list) else size))
-    except (ValueError, TypeError, IndexError):
-        pass
 
 
 def apply_pending_size(settings: Any) -> None:
-    """Set the vocabulary slider to the URL's ``size`` once (training the cached tokenizer if needed).
+    """Set the vocabulary slider to the URL's ``size`` once, when the sidebar's tokenizer is already trained.
 
-    The slider (:func:`ui.view.vocab_slider`) resets to the full size whenever
-    it meets a new tokenizer; marking this tokenizer as its owner first keeps
-    the linked size.  A size out of range is clamped; input that cannot be
-    trained on drops it.
+    Otherwise the size stays pending: the page trains (with its progress bar and
+    Cancel) and :func:`ui.view.vocab_slider` opens at the pending size instead of
+    the full one when it meets the new tokenizer.  A size out of range is clamped.
     """
-    size = st.session_state.pop(PENDING_SIZE, None)
-    if size is None or settings.problem:
+    size = st.session_state.get(PENDING_SIZE)
+    if size is None or settings.problem or settings.imported is not None:
         return
-    try:
-        tok = for_settings(settings)
-    except (ValueError, TypeError):
+    tok = cached(settings_key(settings))
+    if tok is None:
         return
+    del st.session_state[PENDING_SIZE]
     st.session_state[sk.owner_key(sk.VOCAB_SIZE)] = id(tok)
     st.session_state[sk.VOCAB_SIZE] = min(max(size, tok.min_vocab_size), tok.max_vocab_size)
 

@@ -36,13 +36,13 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
     saying so when this session has no previous tokenizer.  Input and
     engine errors are shown as messages; the sidebar keeps the user's text and
     settings untouched.  When training stopped before the size asked for, the
-    page says why: in full, or in one line with ``brief`` (pages after the
-    Playground).
+    page says so in one quiet line (the reason in full is in
+    :func:`training_details`).
 
     Args:
         settings: the sidebar's :class:`~ui.inputs.Settings`; switched in place
             to the previous tokenizer's settings after a Cancel.
-        brief: say an early training stop in one line instead of in full.
+        brief: the early-stop line without the pointer to "How this tokenizer was trained" (pages without it).
 
     Returns:
         The tokenizer at its full trained size (or the imported one).
@@ -79,15 +79,12 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
     training.remember(settings)
     if not settings.text.strip():
         st.info("The text is only whitespace: every token below is spaces, tabs or newlines.", icon=":material/info:")
-    if tok.training is not None and tok.training.stop_reason:
-        if brief:  # pages other than the Playground: one line, the Playground has the full reason
-            asked = tok.training.requested_vocab_size
-            st.caption(
-                f":material/info: Training stopped at {tok.max_vocab_size:,} of the {asked:,} tokens asked for: "
-                "no pair was left to merge."
-            )
-        else:
-            st.info(tok.training.stop_reason[0].upper() + tok.training.stop_reason[1:] + ".", icon=":material/info:")
+    if tok.training is not None and tok.training.stop_reason:  # one quiet line; the reason in full in the details
+        asked = tok.training.requested_vocab_size
+        st.caption(
+            f":material/info: Training stopped at {tok.max_vocab_size:,} of the {asked:,} tokens asked for: "
+            "no pair was left to merge" + ("." if brief else " (see “How this tokenizer was trained”).")
+        )
     return tok
 
 
@@ -214,7 +211,8 @@ def vocab_slider(tok: TrainedTokenizer, key: str = sk.VOCAB_SIZE) -> int:
     owner = sk.owner_key(key)
     if st.session_state.get(owner) != id(tok):
         st.session_state[owner] = id(tok)
-        st.session_state[key] = hi
+        pending = st.session_state.pop(sk.PENDING_SIZE, None)  # a link's size (ui.links), once
+        st.session_state[key] = hi if pending is None else min(max(pending, lo), hi)
     if lo == hi:
         st.caption(f"Vocabulary size: {hi} (no merges were learned, so there is nothing to slide).")
         return hi
@@ -308,5 +306,5 @@ def training_details(tok: TrainedTokenizer) -> None:
             f"- **{len(tok.trace):,}** merges learned (asked for {info.requested_vocab_size:,} tokens, "
             f"got {tok.max_vocab_size:,})\n"
             f"- counting took {info.count_seconds * 1000:.1f} ms, merging {info.merge_seconds * 1000:.1f} ms\n"
-            f"- {split}"
+            f"- {split}" + (f"\n- stopped early: {info.stop_reason}" if info.stop_reason else "")
         )
