@@ -10,6 +10,8 @@ The components (see the README's "Architecture"):
   (:func:`train_bpe`, :class:`BPETokenizer`)
 * :mod:`bpe_core.wordpiece` -- WordPiece: model, words, trainer, encoder, trace
   (:func:`train_wordpiece`, :class:`WordPieceTokenizer`)
+* :mod:`bpe_core.unigram` -- Unigram: model, trainer (EM and pruning), Viterbi
+  encoder, pruning trace and lattices (:func:`~bpe_core.unigram.train_unigram`)
 * :mod:`bpe_core.educational` -- the readable textbook trainers (the tests' oracle)
 * :mod:`bpe_core.pretokenize`, :mod:`bpe_core.counting` -- split patterns,
   special tokens, streamed/parallel pre-token counting
@@ -24,7 +26,7 @@ Importing this package registers every built-in algorithm.
 
 >>> import bpe_core
 >>> bpe_core.algorithm_names()
-['bpe', 'wordpiece']
+['bpe', 'wordpiece', 'unigram']
 """
 
 from .bpe import (
@@ -36,7 +38,7 @@ from .bpe import (
     train_bpe_from_counts,
 )
 from .formats.bert import wordpiece_to_vocab_txt
-from .formats.huggingface import bpe_to_hf_json, wordpiece_to_hf_json
+from .formats.huggingface import bpe_to_hf_json, unigram_from_hf_json, unigram_to_hf_json, wordpiece_to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
 from .formats.upload import MAX_UPLOAD_BYTES, decode_text_upload, load_tokenizer_bytes
 from .interface import (
@@ -66,6 +68,9 @@ from .wordpiece import (
     WordPieceTokenizer,
     train_wordpiece,
 )
+
+# isort: split
+from . import unigram  # noqa: F401  (registers "unigram" after bpe and wordpiece, in the sidebar's order)
 
 __all__ = [
     "ALGORITHMS",
@@ -112,6 +117,8 @@ __all__ = [
     "train_bpe",
     "train_bpe_from_counts",
     "train_wordpiece",
+    "unigram_from_hf_json",
+    "unigram_to_hf_json",
     "wordpiece_to_hf_json",
     "wordpiece_to_vocab_txt",
 ]

@@ -1,7 +1,7 @@
 """Command line: ``python -m bpe_core {train,count,encode,compare,export} ...``.
 
 * ``train FILE... --vocab-size N --out PATH`` -- train a byte-level BPE (streamed,
-  counted in parallel, :func:`bpe_core.train_bpe`) or a WordPiece on UTF-8
+  counted in parallel, :func:`bpe_core.train_bpe`) a WordPiece or a Unigram (``--algorithm``) on UTF-8
   files (names, directories or glob patterns), with a ``tqdm`` progress bar on
   stderr, and save it as the project's JSON.  ``--dask ADDRESS`` counts on a Dask
   cluster; ``--from-counts TABLE...`` trains BPE from count tables instead of text.
@@ -42,14 +42,14 @@ from .bpe import BPETokenizer, train_bpe_from_counts
 from .count_table import CountTable, CountTableError, load_count_tables, merge_count_tables, save_count_table
 from .counting import count_files, expand_inputs
 from .formats.bert import wordpiece_to_vocab_txt
-from .formats.huggingface import bpe_to_hf_json, wordpiece_to_hf_json
+from .formats.huggingface import bpe_to_hf_json, unigram_to_hf_json, wordpiece_to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
 from .formats.upload import decode_text_upload, load_tokenizer_bytes
-from .interface import TrainingCancelled
+from .interface import TrainingCancelled, TrainingSpec, algorithm_names, get_algorithm
 from .persistence import write_atomic_many
 from .pretokenize import PATTERNS
 from .wordpiece import DEFAULT_SPECIAL_TOKENS as WORDPIECE_SPECIALS
-from .wordpiece import WordPieceTokenizer, train_wordpiece
+from .wordpiece import WordPieceTokenizer
 
 PROG = "python -m bpe_core"
 REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
@@ -108,8 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     _counting_arguments(p)
     p.add_argument(
-        "--algorithm", choices=("bpe", "wordpiece"), default="bpe",
-        help="bpe (byte-level BPE, default) or wordpiece",
+        "--algorithm", choices=algorithm_names(), default="bpe",
+        help=f"one of {', '.join(algorithm_names())} (default: bpe, byte-level BPE)",
     )  # fmt: skip
     p.add_argument("--lowercase", action="store_true", help="WordPiece: lower-case the text before training")
     p.add_argument("--out", required=True, metavar="PATH", help="where to write the tokenizer (project JSON)")
@@ -424,14 +424,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     check_outputs([args.out], _input_files(args))
     progress = _Progress(not args.quiet)
     try:
-        if args.algorithm == "wordpiece":
+        if args.algorithm != "bpe":  # kind switch: only BPE trains from count tables (streamed, Dask)
+            alg = get_algorithm(args.algorithm)
             if len(args.files) != 1 or not os.path.isfile(args.files[0]):
                 what = "one file" if len(args.files) != 1 else f"a file ({args.files[0]} is not one)"
-                raise CLIError(f"WordPiece trains on {what}")
-            specials = WORDPIECE_SPECIALS if args.special_tokens is None else tuple(args.special_tokens)
-            tok = train_wordpiece(
-                _read_text(args.files[0]), args.vocab_size, specials, lowercase=args.lowercase, progress=progress
-            )
+                raise CLIError(f"{alg.label} trains on {what}")
+            specials = alg.default_special_tokens if args.special_tokens is None else tuple(args.special_tokens)
+            pattern = alg.default_pattern if alg.fixed_pattern or args.pattern is None else args.pattern
+            spec = TrainingSpec(alg.name, args.vocab_size, pattern, specials, args.lowercase and alg.uses_lowercase)
+            text = Path(args.files[0]) if alg.reads_files else _read_text(args.files[0])
+            tok = spec.train(text, progress=progress, num_workers=args.workers)
         else:
             table, count_seconds = _count_inputs(args, progress)
             pattern = table.pattern_name or table.pattern
@@ -561,29 +563,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     outputs = [args.out, args.out + ".json"] if args.fmt == "tiktoken" else [args.out]
     check_outputs(outputs, inputs)
     tok = load_tokenizer_file(args.tokenizer)
-    is_bpe = isinstance(tok, BPETokenizer)
+    algorithm = tok.algorithm
     fmt = args.fmt
     files: list[tuple[str, bytes]] = []
     if fmt == "tiktoken":
-        if not is_bpe:
-            raise CLIError("--format tiktoken needs a BPE tokenizer; this one is WordPiece (use hf or vocab.txt)")
+        if algorithm != "bpe":
+            raise CLIError(f"--format tiktoken needs a BPE tokenizer; this one is {algorithm} (use hf or json)")
         ranks, meta = bpe_to_tiktoken_files(tok, Path(args.out).name.split(".")[0] or "bpe_playground")
         files = [(args.out, ranks), (args.out + ".json", meta)]
     elif fmt == "hf":
-        data = bpe_to_hf_json(tok) if is_bpe else wordpiece_to_hf_json(tok)
-        files = [(args.out, data.encode("utf-8"))]
+        files = [(args.out, HF_EXPORTERS[algorithm](tok).encode("utf-8"))]
     elif fmt == "vocab.txt":
-        if is_bpe:
-            raise CLIError("--format vocab.txt needs a WordPiece tokenizer; this one is BPE (use tiktoken or hf)")
+        if algorithm != "wordpiece":
+            raise CLIError(f"--format vocab.txt needs a WordPiece tokenizer; this one is {algorithm} (use hf or json)")
         files = [(args.out, wordpiece_to_vocab_txt(tok))]
     else:
-        import json
-
         files = [(args.out, json.dumps(tok.to_dict(), ensure_ascii=False).encode("utf-8"))]
     write_outputs(files)
     print(f"wrote {', '.join(p for p, _ in files)}", file=sys.stderr)
     return 0
 
+
+HF_EXPORTERS = {"bpe": bpe_to_hf_json, "wordpiece": wordpiece_to_hf_json, "unigram": unigram_to_hf_json}
+"""Algorithm -> its Hugging Face ``tokenizer.json`` writer (``export --format hf``)."""
 
 COMMANDS = {"train": cmd_train, "count": cmd_count, "encode": cmd_encode, "compare": cmd_compare, "export": cmd_export}
 

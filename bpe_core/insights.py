@@ -36,13 +36,15 @@ def learned_tokens(tok: Trained) -> list[tuple[int, int]]:
     """
     if isinstance(tok, BPETokenizer):
         return [(r, new) for r, (_a, _b, new) in enumerate(tok.merge_ids)]
-    return [(m.rank, m.new_id) for m in tok.trace if m.added]
+    return tok.learned_tokens()  # the protocol's (WordPiece: merges that added a token; Unigram: kept pieces)
 
 
 def _parts_by_id(tok: Trained) -> dict[int, tuple[int, int]]:
     if isinstance(tok, BPETokenizer):
         return {new: (left, right) for left, right, new in tok.merge_ids}
-    return {m.new_id: (m.left_id, m.right_id) for m in tok.trace if m.added}
+    if isinstance(tok, WordPieceTokenizer):
+        return {m.new_id: (m.left_id, m.right_id) for m in tok.trace if m.added}
+    return {}  # Unigram: pieces are kept from a seed vocabulary, not built from two parts (each is its own tree)
 
 
 def _readable(tok: Trained, token_id: int) -> str:
@@ -88,7 +90,8 @@ def merge_tree(tok: Trained, token_id: int) -> MergeTree:
     """The merge tree of one token of a trained tokenizer.
 
     For BPE the leaves are single bytes; for WordPiece they are alphabet
-    entries (``h``, ``##u``) and ``display`` is the vocabulary string.
+    entries (``h``, ``##u``) and ``display`` is the vocabulary string; a
+    Unigram piece was never built from parts, so its tree is the piece alone.
 
     Args:
         tok: the tokenizer (any view; the token must be in the view).
@@ -108,8 +111,8 @@ def merge_tree(tok: Trained, token_id: int) -> MergeTree:
     def build(i: int) -> MergeTree:
         b = tok.token_bytes(i)
         parts = by_new.get(i)
-        if parts is None:
-            return MergeTree(i, b, _readable(tok, i), None)
+        if parts is None:  # a base token (rank None), or a Unigram piece (its rank: the order pruning kept it in)
+            return MergeTree(i, b, _readable(tok, i), tok.rank_of(i))
         return MergeTree(i, b, _readable(tok, i), tok.rank_of(i), (build(parts[0]), build(parts[1])))
 
     return build(token_id)

@@ -191,6 +191,8 @@ class Algorithm:
         fixed_pattern: the algorithm always pre-tokenizes this way (the sidebar hides the choice).
         default_special_tokens: the special tokens a new spec gets.
         uses_lowercase: the algorithm offers lower-casing.
+        reads_files: ``train`` takes an ``os.PathLike`` and reads (or streams) the
+            file itself; otherwise callers pass the file's text.
     """
 
     name: str
@@ -201,6 +203,7 @@ class Algorithm:
     fixed_pattern: bool = False
     default_special_tokens: tuple[str, ...] = ()
     uses_lowercase: bool = False
+    reads_files: bool = False
 
 
 ALGORITHMS: dict[str, Algorithm] = {}

@@ -66,12 +66,21 @@ BERT_PATTERN = rf"[^\s{_BERT_PUNCT}]+|[{_BERT_PUNCT}]"
 LINES_PATTERN = r"[^\n]+|\n+"
 """The ``none`` pattern: a line's text is one pre-token, a run of newlines another."""
 
+SENTENCEPIECE_PATTERN = "[ \u2581][^ \u2581]*|[^ \u2581]+"
+"""The ``sentencepiece`` pattern: a space (or ``▁``) and what follows up to the next one.
+
+Unigram (:mod:`bpe_core.unigram`) writes each such word ``"▁" + rest``, as
+Hugging Face's ``Metaspace`` pre-tokenizer does (SentencePiece-style: ``▁``
+marks spaces); other algorithms use the words as they are.  Newlines and
+punctuation stay inside words."""
+
 PATTERNS: dict[str, str] = {
     "gpt2": GPT2_PATTERN,
     "cl100k": CL100K_PATTERN,
     "o200k": O200K_PATTERN,
     "bert": BERT_PATTERN,
     "none": LINES_PATTERN,
+    "sentencepiece": SENTENCEPIECE_PATTERN,
 }
 """Named split patterns.  Keys are what ``pattern=`` accepts besides a raw regex."""
 
@@ -81,6 +90,7 @@ PATTERN_LABELS: dict[str, str] = {
     "o200k": "GPT-4o (o200k_base)",
     "bert": "BERT-style (whitespace + punctuation)",
     "none": "None (one pre-token per line)",
+    "sentencepiece": "SentencePiece (▁ marks spaces)",
 }
 """Human-readable name of each pattern in :data:`PATTERNS`, for menus and tables."""
 
@@ -160,7 +170,7 @@ def resolve_pattern(pattern: str) -> str:
 
     Args:
         pattern: a key of :data:`PATTERNS` (``"gpt2"``, ``"cl100k"``, ``"o200k"``,
-            ``"bert"``, ``"none"``) or the source of a ``regex``-module pattern.
+            ``"bert"``, ``"none"``, ``"sentencepiece"``) or the source of a ``regex``-module pattern.
 
     Returns:
         The regex source string.
@@ -569,10 +579,14 @@ def tokenizer_split(tokenizer) -> Split:
 
 _NAMED_SOURCES = frozenset(PATTERNS.values()) | {GPT2_ORIGINAL_PATTERN}
 
+_LINE_SOURCES = _NAMED_SOURCES - {SENTENCEPIECE_PATTERN}
+"""The named patterns that cut after a newline between two non-space characters (``sentencepiece`` does not)."""
+
 _SAFE_NEWLINE = regex.compile(r"(?<=\S)\n(?=\S)")
 r"""A newline between two non-whitespace characters (``regex``'s ``\s``, as the patterns use it).
 
-Every named pattern has a pre-token boundary just after such a newline, and
+Every named pattern but ``sentencepiece`` (whose words run from space to
+space) has a pre-token boundary just after such a newline, and
 cutting there changes no pre-token on either side: no alternative matches a
 newline together with a following non-whitespace character (newlines appear
 only in whitespace alternatives, in cl100k/o200k's punctuation-then-newlines
@@ -585,7 +599,7 @@ differently at the end of the cut text.
 _LINE_START = regex.compile(r"(?r)\n(?=[^\s/])")
 """Searched backwards: the last newline followed by a non-whitespace character other than ``/``.
 
-Every named pattern has a pre-token boundary after such a newline (no
+Every named pattern but ``sentencepiece`` has a pre-token boundary after such a newline (no
 alternative matches a newline and then a non-whitespace character, except
 o200k's punctuation tail ``[\r\n/]*``, hence the ``/``), though not always an
 exact cut (GPT-2 splits ``"\r\n"`` before ``"a"`` in two, but takes it whole at the
@@ -617,11 +631,12 @@ def _inner_boundary(
 
     The first such boundary; or, ``for_chunks``, a boundary that splits no
     whitespace-separated word, found quickly: for a named pattern a safe
-    newline near the target (:data:`_SAFE_NEWLINE`), else the first.
+    newline near the target (:data:`_SAFE_NEWLINE`; not for ``sentencepiece``, whose
+    words hold newlines), else the first.
     ``None`` when there is none up to ``min(b, limit)``.
     """
     scan_from = a
-    if rx.pattern in _NAMED_SOURCES:
+    if rx.pattern in _LINE_SOURCES:
         if for_chunks:
             m = _SAFE_NEWLINE.search(text, max(target - 1, a), min(b, limit, target + _NEWLINE_WINDOW))
             if m is not None:

@@ -174,3 +174,36 @@ def test_help_documents_every_flag(tmp_path):
                 assert flag in res.stdout, (cmd, flag)
     flags = {f for a in sub.choices["train"]._actions for f in a.option_strings}
     assert {"--vocab-size", "--special-token", "--pattern", "--workers", "--algorithm", "--out"} <= flags
+
+
+def test_unigram_train_encode_round_trip(corpus, tmp_path, capsys):
+    from bpe_core.unigram import UnigramTokenizer, train_unigram
+
+    out = tmp_path / "uni.json"
+    argv = ["train", str(corpus), "--vocab-size", "500", "--algorithm", "unigram", "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    tok = UnigramTokenizer.load(out)
+    text = corpus.read_text(encoding="utf-8")
+    ref = train_unigram(text, 500)  # the registry's defaults: <unk>, SentencePiece-style words
+    assert tok.vocab_size == tok.max_vocab_size == 500 and tok.pattern_name == "sentencepiece"
+    assert tok.pieces == ref.pieces and tok.scores == ref.scores and tok.special_tokens == {"<unk>": 0}
+    capsys.readouterr()
+    assert main(["encode", "--tokenizer", str(out), str(corpus)]) == 0
+    ids = [int(x) for x in capsys.readouterr().out.split()]
+    assert ids == ref.encode(text) and tok.decode(ids) == ref.decode(ids)
+
+
+def test_unigram_export_hf_reads_back_in_hugging_face(corpus, tmp_path):
+    out, hf = tmp_path / "uni.json", tmp_path / "tokenizer.json"
+    assert (
+        main(["train", str(corpus), "--vocab-size", "600", "--algorithm", "unigram", "--out", str(out), "--quiet"]) == 0
+    )
+    assert main(["export", "--tokenizer", str(out), "--format", "hf", "--out", str(hf)]) == 0
+    from bpe_core.unigram import UnigramTokenizer
+
+    ours = UnigramTokenizer.load(out)
+    theirs = Tokenizer.from_file(str(hf))  # Hugging Face as the reader
+    text = sample("english")
+    assert theirs.encode(text).ids == ours.encode(text)
+    for fmt in ("tiktoken", "vocab.txt"):
+        assert main(["export", "--tokenizer", str(out), "--format", fmt, "--out", str(tmp_path / f"x.{fmt}")]) == 2

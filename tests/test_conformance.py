@@ -224,9 +224,7 @@ def test_views_equal_training_to_that_size(kind, down):
     small = spec_for(algorithm, k).train(text)
     assert small.vocab_size == k
     assert small.vocab == view.vocab
-    assert [(m.left_id, m.right_id, m.new_id) for m in small.trace] == [
-        (m.left_id, m.right_id, m.new_id) for m in view.trace
-    ]
+    assert small.trace == view.trace  # every step's record, as values (merges; pruning rounds)
     assert small.learned_tokens() == view.learned_tokens()
     for t in texts():
         assert small.encode(t) == view.encode(t), t[:40]

@@ -11,7 +11,7 @@ from bpe_core import train_bpe, train_wordpiece
 from bpe_core.pretokenize import aligned_chunks, pretoken_prefix, pretokenize, shared_pretoken_prefix
 from tests.conftest import sample
 
-PATTERNS = ["gpt2", "cl100k", "o200k", "bert", "none"]
+PATTERNS = ["gpt2", "cl100k", "o200k", "bert", "none", "sentencepiece"]
 # custom patterns (no fast path): one with a look-ahead that sees past a cut, one with a look-behind
 CUSTOM = [r"\w+(?=\s)|\w+|\s+|[^\w\s]", r"(?<=\s)\w+|\w|\s+|[^\w\s]+"]
 SPECIALS = ("<|endoftext|>",)
@@ -142,3 +142,16 @@ def test_windows_line_ends_are_cut_exactly():
         chunks = aligned_chunks(text, 700, [(pattern, ())])
         assert len(chunks) > 5
         assert [t for a, b in chunks for t in _pretokens(text[a:b], pattern, (), a)] == _pretokens(text, pattern)
+
+
+def test_sentencepiece_words_hold_newlines_and_are_never_cut_there():
+    # "beta\ngamma" is one sentencepiece word: the newline shortcut the other named patterns take must not apply
+    text = "alpha beta\ngamma delta,\nepsilon zeta\n" * 300
+    expect = _pretokens(text, "sentencepiece")
+    start = text.index(" beta")
+    assert (start, start + 11, False) in expect and text[start : start + 11] == " beta\ngamma"
+    prefix = pretoken_prefix(text, 5_000, "sentencepiece")
+    assert _pretokens(prefix, "sentencepiece") == [w for w in expect if w[1] <= len(prefix)]
+    chunks = aligned_chunks(text, 700, [("sentencepiece", ())])
+    assert len(chunks) > 5
+    assert [t for a, b in chunks for t in _pretokens(text[a:b], "sentencepiece", (), a)] == expect

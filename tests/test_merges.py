@@ -233,8 +233,8 @@ def test_history_refuses_tokenizers_without_a_trace():
     tok = BPETokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
     with pytest.raises(ValueError, match="no training trace"):
         BPEMergeHistory(tok, "ab")
-    unregistered = SimpleNamespace(algorithm="unigram", name="Unigram")  # an algorithm with no merge history
-    with pytest.raises(NotImplementedError, match="does not show Unigram"):
+    unregistered = SimpleNamespace(algorithm="morfessor", name="Morfessor")  # an algorithm with no merge history
+    with pytest.raises(NotImplementedError, match="does not show Morfessor"):
         history_for(unregistered, "ab")
 
 

@@ -25,6 +25,7 @@ from bpe_core import (
     bpe_to_hf_json,
     bpe_to_tiktoken_files,
     get_algorithm,
+    unigram_to_hf_json,
     wordpiece_to_hf_json,
     wordpiece_to_vocab_txt,
 )
@@ -124,6 +125,20 @@ def _wordpiece_exports(tok, base: str) -> list[Export]:
     ]
 
 
+def _unigram_exports(tok, base: str) -> list[Export]:
+    return [
+        project_json(tok, base),
+        Export(
+            "Hugging Face tokenizer.json",
+            lambda: unigram_to_hf_json(tok),
+            f"{base}.tokenizer.json",
+            "application/json",
+            "Unigram model (pieces and scores) with SentencePiece-style Metaspace words: same ids as here.",
+            ":material/hub:",
+        ),
+    ]
+
+
 @dataclass(frozen=True)
 class AlgorithmView:
     """How the screen presents one algorithm (a key of :data:`bpe_core.interface.ALGORITHMS`).
@@ -148,6 +163,11 @@ class AlgorithmView:
             sidebar trains another algorithm (``None``: the sidebar's size).
         compare_curve: the Compare page draws its compression curve from the
             training trace (the trace counts are the encoding's); else one point.
+        trained_note: ``trained_note(tok)``: what training learned, for "How this tokenizer was
+            trained" (Markdown, ``"**1,000** merges learned"``).
+        steps_html: ``steps_html(tok.encode_steps(text), colour)``: the Encode page's drawing of
+            the steps, when they are not :class:`~bpe_core.steps.PieceSteps` (Unigram's lattices);
+            ``None`` for the page's own step lines.
     """
 
     name: str
@@ -169,6 +189,8 @@ class AlgorithmView:
     lowercase_help: str = "Train and encode on the lower-cased text."
     compare_vocab_size: int | None = None
     compare_curve: bool = False
+    trained_note: Callable[[TrainedTokenizer], str] = lambda tok: f"**{len(tok.trace):,}** merges learned"
+    steps_html: Callable[..., str] | None = None
 
     @property
     def label(self) -> str:
@@ -265,6 +287,77 @@ register(
         fixed_pattern_phrase="BERT-style",
         specials_help="BERT's by default. [UNK] stands for any word the vocabulary cannot spell, so keep it.",
         lowercase_help="As BERT's uncased models: train and encode on the lower-cased text (accents are kept).",
+    )
+)
+
+
+def _unigram_sizes_help(tok) -> str:
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    return (
+        f"{lo} = {len(tok.special_tokens)} special tokens (<unk> among them) plus every character of the "
+        f"training text, no longer piece; {hi} = the trained vocabulary. Training runs the other way round from "
+        "BPE: it starts from a large vocabulary and prunes it. Each position is the vocabulary after a pruning "
+        "round, with that round's scores; sizes between rounds stop the next round early (its pieces with the "
+        "smallest loss increase go first)."
+    )
+
+
+def _unigram_trained_note(tok) -> str:
+    info = tok.training
+    seed = getattr(info, "seed_size", 0)
+    rounds = tok.trace
+    return (
+        f"**{seed:,}** pieces in the seed vocabulary, pruned 10 % a round by the loss each removal would cause; "
+        f"**{len(rounds):,}** rounds from {tok.max_vocab_size:,} down to the characters"
+    )
+
+
+UNIGRAM_LEGEND_HTML = (
+    '<div class="bpe-legend">Each coloured box is one piece; <code>▁</code> marks a space (SentencePiece-style: '
+    "a piece may start with it). Hover a token for its id and piece; a dark box is a special token, or characters "
+    "the vocabulary cannot spell (<code>&lt;unk&gt;</code>). <code>·</code> space, <code>→</code> tab, "
+    "<code>↵</code> newline.</div>"
+)
+"""The key to the coloured view of a Unigram tokenizer."""
+
+
+def _unigram_steps_html(pieces, colour=None) -> str:
+    from ui.lattice_view import lattices_html  # the lattice drawing (imports ui.render only)
+
+    return lattices_html(pieces)
+
+
+register(
+    AlgorithmView(
+        name="unigram",
+        short="Unigram",
+        kind="Unigram",
+        piece_noun="word",
+        legend_html=UNIGRAM_LEGEND_HTML,
+        sizes_help=_unigram_sizes_help,
+        split_note=lambda tok: (
+            "pre-tokenization: SentencePiece-style (a space becomes ▁ and starts a word)"
+            if tok.pattern_name == "sentencepiece"
+            else f"pattern: {md(tok.pattern_name or 'custom')}"
+        ),
+        exports=_unigram_exports,
+        merges_caption=(
+            "Unigram training runs the other way round from BPE: it starts from a large vocabulary of frequent "
+            "substrings, gives every piece a probability (EM), and each round removes the 10 % of pieces whose "
+            "removal would raise the loss (the text's negative log-likelihood) least, until only the characters "
+            "are left. Step through the rounds: each shows the loss, the pieces removed with the loss increase "
+            "each would have caused, the pieces kept, and the text re-segmented."
+        ),
+        encode_caption=(
+            "Unigram (the tokenizer trained on your text) works differently: it cuts the text into words (a space "
+            "becomes ▁ and starts a word), and for each word considers every way of spelling it with pieces of "
+            "its vocabulary: the lattice. Each piece has a score (its log-probability); the segmentation with the "
+            "highest total wins (Viterbi). Below: every candidate piece as an arc with its score, the best path "
+            "highlighted, and the runners-up with their totals."
+        ),
+        specials_help="<unk> stands for characters the vocabulary cannot spell, so keep it. Type to add your own.",
+        trained_note=_unigram_trained_note,
+        steps_html=_unigram_steps_html,
     )
 )
 

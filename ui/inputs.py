@@ -165,6 +165,17 @@ def _imported_settings(text: str, label: str, problem: str | None) -> Settings:
     )
 
 
+def _algorithm_changed() -> None:
+    """A newly chosen algorithm gets back the pattern last chosen under it, else its own default.
+
+    (Unigram's default is ``sentencepiece``; BPE's ``gpt2``.)
+    """
+    alg = get_algorithm(st.session_state[sk.ALGORITHM])
+    if not alg.fixed_pattern:
+        remembered = st.session_state.get(sk.PATTERN_BY_ALGORITHM, {})
+        st.session_state[sk.PATTERN] = remembered.get(alg.name, alg.default_pattern)
+
+
 def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
     """The training widgets (algorithm, pattern, vocabulary size, special tokens) and their settings.
 
@@ -179,6 +190,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         key=sk.ALGORITHM,
         horizontal=True,
         persist_state="session",
+        on_change=_algorithm_changed,
     )
     alg, view = get_algorithm(algorithm), algorithms.view_of(algorithm)
     lowercase = False
@@ -195,6 +207,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             persist_state="session",
             help="How the text is cut into pre-tokens before merging; merges never cross a pre-token boundary.",
         )
+        st.session_state.setdefault(sk.PATTERN_BY_ALGORITHM, {})[algorithm] = pattern
         if pattern == CUSTOM:
             pattern = _custom_pattern()
     if alg.uses_lowercase:

@@ -241,6 +241,19 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
         return
     tree = merge_tree(tok, token_id)
     counts = _counts(tok_key(settings, tok.vocab_size), settings.text, tok)
+    if not tree.children:  # a learned token no merge made: a Unigram piece, kept from the seed by pruning
+        size = tok.min_vocab_size + tree.rank + 1
+        st.info(
+            f"{view_of(tok.algorithm).short} does not build tokens by merging: this piece was kept from a large "
+            f"seed vocabulary while pruning removed others. It is in every vocabulary of at least {size:,} tokens; "
+            f"it occurs {counts.get(token_id, 0):,} times in the training text.",
+            icon=":material/info:",
+        )
+        prefix = pretoken_prefix(settings.text, 20_000, *tokenizer_split(tok), slack=20_000)
+        shown = examples_html(tok.token_spans(prefix), {token_id: None})
+        if shown:
+            st.html(shown)
+        return
     c = st.columns(4)
     c[0].metric("Merge rank", f"#{tree.rank + 1:,}", border=True, help="1 = the first merge learned.")
     c[1].metric("Merge levels", tree.depth(), border=True, help="Longest chain of merges down to a base token.")

@@ -37,6 +37,8 @@ TOKENIZER_IMPORT_OUTCOME = "_tokenizer_import_outcome"
 
 ALGORITHM = "algorithm"
 PATTERN = "pattern"
+PATTERN_BY_ALGORITHM = "pattern_by_algorithm"
+"""The pattern last chosen under each algorithm ({algorithm: pattern key}), restored when it is chosen again."""
 CUSTOM_PATTERN = "custom_pattern"
 CUSTOM_PATTERN_GOOD = "_custom_pattern_good"
 """The last custom regex that compiled (in force while the typed one is invalid)."""

@@ -6,7 +6,9 @@ every tiktoken-form production encoding: GPT-2, cl100k, o200k, Llama 3/4,
 Tekken) gives one line per merge in rank order; Mistral v1's SentencePiece its
 own merges by score and then its byte-fallback steps; WordPiece one line per
 greedy longest-match decision, whose missed candidates
-(:class:`bpe_core.wordpiece.trace.GreedyStep`) are drawn struck out.
+(:class:`bpe_core.wordpiece.trace.GreedyStep`) are drawn struck out; Unigram
+each word's lattice (:mod:`ui.lattice_view`, through its
+:attr:`ui.algorithms.AlgorithmView.steps_html`).
 """
 
 from __future__ import annotations
@@ -222,7 +224,9 @@ def final_html(pieces: Sequence[PieceSteps]) -> str:
     )
 
 
-def encoder_column(title: str, tokenizer: Tokenizer, text: str, *, noun: str, top: int) -> None:
+def encoder_column(
+    title: str, tokenizer: Tokenizer, text: str, *, noun: str, top: int, draw: Callable[..., str] | None = None
+) -> None:
     """Draw one tokenizer's step-by-step encoding of ``text`` (or why it cannot).
 
     Args:
@@ -231,6 +235,8 @@ def encoder_column(title: str, tokenizer: Tokenizer, text: str, *, noun: str, to
         text: the word or phrase.
         noun: what one box is (``"pre-token"``, ``"word"``), for the caption.
         top: the ``"rank"`` colour scale's top (see :func:`chip_colours`).
+        draw: ``draw(steps, colour)``: the drawing of steps that are not merge lines (Unigram's
+            lattices: :attr:`ui.algorithms.AlgorithmView.steps_html`); ``None`` for :func:`steps_html`.
     """
     st.markdown(f"**{md(title)}**")
     try:
@@ -241,6 +247,11 @@ def encoder_column(title: str, tokenizer: Tokenizer, text: str, *, noun: str, to
     except ValueError as exc:
         st.error(md(exc), icon=":material/error:")
         return
+    if draw is not None:  # steps that are not merge lines (Unigram: each word's lattice)
+        st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}")
+        st.html(final_html(pieces))
+        st.html(draw(pieces, chip_colours(tokenizer, render.session_colour_mode(), top)))
+        return
     merges = sum(p.merges_applied for p in pieces if not p.is_special)
     st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}, {merges:,} step{'s' * (merges != 1)}")
     st.html(final_html(pieces))
@@ -250,7 +261,8 @@ def encoder_column(title: str, tokenizer: Tokenizer, text: str, *, noun: str, to
 def trained_column(title: str, tokenizer: TrainedTokenizer, text: str) -> None:
     """:func:`encoder_column` for the tokenizer trained on the sidebar's text."""
     top = max(tokenizer.vocab_size - tokenizer.min_vocab_size - 1, 0)
-    encoder_column(title, tokenizer, text, noun=view_of(tokenizer.algorithm).piece_noun, top=top)
+    view = view_of(tokenizer.algorithm)
+    encoder_column(title, tokenizer, text, noun=view.piece_noun, top=top, draw=view.steps_html)
 
 
 def production_column(key: str, tokenizer: Tokenizer, text: str) -> None:

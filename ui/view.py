@@ -299,12 +299,12 @@ def training_details(tok: TrainedTokenizer) -> None:
     if info is None:
         return
     split = view_of(tok.algorithm).split_note(tok)
+    learned = view_of(tok.algorithm).trained_note(tok)
     with st.expander("How this tokenizer was trained"):
         st.markdown(
             f"- **{info.pretokens:,}** pre-tokens counted, **{info.unique_pretokens:,}** distinct\n"
             f"- **{info.special_occurrences:,}** special-token occurrences removed before counting\n"
-            f"- **{len(tok.trace):,}** merges learned (asked for {info.requested_vocab_size:,} tokens, "
-            f"got {tok.max_vocab_size:,})\n"
-            f"- counting took {info.count_seconds * 1000:.1f} ms, merging {info.merge_seconds * 1000:.1f} ms\n"
+            f"- {learned} (asked for {info.requested_vocab_size:,} tokens, got {tok.max_vocab_size:,})\n"
+            f"- counting took {info.count_seconds * 1000:.1f} ms, training {info.merge_seconds * 1000:.1f} ms\n"
             f"- {split}" + (f"\n- stopped early: {info.stop_reason}" if info.stop_reason else "")
         )

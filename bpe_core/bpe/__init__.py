@@ -39,5 +39,6 @@ register_algorithm(
         from_dict=BPETokenizer.from_dict,
         default_pattern="gpt2",
         default_special_tokens=("<|endoftext|>",),
+        reads_files=True,
     )
 )

@@ -17,15 +17,18 @@ The exports live beside the format they write: :func:`~bpe_core.formats.tiktoken
 from __future__ import annotations
 
 from ..bpe.model import BPETokenizer
+from ..interface import ALGORITHMS
+from ..interface import Tokenizer as AnyTokenizer
 from ..persistence import json_field, json_int, load_json
+from ..unigram.model import UnigramTokenizer
 from ..wordpiece.model import WordPieceTokenizer
 from .bert import wordpiece_from_vocab_txt
-from .huggingface import bpe_from_hf_json, pattern_name_of, wordpiece_from_hf_json
+from .huggingface import bpe_from_hf_json, pattern_name_of, unigram_from_hf_json, wordpiece_from_hf_json
 from .tiktoken import TIKTOKEN_LINE, check_ranks, parse_tiktoken_file, ranks_to_vocab_merges
 
 __all__ = ["MAX_UPLOAD_BYTES", "decode_text_upload", "load_tokenizer_bytes"]
 
-Tokenizer = BPETokenizer | WordPieceTokenizer
+Tokenizer = BPETokenizer | WordPieceTokenizer | UnigramTokenizer | AnyTokenizer
 
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 """Largest upload the app accepts: 64 MiB (bytes)."""
@@ -84,9 +87,10 @@ def decode_text_upload(data: bytes, filename: str = "upload", max_bytes: int = M
 def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes | None = None) -> Tokenizer:
     """Read a tokenizer from a file's bytes, recognising the format by its content.
 
-    Supported: this project's JSON (``"format": "bpe-playground/bpe"`` or
-    ``"bpe-playground/wordpiece"``); a Hugging Face ``tokenizer.json`` with a
-    byte-level BPE model or a WordPiece model; a tiktoken ``.tiktoken`` ranks
+    Supported: this project's JSON (``"format": "bpe-playground/<algorithm>"``
+    for every registered algorithm: ``bpe``, ``wordpiece``, ``unigram``, read by
+    its :attr:`~bpe_core.interface.Algorithm.from_dict`); a Hugging Face
+    ``tokenizer.json`` with a byte-level BPE, a WordPiece or a Unigram model; a tiktoken ``.tiktoken`` ranks
     file (lines ``<base64> <rank>``; with ``meta``, the JSON written next to it
     by :func:`bpe_to_tiktoken_files`, else GPT-2's pattern and no special tokens
     are assumed); a BERT ``vocab.txt`` (one token per line, see
@@ -98,7 +102,8 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
         meta: optional tiktoken metadata JSON bytes.
 
     Returns:
-        A :class:`BPETokenizer` or a :class:`WordPieceTokenizer`.
+        A :class:`BPETokenizer`, a :class:`WordPieceTokenizer` or a
+        :class:`UnigramTokenizer` (another registered algorithm's class for its JSON).
 
     Raises:
         TypeError: ``data`` or ``meta`` is not bytes (a ``str`` must be encoded first).
@@ -117,15 +122,21 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
         if not isinstance(obj, dict):
             raise ValueError(f"{filename}: expected a JSON object")
         fmt = obj.get("format")
-        if fmt in ("bpe-playground/bpe", "bpe-playground/wordpiece"):
-            cls = BPETokenizer if fmt == "bpe-playground/bpe" else WordPieceTokenizer
+        if isinstance(fmt, str) and fmt.startswith("bpe-playground/"):
+            algorithm = ALGORITHMS.get(fmt.removeprefix("bpe-playground/"))
+            if algorithm is None:
+                known = ", ".join(f"bpe-playground/{n}" for n in ALGORITHMS)
+                raise ValueError(f"{filename}: unknown BPE Playground format {fmt!r} (known: {known})")
             try:
-                return cls.from_dict(obj)
+                return algorithm.from_dict(obj)
             except ValueError as exc:
                 raise ValueError(f"{filename}: {exc}") from None
         if isinstance(obj.get("model"), dict):
-            if obj["model"].get("type") == "WordPiece":
+            kind = obj["model"].get("type")
+            if kind == "WordPiece":
                 return wordpiece_from_hf_json(obj, filename)
+            if kind == "Unigram":
+                return unigram_from_hf_json(obj, filename)
             return bpe_from_hf_json(obj, filename)
         if {"pat_str", "special_tokens"} <= set(obj):
             raise ValueError(f"{filename} is tiktoken metadata only; upload the .tiktoken ranks file with it")

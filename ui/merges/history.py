@@ -5,6 +5,9 @@
 of :class:`~ui.merges.model.MergeHistory`, and :data:`HISTORIES` maps an
 algorithm's name (:attr:`~bpe_core.interface.TrainedTokenizer.algorithm`) to
 its class: the one place a new algorithm plugs into the Merges page.
+Unigram's is :class:`~ui.merges.pruning.UnigramPruningHistory`, whose
+``story`` is ``"pruning"``: the page draws its rounds
+(:func:`ui.merges.page.pruning_step_view`) instead of merges.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from bpe_core import BPETokenizer, TrainerView, TrainingReplay, WordPieceReplay,
 from bpe_core.interface import TrainedTokenizer
 from ui.merges.figures import bpe_figures, wordpiece_figures
 from ui.merges.model import MergeHistory, StepCard, WhyThisPair
+from ui.merges.pruning import UnigramPruningHistory
 from ui.merges.why import bpe_why, wordpiece_why
 from ui.render import readable
 
@@ -33,6 +37,8 @@ class BPEMergeHistory:
     """
 
     algorithm = "bpe"
+    story = "merges"
+    step_noun = "merge"
     unit = "byte"
     covers_text = True
     trainer_view_note = ""
@@ -165,6 +171,8 @@ class WordPieceMergeHistory:
     """
 
     algorithm = "wordpiece"
+    story = "merges"
+    step_noun = "merge"
     unit = "character"
     covers_text = False
     trainer_view_note = ", as training segments it (not as greedy encoding would)"
@@ -314,7 +322,11 @@ class WordPieceMergeHistory:
         return wordpiece_why(self, k)
 
 
-HISTORIES: dict[str, type] = {"bpe": BPEMergeHistory, "wordpiece": WordPieceMergeHistory}
+HISTORIES: dict[str, type] = {
+    "bpe": BPEMergeHistory,
+    "wordpiece": WordPieceMergeHistory,
+    "unigram": UnigramPruningHistory,
+}
 """Algorithm name (:attr:`~bpe_core.interface.TrainedTokenizer.algorithm`) -> its merge-history class."""
 
 

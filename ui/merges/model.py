@@ -73,7 +73,10 @@ class MergeHistory(Protocol):
 
     Attributes:
         tokenizer: the trained tokenizer at its full size.
-        algorithm: ``"bpe"`` or ``"wordpiece"``.
+        algorithm: ``"bpe"`` or ``"wordpiece"`` (``"unigram"``: see :mod:`ui.merges.pruning`).
+        story: how the page tells training: ``"merges"`` (a card per merge, why this pair, the merge
+            table) or ``"pruning"`` (Unigram's rounds: :class:`~ui.merges.pruning.UnigramPruningHistory`).
+        step_noun: what one step is, in running text (``"merge"``, ``"pruning round"``).
         unit: what a step-0 token is, for captions (``"byte"``, ``"character"``).
         covers_text: the tokens cover the whole text (byte-level BPE); ``False``
             when whitespace between words belongs to no token (WordPiece), so
@@ -89,6 +92,8 @@ class MergeHistory(Protocol):
 
     tokenizer: TrainedTokenizer
     algorithm: str
+    story: str
+    step_noun: str
     unit: str
     covers_text: bool
     trainer_view_note: str

@@ -5,15 +5,16 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.interface import TrainingSpec
-from ui import links
+from ui import links, render
 from ui import state_keys as sk
 from ui.inputs import Settings
 from ui.merges.card import card_html
 from ui.merges.history import history_for
 from ui.merges.model import MergeHistory
 from ui.merges.playback import SPEEDS, Playback
+from ui.merges.pruning import UnigramPruningHistory, pruning_card_html, pruning_figures
 from ui.merges.tables import merge_table
-from ui.merges.text import drawn_text, examples_html, step_spans, step_text_html
+from ui.merges.text import MAX_STEP_TOKENS, drawn_text, examples_html, step_spans, step_text_html
 from ui.merges.why import why_panel
 from ui.safe_text import md
 from ui.training import TrainingKey, settings_key, train
@@ -37,7 +38,8 @@ def history_or_stop(settings: Settings) -> MergeHistory:
         st.error(f"Cannot replay the merges: {md(exc)}", icon=":material/error:")
         st.stop()
     if history.n_steps == 0:
-        st.info("No merge was learned from this text, so there is nothing to step through.", icon=":material/info:")
+        what = "No merge was learned" if history.story == "merges" else f"No {history.step_noun} ran"
+        st.info(f"{what} from this text, so there is nothing to step through.", icon=":material/info:")
         st.stop()
     return history
 
@@ -64,6 +66,8 @@ def advance_if_playing(history: MergeHistory) -> None:
 
 def controls(history: MergeHistory) -> int:
     """Draw first/previous/play/next/last, the speed and the step slider; return the step."""
+    if history.story == "pruning":
+        return _pruning_controls(history)
     p = playback(history)
     n, playing, k = history.n_steps, p.playing, p.step
     cols = st.columns([1, 1, 1.25, 1, 1, 2.6], vertical_alignment="bottom")
@@ -151,10 +155,100 @@ def stepper(history: MergeHistory, text: str) -> None:
     """The step control and everything it drives, as a fragment that ticks while playing."""
     reset_for(history)
     run_every = playback(history).interval
+    draw = pruning_step_view if history.story == "pruning" else step_view
 
     @st.fragment(run_every=run_every)
     def _fragment() -> None:
-        step_view(history, text)
+        draw(history, text)
         links.publish()  # a fragment's run does not reach app.py's publish: the link follows the step here
 
     _fragment()
+
+
+def _pruning_controls(history: UnigramPruningHistory) -> int:
+    """:func:`controls` in the words of pruning (the same keys: one story is on the page at a time)."""
+    p = playback(history)
+    n, playing, k = history.n_steps, p.playing, p.step
+    cols = st.columns([1, 1, 1.25, 1, 1, 2.6], vertical_alignment="bottom")
+    cols[0].button(
+        "First", key=sk.MERGE_FIRST, icon=":material/first_page:", on_click=p.go, kwargs={"to": 0},
+        disabled=k == 0, width="stretch", help="Step 0: the trained vocabulary",
+    )  # fmt: skip
+    cols[1].button(
+        "Prev", key=sk.MERGE_PREV, icon=":material/chevron_left:", on_click=p.go, args=(-1,),
+        disabled=k == 0, width="stretch", help="One pruning round back",
+    )  # fmt: skip
+    cols[2].button(
+        "Pause" if playing else "Play", key=sk.MERGE_PLAY,
+        icon=":material/pause:" if playing else ":material/play_arrow:",
+        type="primary", on_click=p.toggle, width="stretch",
+        help="Advance through the pruning rounds by themselves at the chosen speed",
+    )  # fmt: skip
+    cols[3].button(
+        "Next", key=sk.MERGE_NEXT, icon=":material/chevron_right:", on_click=p.go, args=(1,),
+        disabled=k >= n, width="stretch", help="One pruning round forward",
+    )  # fmt: skip
+    cols[4].button(
+        "Last", key=sk.MERGE_LAST, icon=":material/last_page:", on_click=p.go, kwargs={"to": n},
+        disabled=k >= n, width="stretch", help=f"Step {n:,}: only the characters left",
+    )  # fmt: skip
+    cols[5].select_slider(
+        "Play speed (rounds per second)", options=list(SPEEDS), key=sk.MERGE_SPEED, on_change=p.speed_changed,
+        persist_state="session",
+    )  # fmt: skip
+    return st.slider(
+        "Pruning round",
+        min_value=0,
+        max_value=n,
+        key=sk.MERGE_STEP,
+        persist_state="session",
+        help=(
+            "Step k shows the vocabulary after k pruning rounds (step 0: the trained vocabulary): each round "
+            "removes the pieces whose loss the text would miss least, then re-estimates the scores."
+        ),
+    )
+
+
+def pruning_step_view(history: UnigramPruningHistory, text: str) -> None:
+    """Unigram's pruning story at the chosen round: card, the text before and after, charts, removed and kept pieces.
+
+    Runs inside a fragment (see :func:`stepper`).
+    """
+    advance_if_playing(history)
+    k = controls(history)
+    playback(history).show(k)
+    prefix = drawn_text(history, text)
+    figs = pruning_figures(history, k)
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        st.html(pruning_card_html(history, k))
+        st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
+    with right:
+        after = history.view(k).token_spans(prefix)
+        if k:
+            before = history.view(k - 1).token_spans(prefix)
+            marked = history.highlight(k)
+            hits = sum(1 for s in before if s.id in marked)
+            st.caption(
+                f"Before round {history.trace[k - 1].round}: {hits:,} token{'s' * (hits != 1)} of the drawn text "
+                "are pieces this round removes (highlighted)."
+            )
+            st.html(render.CSS + render.tokens_html(before[:MAX_STEP_TOKENS], highlight=marked, text=prefix))
+            st.caption(f"After it ({history.sizes[k]:,} tokens of vocabulary): the same text re-segmented.")
+        else:
+            st.caption(history.step_zero_note)
+        st.html(render.CSS + render.tokens_html(after[:MAX_STEP_TOKENS], text=prefix))
+        if len(prefix) < len(text):
+            st.caption(f"Showing the first {len(prefix):,} of {len(text):,} characters; every count covers all of it.")
+    w1, w2 = st.columns(2, gap="large")
+    with w1:
+        st.plotly_chart(figs[2], key=sk.MERGE_FIG_LENGTHS, config={"displayModeBar": False})
+        if k:
+            st.markdown(f"**Removed by round {history.trace[k - 1].round}** (cheapest first)")
+            st.dataframe(history.removed_table(k), hide_index=True, width="stretch", height=240)
+    with w2:
+        st.plotly_chart(figs[1], key=sk.MERGE_FIG_TOKENS, config={"displayModeBar": False})
+        st.markdown(f"**Kept after step {k:,}** ({history.sizes[k]:,} tokens of vocabulary, highest score first)")
+        st.dataframe(history.kept_table(k), hide_index=True, width="stretch", height=240)
+    st.subheader("All pruning rounds", divider="gray")
+    st.dataframe(history.table(), hide_index=True, width="stretch")

@@ -1,0 +1,109 @@
+"""Unigram in the app's pieces: the pruning history against the engine's trace, the lattice drawing against encode."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+
+import pytest
+
+from bpe_core.unigram import train_unigram
+from tests.conftest import sample
+from ui.lattice_view import lattice_html, lattices_html
+from ui.merges.history import HISTORIES, history_for
+from ui.merges.pruning import UnigramPruningHistory, pruning_card_html, pruning_figures
+
+TEXT = sample("english") + "\n" + sample("python")
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return train_unigram(TEXT, 400)
+
+
+def test_pruning_history_follows_the_trace(tok):
+    h = history_for(tok.with_vocab_size(350), TEXT)  # any view: the full one is replayed
+    assert HISTORIES["unigram"] is UnigramPruningHistory and isinstance(h, UnigramPruningHistory)
+    rounds = tok.trace
+    assert h.n_steps == len(rounds) > 3 and h.sizes[0] == 400 and h.sizes[-1] == tok.min_vocab_size
+    for k in (0, 1, h.n_steps // 2, h.n_steps):
+        view = tok.with_vocab_size(h.sizes[k])
+        # the text at step k is the view of that size; the token count is the trainer's, equal to encoding
+        assert [s.id for s in h.view(k).token_spans(TEXT)] == view.encode(TEXT)
+        assert h.tokens_at(k) == len(view.encode(TEXT))
+        if k:
+            r = rounds[k - 1]
+            assert (h.sizes[k - 1], h.sizes[k]) == (r.size_before, r.size_after)
+            assert h.loss_at(k) == r.loss_after and h.loss_at(k - 1) == r.loss_before
+            removed = h.removed_table(k)
+            assert list(removed["id"]) == list(r.removed) and list(removed["loss increase (nats)"]) == list(
+                r.loss_increase
+            )
+            assert list(removed["piece"]) == [tok.pieces[i] for i in r.removed]
+            # the removed pieces are in the view before the round, not after it
+            assert set(h.highlight(k)) == set(r.removed)
+            assert all(i < h.sizes[k - 1] and i >= h.sizes[k] for i in r.removed)
+        kept = h.kept_table(k)
+        assert len(kept) == h.sizes[k] - len(tok.special_tokens)
+        assert list(kept["score"]) == sorted(kept["score"], reverse=True)
+    assert list(h.table()["loss after"]) == [r.loss_after for r in rounds]
+    # loss rises round after round (pruning removes probability mass the text used)
+    losses = [h.loss_at(k) for k in range(h.n_steps + 1)]
+    assert all(b >= a for a, b in itertools.pairwise(losses))
+
+
+def test_pruning_card_and_charts_escape_and_mark_the_step(tok):
+    h = UnigramPruningHistory(tok, TEXT)
+    k = 2
+    body = pruning_card_html(h, k)
+    r = tok.trace[k - 1]
+    assert f"Pruning round {r.round}" in body and f"{r.size_before:,} → {r.size_after:,}" in body
+    for _i, piece, _x in h.removed(k)[:5]:
+        assert html.escape(piece).replace(" ", "·") in body or html.escape(piece) in body
+    figs = pruning_figures(h, k)
+    assert list(figs[0].data[0].y) == [h.loss_at(i) for i in range(h.n_steps + 1)]
+    assert list(figs[0].data[1].x) == [k] and list(figs[1].data[1].x) == [h.sizes[k]]
+    assert list(figs[2].data[0].y) == list(r.loss_increase)
+    evil = train_unigram("<b>x</b> <img src=x onerror=alert(1)> " * 30, 40)
+    card = pruning_card_html(UnigramPruningHistory(evil, "<b>x</b>"), 1)
+    assert "<img" not in card and "<b>x" not in card
+
+
+def _arcs(body: str) -> list[tuple[int, int, int, bool]]:
+    return [
+        (int(s), int(e), int(i), "best" in cls)
+        for cls, s, e, i in re.findall(r'<div class="lat-arc([^"]*)" style="[^"]*" data-start="(\d+)" '
+                                       r'data-end="(\d+)" data-id="(\d+)"', body)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["tokenization", "Hugging Face", "naïve ☃ <script>alert(1)</script>", "x"])
+def test_lattice_html_draws_every_arc_and_marks_the_best_path(tok, text):
+    lattices = tok.encode_steps(text)
+    assert [i for w in lattices for i in w.ids] == tok.encode(text)
+    for w in lattices:
+        body = lattice_html(w)
+        drawn = _arcs(body)
+        # every arc of the lattice is drawn once, with its span and id
+        assert sorted((s, e, i) for s, e, i, _b in drawn) == sorted((a.start, a.end, a.id) for a in w.arcs)
+        best = sorted((s, e) for s, e, _i, b in drawn if b)
+        assert best == sorted((a.start, a.end) for a in w.best.arcs)
+        # the best path's pieces are the encoding's (unknown characters fused into one <unk>, as encode does)
+        fused = []
+        for a in sorted(w.best.arcs, key=lambda a: a.start):
+            if a.is_unknown and fused and fused[-1] == tok.unknown_id:
+                continue
+            fused.append(a.id)
+        assert tuple(fused) == w.ids
+        for seg in w.runners_up:  # the runners-up and their totals are listed
+            assert f"{seg.score:.3f}" in body
+    page = lattices_html(lattices)
+    assert "<script>" not in page and ("&lt;script&gt;" in page) == ("<script>" in text)
+
+
+def test_lattice_html_shows_scores_of_the_runners_up_in_order(tok):
+    (w,) = tok.encode_steps("tokenizers")
+    body = lattice_html(w)
+    totals = [float(x) for x in re.findall(r'<span class="tot">(?:best:|#\d+:) (-?[\d.]+)</span>', body)]
+    assert totals == sorted(totals, reverse=True) and len(totals) == 1 + len(w.runners_up) > 1
