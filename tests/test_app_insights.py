@@ -77,7 +77,7 @@ def test_genealogy_by_hand_on_cs336():
     assert metric(at, "Merge levels") == "3"  # west <- est <- st <- s
     assert metric(at, "Base tokens") == "4"  # w e s t
     # widest -> [w, i, d, est] (w and est never meet); newest -> [ne, west], six times
-    assert metric(at, "Occurrences in the training text") == "6"
+    assert metric(at, "Occurrences") == "6"
     tree = next(b for b in (h.proto.body for h in at.get("html")) if "margin-left" in b)
     assert token_texts(tree) == ["west", "w", "est", "e", "st", "s", "t"]  # pre-order, down to bytes
     menu = at.selectbox(key="ins_token").options
@@ -92,7 +92,7 @@ def test_genealogy_reference_ranks_against_tiktoken(tiktoken_official):
     at.selectbox(key="ins_token").set_value(token_id).run()
     data = tok.token_bytes(token_id)
     occurrences = tok.to_tiktoken().encode(text, allowed_special="all").count(token_id)
-    assert metric(at, "Occurrences in the training text") == f"{occurrences:,}"
+    assert metric(at, "Occurrences") == f"{occurrences:,}"
     rows = {r["Encoding"]: r for r in frame(at).to_dict("records")}
     assert len(rows) == 3
     assert set(rows) == set(TIKTOKEN_NAME)

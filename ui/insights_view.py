@@ -258,7 +258,12 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
     c[0].metric("Merge rank", f"#{tree.rank + 1:,}", border=True, help="1 = the first merge learned.")
     c[1].metric("Merge levels", tree.depth(), border=True, help="Longest chain of merges down to a base token.")
     c[2].metric("Base tokens", len(tree.leaves()), border=True, help="Bytes (BPE) or alphabet entries (WordPiece).")
-    c[3].metric("Occurrences in the training text", f"{counts.get(token_id, 0):,}", border=True)
+    c[3].metric(
+        "Occurrences",
+        f"{counts.get(token_id, 0):,}",
+        border=True,
+        help="How often the token occurs in the training text.",
+    )  # a short label: a long one is cut at 1280 px
     left, right = st.columns([2, 3])
     with left:
         st.markdown("**Merge tree**")
@@ -683,8 +688,10 @@ def pretok_view(settings: Settings) -> None:
     c = st.columns(4)
     c[0].metric("Same first merges", f"{d.same_prefix:,}", border=True, help="Merges equal rank by rank from #1.")
     c[1].metric("Learned tokens in both", f"{d.shared:,}", border=True)
-    c[2].metric("Only with the sidebar's pattern", f"{len(d.only_a):,}", border=True)
-    c[3].metric("Only with the edited pattern", f"{len(d.only_b):,}", border=True)
+    c[2].metric(
+        "Sidebar pattern only", f"{len(d.only_a):,}", border=True, help="Learned with the sidebar's pattern only."
+    )
+    c[3].metric("Edited pattern only", f"{len(d.only_b):,}", border=True, help="Learned with the edited pattern only.")
     t_base = len(base.encode(settings.text))
     t_edit = len(edited.encode(settings.text))
     st.caption(
