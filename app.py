@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import imported, links
+from ui import imported, links, present
 from ui import state_keys as sk
 from ui.inputs import sidebar
 
@@ -21,6 +21,7 @@ nav = st.navigation(pages)
 links.restore()
 st.session_state[sk.SETTINGS] = sidebar()
 links.apply_pending_size(st.session_state[sk.SETTINGS])
+present.apply(bool(st.session_state.get(sk.PRESENT)))
 imported.show_outcome()
 links.publish(nav.url_path, final=False)  # stands if the page stops early (st.stop: nothing more is sent)
 nav.run()

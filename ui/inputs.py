@@ -15,7 +15,7 @@ import streamlit as st
 from bpe_core import MAX_UPLOAD_BYTES, algorithm_names, decode_text_upload, get_algorithm
 from bpe_core.interface import TrainingSpec
 from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
-from ui import algorithms, imported
+from ui import algorithms, imported, present
 from ui import state_keys as sk
 from ui.render import COLOUR_MODES
 from ui.safe_text import md
@@ -141,6 +141,7 @@ def sidebar() -> Settings:
             help="Cycle: neighbours always differ. Per id: a token has the same colour everywhere. "
             "Merge rank: early merges amber, late merges blue, single bytes grey.",
         )
+        present.toggle()
         st.caption(
             f"The address bar holds these settings: share it to reopen this view. Pasted text is included "
             f"up to {URL_TEXT_LIMIT:,} characters; uploads are not."

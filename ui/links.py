@@ -177,6 +177,7 @@ PARAMS: tuple[Param, ...] = (
     Param("lower", sk.lowercase_key("wordpiece"), _bool, _dump_bool),
     Param("colour", sk.COLOUR_MODE, _choice(COLOUR_MODES)),
     Param("ws", sk.SHOW_WS, _bool, _dump_bool),
+    Param("present", sk.PRESENT, _bool, _dump_bool),
     # the Compare and Encode pages
     Param("cmp", sk.COMPARE_TOKENIZERS, _compare_keys, ",".join, page="compare"),
     Param(

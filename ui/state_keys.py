@@ -64,6 +64,8 @@ def lowercase_key(algorithm: str) -> str:
 # -- the sidebar: display ---------------------------------------------------
 
 COLOUR_MODE = "colour_mode"
+PRESENT = "present"
+"""The "Presentation mode" toggle (:mod:`ui.present`)."""
 SHOW_WS = "show_ws"
 """The "Show whitespace" toggle (shared by the Playground and Compare)."""
 
