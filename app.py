@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import links, live_view
+from ui import imported, links, live_view, present
 from ui import state_keys as sk
 from ui.inputs import sidebar
 
@@ -23,5 +23,8 @@ st.session_state[sk.SETTINGS] = sidebar()
 with st.sidebar:
     live_view.follow_typing()  # pasted text is used as it is typed, no Ctrl+Enter
 links.apply_pending_size(st.session_state[sk.SETTINGS])
-links.publish()
+present.apply(bool(st.session_state.get(sk.PRESENT)))
+imported.show_outcome()
+links.publish(nav.url_path, final=False)  # stands if the page stops early (st.stop: nothing more is sent)
 nav.run()
+links.publish(nav.url_path)  # the run's final state: the slider a new tokenizer reset, the step a button moved

@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.pretokenize import PATTERN_LABELS
-from ui import charts, compare, view
+from ui import charts, compare, links, view
 from ui import state_keys as sk
 from ui.algorithms import view_of
+from ui.safe_text import md
 
 settings = st.session_state[sk.SETTINGS]
 
@@ -19,7 +20,7 @@ st.caption(
 )
 
 if settings.problem:
-    st.info(settings.problem, icon=":material/edit_note:")
+    st.info(md(settings.problem), icon=":material/edit_note:")
     st.stop()
 view.previous_if_cancelled(settings)  # after a Cancel: the previous tokenizer and its settings, as on every page
 
@@ -43,7 +44,7 @@ with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     )
     sizes, problems = compare.parse_sizes(typed)
     for p in problems:
-        st.warning(f"Ignored vocabulary size: {p}.", icon=":material/warning:")
+        st.warning(f"Ignored vocabulary size: {md(p)}. The other sizes stay as they were.", icon=":material/warning:")
 
 source = st.radio(
     "Text to compare on",
@@ -108,7 +109,8 @@ highlight = t1.toggle(
     disabled=len(builts) < 2,
     help="Underline the words that the selected tokenizers do not all cut the same way; dim the rest.",
 )
-show_ws = t2.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
+links.keep(sk.SHOW_WS, True)  # not value=: links set it
+show_ws = t2.toggle("Show whitespace", key=sk.SHOW_WS, persist_state="session")
 n_diff, n_words = compare.draw_views(builts, text, metrics, show_whitespace=show_ws, highlight=highlight)
 if highlight:
     st.caption(f"{n_diff:,} of the {n_words:,} words shown are split differently by the selected tokenizers.")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.reference import EncodingUnavailable
-from ui import compare, steps_view
+from ui import compare, links, steps_view
 from ui import state_keys as sk
 from ui.algorithms import view_of
+from ui.safe_text import md
 
 settings = st.session_state[sk.SETTINGS]
 
@@ -21,9 +22,9 @@ st.caption(
 if view_of(settings.spec.algorithm).encode_caption:  # the sidebar's algorithm encodes otherwise than BPE
     st.caption(view_of(settings.spec.algorithm).encode_caption)
 
+links.keep(sk.ENCODE_WORD, "tokenization")  # not value=: links set it
 word = st.text_input(
     "Word or phrase",
-    value="tokenization",
     max_chars=steps_view.MAX_WORD_CHARS,
     key=sk.ENCODE_WORD,
     persist_state="session",
@@ -58,7 +59,7 @@ for row in range(0, len(chosen), k):
             if key == "trained":
                 if trained is None:
                     st.markdown("**Trained on your text**")
-                    st.info(trained_problem or "No trained tokenizer.", icon=":material/info:")
+                    st.info(md(trained_problem or "No trained tokenizer."), icon=":material/info:")
                     continue
                 steps_view.trained_column(f"Trained on your text · {trained.vocab_size:,} tokens", trained, word)
                 continue
@@ -69,6 +70,6 @@ for row in range(0, len(chosen), k):
                 unavailable.append(problem)
             else:
                 st.markdown(f"**{steps_view.reference_label(key)}**")
-                st.warning(problem, icon=":material/warning:")
+                st.warning(md(problem), icon=":material/warning:")
 with notice:
     compare.unavailable_notice(unavailable)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import export_view, live_view, render, token_click, view
+from ui import export_view, links, live_view, render, token_click, view
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.token_dialog import token_dialog
@@ -13,8 +13,8 @@ settings = st.session_state[sk.SETTINGS]
 
 st.title("BPE Playground")
 st.caption(
-    "Train a tokenizer on your text and watch it cut the text into tokens. "
-    "Drag the slider to see the same tokenizer with fewer merges."
+    "Train a tokenizer on your text and watch it cut the text into tokens. Drag the slider left and words "
+    "fall apart into smaller pieces; drag it right and the pieces join into whole words."
 )
 
 tok = view.trained_or_stop(settings)
@@ -22,18 +22,20 @@ if st.session_state.get(sk.SERVER_VIEW) or not live_view.supports(tok):  # drawn
     size = view.vocab_slider(tok)
     current = tok.with_vocab_size(size)
     counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)
-    show_ws = st.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
+    links.keep(sk.SHOW_WS, True)  # not value=: links set it
+    show_ws = st.toggle("Show whitespace", key=sk.SHOW_WS, persist_state="session")
     view.coloured_text(settings.text, current, show_whitespace=show_ws, total_tokens=counts["tokens"])
     clicked = token_click.clicked_token(sk.PLAYGROUND_CLICK)
 else:  # the live view: the slider, counts and text redraw in the browser
-    show_ws = st.toggle("Show whitespace", value=True, key=sk.SHOW_WS, persist_state="session")
+    links.keep(sk.SHOW_WS, True)  # not value=: links set it
+    show_ws = st.toggle("Show whitespace", key=sk.SHOW_WS, persist_state="session")
     size, clicked = live_view.live_text(
         tok,
         settings.text,
         trained_on_text=settings.imported is None,
         show_whitespace=show_ws,
         colour_mode=render.session_colour_mode(),
-        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get(sk.PRESENTATION) else 1.0,
+        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get(sk.PRESENT) else 1.0,
     )
     current = tok.with_vocab_size(size)
     st.html(render.CSS + view_of(tok.algorithm).legend_html)

@@ -108,10 +108,14 @@ def browser():
 
 @pytest.fixture
 def page(browser, server):
-    """A fresh browser page (1400x1000) on the app's landing page, tokens drawn."""
+    """A fresh browser page (1400x1000) on the app's landing page, tokens drawn.
+
+    Opened from a link with ``?size=100000`` (clamped: the tokenizer's full size), as the tests look at
+    the full tokenizer; a plain first visit opens at :data:`ui.links.FIRST_VIEW_SIZE`.
+    """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.goto(server)
+    pg.goto(server + "/?size=100000")
     pg.wait_for_selector(".bpe-view .tk", timeout=60_000)
     wait_idle(pg)
     yield pg

@@ -83,6 +83,9 @@ def seeds() -> str:
 
 APP = ROOT / "app.py"
 
+FULL_SIZE = 100_000
+"""A link's ``size`` larger than any tokenizer here: the slider opens at the full size."""
+
 
 @pytest.fixture(autouse=True)
 def _clear_streamlit_caches():
@@ -96,11 +99,17 @@ def _clear_streamlit_caches():
 
 @pytest.fixture
 def app():
-    """A fresh AppTest of the whole app (navigation, sidebar, landing page), already run once."""
+    """A fresh AppTest of the whole app (navigation, sidebar, landing page), already run once.
+
+    It is opened from a link with ``?size=`` :data:`FULL_SIZE` (clamped to the tokenizer's full size), as most
+    tests look at the full tokenizer; a plain first visit opens at :data:`ui.links.FIRST_VIEW_SIZE`
+    (``tests/test_first_screen.py``).
+    """
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.session_state["server_view"] = True  # AppTest runs no JavaScript: the Playground's server-drawn view
+    at.query_params["size"] = str(FULL_SIZE)
     at.run()
     assert not at.exception, at.exception
     return at
@@ -112,6 +121,16 @@ def metric(at, label: str) -> str:
         if m.label == label:
             return m.value
     raise AssertionError(f"no metric {label!r}; have {[m.label for m in at.metric]}")
+
+
+def unmd(markdown: str) -> str:
+    """The text a Markdown source shows, as far as backslash escapes go (``\\[UNK\\]`` -> ``[UNK]``).
+
+    Messages escape user strings with :func:`ui.safe_text.md`; tests compare what the reader sees.
+    """
+    import re
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")  # and the word joiners
 
 
 def html_bodies(at) -> str:

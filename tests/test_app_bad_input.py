@@ -38,6 +38,14 @@ def infos(at) -> str:
     return "\n".join(i.value for i in at.info)
 
 
+def stop_line(at) -> str:
+    """The one quiet line that says training stopped early (a caption, never a box: issue 17.1), and the
+    full reason from the "How this tokenizer was trained" details."""
+    assert not at.info, infos(at)
+    (line,) = [c.value for c in at.caption if "Training stopped at" in c.value]
+    return line + "\n" + "\n".join(m.value for m in at.markdown if "stopped early" in m.value)
+
+
 def shown_text(at) -> str:
     """The text the coloured view shows, whitespace markers undone."""
     return unmark_whitespace("".join(token_texts(html_bodies(at))))
@@ -69,7 +77,8 @@ def test_whitespace_only_paste_is_tokenized_and_says_so(app):
 def test_single_character_stops_training_and_explains(app):
     paste(app, "x")
     # one byte, no pair at all: no merges, vocabulary 256 + 1 special = 257 of the 1000 asked
-    assert "257 tokens instead of 1000" in infos(app)
+    assert "Training stopped at 257 of the 1,000 tokens asked for" in stop_line(app)
+    assert "257 tokens instead of 1000" in stop_line(app)
     assert metric(app, "Tokens") == "1"
     assert shown_text(app) == "x"
 
@@ -78,7 +87,7 @@ def test_text_without_repeated_pairs_reports_the_size_reached(app):
     paste(app, "abcdefg")
     # 6 adjacent pairs, each once: 6 merges make the word one token, then nothing is left:
     # 256 bytes + 1 special + 6 merges = 263 tokens.
-    assert "263 tokens instead of 1000" in infos(app)
+    assert "263 tokens instead of 1000" in stop_line(app)
     assert metric(app, "Tokens") == "1"
     # the slider spans exactly the sizes that exist
     assert (app.slider[0].min, app.slider[0].max) == (257, 263)
@@ -222,7 +231,7 @@ def test_other_pages_say_it_in_one_line(app):
     paste(app, "abcdefg abcdefg")
     # GPT-2 cuts "abcdefg" and " abcdefg": 6 merges make "abcdefg" one token in both, a 7th joins
     # the space to it; then each pre-token is one token: 256 bytes + 1 special + 7 merges = 264 of 1,000
-    assert "264 tokens instead of 1000" in infos(app)
+    assert "264 tokens instead of 1000" in stop_line(app)
     for page in ("app_pages/merges.py", "app_pages/insights.py"):
         app.switch_page(page).run()
         assert not app.exception

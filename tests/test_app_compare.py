@@ -193,7 +193,10 @@ def test_slider_and_variants(compare):
     assert rows["BPE (gpt2) · 400"]["Tokens"] == len(full.with_vocab_size(400).encode(text))
     assert rows["BPE (gpt2) · 300"]["Tokens"] == len(full.with_vocab_size(300).encode(text))
     assert rows["BPE (cl100k) · 400"]["Tokens"] == len(with_cl100k_pattern.with_vocab_size(400).encode(text))
-    assert [w.value for w in compare.warning] == ["Ignored vocabulary size: 'lots' is not a number."]
+    assert [w.value for w in compare.warning] == [
+        "Ignored vocabulary size: “lots” is not a whole number of tokens (e.g. 3000 or 3k). "
+        "The other sizes stay as they were."
+    ]
 
 
 def _word_cuts(text: str, token_strings: list[str]) -> dict[int, frozenset[int]]:

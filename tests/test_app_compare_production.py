@@ -21,7 +21,7 @@ from bpe_core.production import (
     production_families,
 )
 from bpe_core.reference import EncodingUnavailable, package_file_path
-from tests.conftest import APP, html_bodies, sample, token_texts
+from tests.conftest import APP, FULL_SIZE, html_bodies, sample, token_texts
 from tests.test_app_compare import PAGE, pick, table
 from ui import compare as ui_compare
 
@@ -32,7 +32,7 @@ RARE = "ሰላም 𝔘𝔫𝔦 똠 naïve  tabs\tand\r\nlines"
 def fresh(query: dict[str, str] | None = None) -> AppTest:
     """A new browser session opened on a link (its query string), on the Compare page."""
     at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params.update(query or {})
+    at.query_params.update({"size": str(FULL_SIZE), **(query or {})})  # the sidebar's tokenizer at its full size
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception, at.exception
@@ -62,7 +62,7 @@ def test_picker_groups_by_family_and_defaults_to_bpe_gpt2_cl100k():
         labels, _value = groups[family]
         assert labels == [s.label for s in specs]
     assert groups["OpenAI"][1] == ["gpt2", "cl100k_base"] and groups["Meta"][1] == [] == groups["Mistral"][1]
-    assert list(table(at)) == ["BPE (gpt2) · 914", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
+    assert list(table(at)) == ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
 
 
 def test_link_round_trip_of_the_choice():
@@ -71,7 +71,7 @@ def test_link_round_trip_of_the_choice():
     assert at.session_state["compare_tokenizers"] == chosen
     assert at.button_group(key="compare_pick_meta").value == ["llama3"]
     rows = table(at)
-    assert list(rows) == ["BPE (gpt2) · 914", "GPT-4o (o200k_base)", "Llama 3", "Mistral v1 (SentencePiece)"]
+    assert list(rows) == ["BPE (gpt2) · 1,000", "GPT-4o (o200k_base)", "Llama 3", "Mistral v1 (SentencePiece)"]
     # a change is in the address bar at once (the pills' callback runs before the link is written) ...
     pick(at, ["gpt2", "llama4", "mistral_tekken", "mistral_v1"])
     assert at.query_params["cmp"] == "gpt2,llama4,mistral_tekken,mistral_v1"
@@ -81,7 +81,8 @@ def test_link_round_trip_of_the_choice():
     assert table(again) == shown
     assert list(shown) == ["GPT-2 (r50k_base)", "Llama 4", "Mistral Tekken", "Mistral v1 (SentencePiece)"]
     # an unknown key spoils the list: the default is shown
-    assert list(table(fresh({"cmp": "gpt2,gpt5"}))) == ["BPE (gpt2) · 914", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
+    default = ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
+    assert list(table(fresh({"cmp": "gpt2,gpt5"}))) == default
 
 
 # ---------------------------------------------------------------------------
@@ -115,7 +116,7 @@ def test_unavailable_encodings_are_one_line_and_one_fold(monkeypatch):
             "Tried: the llama4 file (ConnectionError: HTTPSConnectionPool ... sha256 ...).",
         ]
         assert "Put llama4's file in BPE_PLAYGROUND_ENCODINGS." in " ".join(m.value for m in fold.markdown)
-        assert list(table(at)) == ["BPE (gpt2) · 914", "GPT-2 (r50k_base)", "Mistral v1 (SentencePiece)"]
+        assert list(table(at)) == ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", "Mistral v1 (SentencePiece)"]
         assert len(views(at)) == 3
     finally:
         load_production.cache_clear()

@@ -136,8 +136,52 @@ def test_malformed_file_is_explained_and_the_previous_import_stays(app, bpe):
     app.file_uploader(key="tokenizer_upload").set_value([("cut.json", truncated, "application/json")]).run()
     assert not app.exception
     assert "cut.json is not valid JSON" in errors(app)
-    assert "previous import, mine.json" in "\n".join(c.value for c in app.caption)
+    assert "previous import, mine.json" in errors(app)
     assert metric(app, "Tokens") == good
+
+
+def test_a_newly_chosen_file_replaces_the_previous_one(app, bpe, wordpiece):
+    """Issue 17.7: the box keeps earlier files; the newest one is used, and the outcome is said in the main area."""
+    show_text(app, OTHER)
+    first = ("first.json", json.dumps(bpe.to_dict()).encode())
+    use_import(app, [first])
+    assert "Imported first.json" in "\n".join(s.value for s in app.main.success)
+    assert metric(app, "Tokens") == f"{len(bpe.encode(OTHER)):,}"
+    app.run()  # a rerun: the success was said once
+    assert not app.main.success
+
+    second = ("second.json", json.dumps(wordpiece.to_dict()).encode())
+    app.file_uploader(key="tokenizer_upload").set_value([(*first, "application/json"), (*second, "application/json")])
+    app.run()
+    assert not app.exception and not app.error, errors(app)
+    assert "Imported second.json" in "\n".join(s.value for s in app.main.success)
+    assert metric(app, "Tokens") == f"{len(wordpiece.encode(OTHER)):,}"
+    assert "second.json" in "\n".join(c.value for c in app.sidebar.caption)
+
+    # a bad third file: why not, at the top of the main area and in the sidebar; the second stays in force
+    bad = ("third.json", b'{"nope": 1}')
+    app.file_uploader(key="tokenizer_upload").set_value([(*f, "application/json") for f in (first, second, bad)])
+    app.run()
+    assert not app.exception
+    for where in (app.main, app.sidebar):
+        (err,) = where.error
+        assert "Cannot import third.json" in err.value and "previous import, second.json" in err.value
+    assert metric(app, "Tokens") == f"{len(wordpiece.encode(OTHER)):,}"
+    app.slider[0].set_value(app.slider[0].max - 1).run()  # the failure is still said on the next rerun
+    assert len(app.main.error) == 1 and not app.exception
+
+
+def test_tiktoken_ranks_then_metadata_chosen_one_after_the_other_are_a_pair(app, bpe):
+    ranks, meta = bpe_to_tiktoken_files(bpe, "mine")
+    show_text(app, OTHER)
+    use_import(app, [("mine.tiktoken", ranks)])
+    app.file_uploader(key="tokenizer_upload").set_value(
+        [("mine.tiktoken", ranks, "text/plain"), ("mine.tiktoken.json", meta, "application/json")]
+    )
+    app.run()
+    assert not app.error, errors(app)
+    assert "Imported mine.tiktoken + mine.tiktoken.json" in "\n".join(s.value for s in app.main.success)
+    assert metric(app, "Tokens") == f"{len(bpe.encode(OTHER)):,}"  # the metadata's pattern and specials apply
 
 
 @pytest.mark.parametrize(

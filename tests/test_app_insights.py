@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from bpe_core import train_bpe
 from bpe_core.insights import heldout_split
 from bpe_core.wordpiece import train_wordpiece
-from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
+from tests.conftest import APP, FULL_SIZE, html_bodies, metric, sample, token_texts, unmark_whitespace
 from tests.test_app_compare import table  # the figures tables (Compare's, the held-out one), read from their cells
 from ui.insights_tabs import VIEWS
 
@@ -28,7 +28,7 @@ TIKTOKEN_NAME = {"GPT-2 (r50k_base)": "r50k_base", "GPT-4 (cl100k_base)": "cl100
 def open_insights(view: str, query: dict | None = None) -> AppTest:
     """The app opened on the Insights page, at one tab, from a link's settings."""
     at = AppTest.from_file(str(APP), default_timeout=120)
-    at.query_params.update(query or {})
+    at.query_params.update({"size": str(FULL_SIZE), **(query or {})})  # the tokenizer at its full size
     at.run()
     at.switch_page(PAGE)
     at.session_state["ins_tab"] = VIEWS[view]
@@ -77,7 +77,7 @@ def test_genealogy_by_hand_on_cs336():
     assert metric(at, "Merge levels") == "3"  # west <- est <- st <- s
     assert metric(at, "Base tokens") == "4"  # w e s t
     # widest -> [w, i, d, est] (w and est never meet); newest -> [ne, west], six times
-    assert metric(at, "Occurrences in the training text") == "6"
+    assert metric(at, "Occurrences") == "6"
     tree = next(b for b in (h.proto.body for h in at.get("html")) if "margin-left" in b)
     assert token_texts(tree) == ["west", "w", "est", "e", "st", "s", "t"]  # pre-order, down to bytes
     menu = at.selectbox(key="ins_token").options
@@ -92,7 +92,7 @@ def test_genealogy_reference_ranks_against_tiktoken(tiktoken_official):
     at.selectbox(key="ins_token").set_value(token_id).run()
     data = tok.token_bytes(token_id)
     occurrences = tok.to_tiktoken().encode(text, allowed_special="all").count(token_id)
-    assert metric(at, "Occurrences in the training text") == f"{occurrences:,}"
+    assert metric(at, "Occurrences") == f"{occurrences:,}"
     rows = {r["Encoding"]: r for r in frame(at).to_dict("records")}
     assert len(rows) == 3
     assert set(rows) == set(TIKTOKEN_NAME)

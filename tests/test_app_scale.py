@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import ALGORITHMS, TrainingSpec, train_bpe
-from tests.conftest import APP, html_bodies, metric, sample, token_texts, unmark_whitespace
+from tests.conftest import APP, FULL_SIZE, html_bodies, metric, sample, token_texts, unmark_whitespace
 from tests.test_app_compare import pick, table
 from tests.test_app_encode import shown_ids
 from ui import training
@@ -64,6 +64,7 @@ def shown_text(at) -> str:
 def test_large_text_trains_with_progress_then_the_bar_goes(spy):
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.session_state["server_view"] = True  # AppTest runs no JavaScript
+    at.query_params["size"] = str(FULL_SIZE)  # the tokenizer at its full size
     at.run()
     assert not at.exception, at.exception
     text = sample("english")
@@ -86,6 +87,7 @@ def test_large_text_trains_with_progress_then_the_bar_goes(spy):
 def test_cancel_keeps_the_previous_tokenizer_and_the_users_choice(spy):
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.session_state["server_view"] = True  # AppTest runs no JavaScript
+    at.query_params["size"] = str(FULL_SIZE)  # the tokenizer at its full size
     at.run()
     english = sample("english")
     english_tok = train_bpe(english, 1000, EOT)
@@ -129,6 +131,7 @@ def cancel_python_and_switch_to(page: str) -> tuple[AppTest, str]:
     """The app trained on the English sample; then the user picks the Python sample and cancels, and opens ``page``."""
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.session_state["server_view"] = True  # AppTest runs no JavaScript
+    at.query_params["size"] = str(FULL_SIZE)  # the tokenizer at its full size
     at.run()
     assert not at.exception, at.exception
     python = sample("python")
@@ -255,6 +258,7 @@ def test_a_tokenizer_trained_on_compare_is_the_previous_one_after_a_cancel(spy):
     # tokenizer is the last one trained -- the numbers sample's -- not the Playground's English one.
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.session_state["server_view"] = True  # AppTest runs no JavaScript
+    at.query_params["size"] = str(FULL_SIZE)  # the tokenizer at its full size
     at.run()
     at.switch_page(COMPARE).run()
     at.selectbox(key="sample").set_value("numbers").run()

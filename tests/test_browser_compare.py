@@ -15,7 +15,7 @@ def test_compare_page_shows_three_views_side_by_side(browser, server, tiktoken_o
     context = browser.new_context(viewport={"width": 1400, "height": 1600})
     pg = context.new_page()
     try:
-        pg.goto(server + "/compare")
+        pg.goto(server + "/compare?size=100000")  # the full size (a plain visit opens at FIRST_VIEW_SIZE)
         pg.wait_for_function("() => document.querySelectorAll('.bpe-view').length === 3", timeout=90_000)
         text = sample("english")
         expected = [

@@ -203,7 +203,17 @@ def test_marked_tokens_and_layout_helpers():
 def test_parse_sizes():
     sizes, problems = compare.parse_sizes(["2000", "1,500", "3k", "2000", "abc", "100", "10_000", 700])
     assert sizes == [2000, 1500, 3000, 10000, 700]
-    assert problems == ["'abc' is not a number", "100 is outside 256..100,000"]
+    assert problems == ["“abc” is not a whole number of tokens (e.g. 3000 or 3k)", "100 is outside 256..100,000"]
+
+
+def test_parse_sizes_never_raises_on_hostile_values():
+    """``inf``, ``1e400``, huge ints: once an OverflowError traceback (issue 21, class 10)."""
+    hostile = ["inf", "-inf", "1e400", "nan", "-1", "abc", "9" * 5000, "1" + "0" * 400, "0x10", "1.5", "", "k"]
+    sizes, problems = compare.parse_sizes([*hostile, "2k", "1.5k", "700"])
+    assert sizes == [2000, 1500, 700]  # the good ones survive beside the bad
+    assert len(problems) == len(hostile)
+    assert problems[4] == "-1 is outside 256..100,000"
+    assert all(len(p) < 120 for p in problems)  # a huge value is cut, not echoed whole
 
 
 def test_registry_accepts_one_more_entry():

@@ -96,8 +96,7 @@ def test_changes_are_mirrored_into_the_url(app):
     app.selectbox(key="sample").set_value("numbers").run()
     app.radio(key="colour_mode").set_value("id").run()
     app.slider(key="vocab_size").set_value(300).run()
-    app.run()  # the URL is written at the start of a run, from the values the last run committed
-    q = app.query_params
+    q = app.query_params  # written at the end of the run: no further rerun needed
     assert (q["sample"], q["colour"], q["size"]) == ("numbers", "id", "300")
     # a second browser opens that link and sees the same thing
     again = fresh(dict(q))
@@ -174,3 +173,42 @@ def test_merges_step_in_the_link():
     far = fresh({"step": "999999"})
     far.switch_page("app_pages/merges.py").run()
     assert card_number(far) == f"Merge #{n}"
+
+
+def test_a_new_tokenizer_is_in_the_link_at_once():
+    """Issue 17.2: switching the sample resets the slider to the new tokenizer's size *and* the link says so."""
+    at = fresh({})
+    at.selectbox(key="sample").set_value("python").run()
+    assert at.query_params["size"] == str(at.slider(key="vocab_size").value)
+    at.selectbox(key="sample").set_value("multilingual").run()
+    assert at.query_params["sample"] == "multilingual"
+    assert at.query_params["size"] == str(at.slider(key="vocab_size").value)
+    at.radio(key="source").set_value("Paste").run()
+    at.text_area(key="paste_text").input("a pasted text, a pasted text, a pasted text").run()
+    q = at.query_params
+    assert q["src"] == "paste" and "sample" not in q and q["size"] == str(at.slider(key="vocab_size").value)
+
+
+def test_link_restored_widgets_have_no_value_argument():
+    """Streamlit warns when a widget has a default and its key is also set through session state, as links do.
+
+    The widgets whose keys :mod:`ui.links` restores get their defaults with ``setdefault`` instead.
+    """
+    import ast
+    from pathlib import Path
+
+    from ui import state_keys as sk
+
+    linked = {p.state for p in links.PARAMS}
+    root = Path(__file__).resolve().parents[1]
+    offenders = []
+    for path in [*root.glob("ui/**/*.py"), *root.glob("app_pages/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            kw = {k.arg: k.value for k in node.keywords}
+            key = kw.get("key")
+            name = getattr(key, "attr", None) if isinstance(key, ast.Attribute) else None
+            if name and getattr(sk, name, None) in linked and {"value", "default", "index"} & set(kw):
+                offenders.append(f"{path.name}:{node.lineno} key=sk.{name}")
+    assert offenders == []

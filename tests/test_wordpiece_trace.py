@@ -129,7 +129,8 @@ def test_candidates_rank_like_a_naive_recount(seeds_text):
 
 
 def test_replay_agrees_with_the_trace_at_every_merge(english):
-    tok = train_wordpiece(english, 1000)
+    tok = train_wordpiece(english, 5000)  # more than the sample gives: training runs until no pair is left
+    assert tok.training.stop_reason is not None
     replay = WordPieceReplay.from_text(tok, english)
     for k, step in enumerate(tok.trace):
         w = replay.candidates(k, top=1).winner

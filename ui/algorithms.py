@@ -31,6 +31,7 @@ from bpe_core import (
 )
 from bpe_core.interface import TrainedTokenizer, TrainingSpec
 from ui import render
+from ui.safe_text import md
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,7 @@ register(
         piece_noun="pre-token",
         legend_html=render.LEGEND_HTML,
         sizes_help=_bpe_sizes_help,
-        split_note=lambda tok: f"pattern: `{tok.pattern_name or 'custom'}`",
+        split_note=lambda tok: f"pattern: {md(tok.pattern_name or 'custom')}",
         import_note=lambda tok: f", {len(tok.merges):,} merges",
         exports=_bpe_exports,
         merges_caption=(
@@ -337,7 +338,7 @@ register(
         split_note=lambda tok: (
             "pre-tokenization: SentencePiece-style (a space becomes ▁ and starts a word)"
             if tok.pattern_name == "sentencepiece"
-            else f"pattern: `{tok.pattern_name}`"
+            else f"pattern: {md(tok.pattern_name or 'custom')}"
         ),
         exports=_unigram_exports,
         merges_caption=(
@@ -370,7 +371,7 @@ def generic_view(name: str) -> AlgorithmView:
         piece_noun="pre-token",
         legend_html=render.LEGEND_HTML,
         sizes_help=lambda tok: f"{tok.min_vocab_size} = no merges; {tok.max_vocab_size} = the full vocabulary.",
-        split_note=lambda tok: f"pattern: `{tok.pattern}`",
+        split_note=lambda tok: f"pattern: {md(tok.pattern)}",
         merges_caption="Step through training one step at a time.",
     )
 

@@ -9,13 +9,14 @@ the current merge step.
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
+
+from ui.safe_text import plotly as plotly_text
 
 TRAINED_COLOUR = "#2a9d8f"
 """Bars and lines of tokenizers trained in the app."""
@@ -63,7 +64,7 @@ def token_count_bars(labels: Sequence[str], counts: Sequence[int], kinds: Sequen
     fig = go.Figure(
         go.Bar(
             x=list(counts),
-            y=list(labels),
+            y=[_escape(label) for label in labels],  # user-named tokenizers (imported files): text, not markup
             orientation="h",
             marker={"color": colours},
             text=[f"{c:,}" for c in counts],
@@ -150,7 +151,7 @@ def compression_curve(curves: Sequence[CompressionCurve], points: Sequence[Compr
                 x=list(c.vocab_sizes),
                 y=y,
                 mode="lines" if c.exact else "lines+markers",
-                name=c.label,
+                name=_escape(c.label),
                 line={"color": colour, "width": 2.5},
                 marker={"size": 5},
                 customdata=list(c.tokens),
@@ -166,7 +167,7 @@ def compression_curve(curves: Sequence[CompressionCurve], points: Sequence[Compr
                     x=[c.vocab_sizes[k] for k in ks],
                     y=[y[k] for k in ks],
                     mode="markers",
-                    name=f"{c.label} (shown)",
+                    name=_escape(f"{c.label} (shown)"),
                     marker={"color": colour, "size": 13, "symbol": "circle", "line": {"color": "white", "width": 2}},
                     customdata=[c.tokens[k] for k in ks],
                     hovertemplate="shown: %{x:,} tokens in vocab<br>%{y:.3f} bytes/token<br>%{customdata:,} tokens"
@@ -180,7 +181,7 @@ def compression_curve(curves: Sequence[CompressionCurve], points: Sequence[Compr
                 x=[p.vocab_size],
                 y=[_bpt(p.text_bytes, p.tokens)],
                 mode="markers",
-                name=p.label,
+                name=_escape(p.label),
                 marker={
                     "color": REFERENCE_COLOUR,
                     "size": 12,
@@ -366,8 +367,8 @@ def place_labels(
 
 
 def _escape(label: str) -> str:
-    """Plotly hover text is HTML-like: keep a label's ``<``, ``>`` and ``&`` literal."""
-    return html.escape(label, quote=False)
+    """Plotly text is HTML-like (``<b>``, ``<i>``, ``<a href>``, ``<br>``): keep ``<``, ``>``, ``&`` literal."""
+    return plotly_text(label)
 
 
 # ---------------------------------------------------------------------------
@@ -427,7 +428,7 @@ def merge_pair_count_figure(
             y=list(counts),
             mode="lines",
             line={"color": MERGE_LINE, "width": 1.5},
-            text=list(labels) if labels is not None else None,
+            text=[_escape(label) for label in labels] if labels is not None else None,
             hovertemplate="merge #%{x}<br>%{text}<br>count %{y:,}<extra></extra>"
             if labels is not None
             else "merge #%{x}<br>count %{y:,}<extra></extra>",

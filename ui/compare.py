@@ -32,9 +32,11 @@ special tokens are the sidebar's), and any other text as ordinary text.
 from __future__ import annotations
 
 import html
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -53,6 +55,7 @@ from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.charts import CompressionCurve, CompressionPoint
 from ui.inputs import Settings
+from ui.safe_text import md
 from ui.training import CancelledInThisSession, cached, cancel_applies, for_settings, train, training_key, view_key
 
 DRAW_CHARS = 4_000
@@ -398,18 +401,28 @@ def bpe_variant(pattern: str, size: int | None) -> Entry:
 def parse_sizes(values: Sequence[str | int], lo: int = 256, hi: int = 100_000) -> tuple[list[int], list[str]]:
     """Vocabulary sizes typed by the user: ``(valid sizes, problems)``.
 
-    Accepts ``1000``, ``"1,000"``, ``"1_000"``, ``"2k"``; each size must be in ``lo..hi``.
+    Accepts ``1000``, ``"1,000"``, ``"1_000"``, ``"2k"``, ``"1.5k"``; each size must be a whole
+    number in ``lo..hi``.  Anything else (``inf``, ``1e400``, ``nan``, ``-1``, ``abc``, a
+    2,000-digit number) is a problem (plain text: escape it before Markdown), never an exception.
     """
     sizes: list[int] = []
     problems: list[str] = []
     for v in values:
+        shown = str(v) if len(str(v)) <= 40 else str(v)[:40] + "…"
         raw = str(v).strip().lower().replace(",", "").replace("_", "").replace(" ", "")
-        mult = 1000 if raw.endswith("k") else 1
-        try:
-            n = int(float(raw.removesuffix("k")) * mult)
-        except ValueError:
-            problems.append(f"{v!r} is not a number")
+        m = re.fullmatch(r"([+-]?)(\d+)(?:\.(\d*))?(k?)", raw)
+        if m is None:
+            problems.append(f"“{shown}” is not a whole number of tokens (e.g. 3000 or 3k)")
             continue
+        sign, whole, frac, k = m.groups()
+        if len(whole.lstrip("0")) > 12 or len(frac or "") > 12:
+            problems.append(f"“{shown}” is far outside {lo:,}..{hi:,}")
+            continue
+        value = Fraction(f"{sign}{whole}.{frac or 0}") * (1000 if k else 1)
+        if value.denominator != 1:
+            problems.append(f"“{shown}” is not a whole number of tokens")
+            continue
+        n = int(value)
         if not lo <= n <= hi:
             problems.append(f"{n:,} is outside {lo:,}..{hi:,}")
             continue
@@ -449,10 +462,10 @@ def unavailable_notice(problems: Sequence[EncodingUnavailable]) -> None:
     unique = list({str(exc): exc for exc in problems}.values())
     if not unique:
         return
-    st.warning(" · ".join(str(exc) for exc in unique), icon=":material/cloud_off:")
+    st.warning(" · ".join(md(exc) for exc in unique), icon=":material/cloud_off:")
     with st.expander("How to add it"):
         for exc in unique:
-            st.markdown(f"**{html.escape(str(exc))}.** {exc.how_to_add or 'Its files are not installed.'}")
+            st.markdown(f"**{md(exc)}.** {exc.how_to_add or 'Its files are not installed.'}")
             if exc.details:
                 st.text(exc.details)
 
@@ -461,7 +474,7 @@ def column_problems(columns: Sequence[Column]) -> None:
     """The page's notes on the columns that could not be built: unavailable encodings in one line, others one each."""
     for c in columns:
         if c.error and c.unavailable is None:
-            st.warning(f"**{c.entry.label}** is not shown: {c.error}", icon=":material/warning:")
+            st.warning(f"**{md(c.entry.label)}** is not shown: {md(c.error)}", icon=":material/warning:")
     unavailable_notice([c.unavailable for c in columns if c.unavailable is not None])
 
 
@@ -845,7 +858,7 @@ def draw_views(
             shown = sp[:DRAW_TOKENS]
             mark = marked_tokens(shown, differing) if highlight else None
             with col:
-                st.markdown(f"**{b.label}**")
+                st.markdown(f"**{md(b.label)}**")
                 st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
                 st.html(
                     render.CSS

@@ -23,6 +23,7 @@ from bpe_core import MAX_UPLOAD_BYTES, get_algorithm, load_tokenizer_bytes
 from bpe_core.interface import TrainedTokenizer, TrainingSpec
 from ui import state_keys as sk
 from ui.algorithms import view_of
+from ui.safe_text import md
 
 _REGISTRY: dict[str, TrainedTokenizer] = {}
 _MAX_KEPT = 16
@@ -111,11 +112,49 @@ def load_files(files: list[tuple[str, bytes]]) -> Imported:
     return Imported(digest, name, _REGISTRY[digest])
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What the last change of the import box did, for the sidebar and the top of the main area.
+
+    Attributes:
+        ok: the new file(s) loaded and are in force.
+        message: Markdown (user strings escaped): what was loaded, or why not and what is in force.
+        fresh: this run is the one that read the new file(s) (a success is announced once).
+    """
+
+    ok: bool
+    message: str
+    fresh: bool = False
+
+
+def _signature(name: str, data: bytes) -> tuple[str, str]:
+    return name, hashlib.sha256(data).hexdigest()
+
+
+def _candidates(new: list[tuple[str, bytes]], old: list[tuple[str, bytes]]) -> list[list[tuple[str, bytes]]]:
+    """The file sets to try for newly chosen files, best first.
+
+    A new ``.json`` beside one earlier ``.tiktoken`` (or the reverse) is first tried as
+    its pair (ranks + metadata chosen one after the other), then alone; otherwise the new
+    files alone (one file, or a pair chosen together).  Earlier files are never used otherwise.
+    """
+    if len(new) == 1:
+        name = new[0][0]
+        other_ext = ".tiktoken" if name.endswith(".json") else ".json" if name.endswith(".tiktoken") else None
+        partners = [f for f in old if other_ext and f[0].endswith(other_ext)]
+        if len(partners) == 1:
+            return [[partners[0], new[0]], new]
+    return [new]
+
+
 def import_widget() -> Imported | None:
     """The sidebar's file uploader for a tokenizer; returns the tokenizer in force, if any.
 
-    A bad file shows its error under the widget and the previously imported
-    tokenizer (if any) stays in force, as with text uploads.
+    A newly chosen file replaces the one in force (the earlier files stay listed in the
+    box but are not used, except a ``.tiktoken`` file and its ``.json`` metadata chosen one
+    after the other, which are read as a pair).  A bad file shows its error under the
+    widget and at the top of the main area (:func:`show_outcome`), and the previously
+    imported tokenizer (if any) stays in force, as with text uploads.
     """
     uploaded = st.file_uploader(
         "Tokenizer file",
@@ -125,22 +164,58 @@ def import_widget() -> Imported | None:
         help=(
             "A tokenizer exported from this app (any format) or made elsewhere: this project's JSON, a Hugging Face "
             "tokenizer.json (byte-level BPE or WordPiece), a tiktoken .tiktoken file (add its .json metadata for the "
-            "pattern and special tokens; without it GPT-2's pattern is assumed), or a BERT vocab.txt."
+            "pattern and special tokens; without it GPT-2's pattern is assumed), or a BERT vocab.txt. "
+            "A newly chosen file replaces the one in use."
         ),
     )
     last: Imported | None = st.session_state.get(sk.TOKENIZER_IMPORT_GOOD)
-    if not uploaded:
-        return last if last is not None and last.key in _REGISTRY else None
-    try:
-        result = load_files([(f.name, f.getvalue()) for f in uploaded])
-    except ValueError as exc:
-        st.error(f"Cannot import this tokenizer: {exc}", icon=":material/error:")
-        if last is not None and last.key in _REGISTRY:
-            st.caption(f"Still using the previous import, {last.filename}.")
-            return last
-        return None
-    st.session_state[sk.TOKENIZER_IMPORT_GOOD] = result
-    return result
+    if last is not None and last.key not in _REGISTRY:
+        last = None
+    files = [(f.name, f.getvalue()) for f in uploaded or []]
+    seen = st.session_state.get(sk.TOKENIZER_IMPORT_SEEN, set())
+    st.session_state[sk.TOKENIZER_IMPORT_SEEN] = {_signature(*f) for f in files}
+    new = [f for f in files if _signature(*f) not in seen]
+    outcome: Outcome | None = st.session_state.get(sk.TOKENIZER_IMPORT_OUTCOME)
+    if not new:  # nothing newly chosen (a rerun, or a file removed): what was in force stays
+        if outcome is not None:
+            outcome = st.session_state[sk.TOKENIZER_IMPORT_OUTCOME] = Outcome(outcome.ok, outcome.message)
+            if not outcome.ok:
+                st.error(outcome.message, icon=":material/error:")
+        return last
+    old = [f for f in files if f not in new]
+    error = None
+    for candidate in _candidates(new, old):
+        try:
+            result = load_files(candidate)
+        except ValueError as exc:
+            error = error or exc
+            continue
+        st.session_state[sk.TOKENIZER_IMPORT_GOOD] = result
+        names = " + ".join(md(n) for n, _ in candidate)
+        st.session_state[sk.TOKENIZER_IMPORT_OUTCOME] = Outcome(True, f"Imported {names}: every page uses it.", True)
+        return result
+    message = f"Cannot import {' + '.join(md(n) for n, _ in new)}: {md(error)}"
+    if last is not None:
+        message += f" Still using the previous import, {md(last.filename)}."
+    st.session_state[sk.TOKENIZER_IMPORT_OUTCOME] = Outcome(False, message, True)
+    st.error(message, icon=":material/error:")
+    return last
+
+
+def show_outcome() -> None:
+    """At the top of the main area: the import's result when it just happened, or why it failed.
+
+    A success is said once (on the run that read the file); a failure stays until another
+    file is chosen or the tokenizer source changes.  Nothing when the sidebar trains.
+    """
+    outcome: Outcome | None = st.session_state.get(sk.TOKENIZER_IMPORT_OUTCOME)
+    if outcome is None or st.session_state.get(sk.TOKENIZER_SOURCE) != "import":
+        return
+    if outcome.ok:
+        if outcome.fresh:
+            st.success(outcome.message, icon=":material/check_circle:")
+    else:
+        st.error(outcome.message, icon=":material/error:")
 
 
 def describe(imp: Imported) -> str:
@@ -148,6 +223,6 @@ def describe(imp: Imported) -> str:
     tok = imp.tokenizer
     view = view_of(imp.algorithm)
     return (
-        f"**{imp.filename}**: {view.kind}, {tok.max_vocab_size:,} tokens{view.import_note(tok)}, "
+        f"**{md(imp.filename)}**: {view.kind}, {tok.max_vocab_size:,} tokens{view.import_note(tok)}, "
         f"{len(tok.special_tokens)} special tokens. Every page uses it; the text is only encoded, never trained on."
     )

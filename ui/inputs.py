@@ -15,9 +15,10 @@ import streamlit as st
 from bpe_core import MAX_UPLOAD_BYTES, algorithm_names, decode_text_upload, get_algorithm
 from bpe_core.interface import TrainingSpec
 from bpe_core.pretokenize import PATTERN_LABELS, compile_pattern
-from ui import algorithms, imported
+from ui import algorithms, imported, present
 from ui import state_keys as sk
 from ui.render import COLOUR_MODES
+from ui.safe_text import md
 from ui.samples import SAMPLES, load_sample
 
 SOURCES = ("Sample", "Paste", "Upload")
@@ -73,10 +74,10 @@ def _upload_text() -> tuple[str, str | None, str | None]:
     try:
         text = decode_text_upload(uploaded.getvalue(), uploaded.name)
     except ValueError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(exc), icon=":material/error:")
         last = st.session_state.get(sk.UPLOAD_GOOD)
         if last:
-            st.caption(f"Still showing the previous upload, {last[0]}.")
+            st.caption(f"Still showing the previous upload, {md(last[0])}.")
             return last[1], f"Upload: {last[0]}", None
         return "", None, str(exc)
     st.session_state[sk.UPLOAD_GOOD] = (uploaded.name, text)
@@ -140,6 +141,7 @@ def sidebar() -> Settings:
             help="Cycle: neighbours always differ. Per id: a token has the same colour everywhere. "
             "Merge rank: early merges amber, late merges blue, single bytes grey.",
         )
+        present.toggle()
         st.caption(
             f"The address bar holds these settings: share it to reopen this view. Pasted text is included "
             f"up to {URL_TEXT_LIMIT:,} characters; uploads are not."
@@ -216,11 +218,11 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
             persist_state="session",
             help=view.lowercase_help,
         )
+    st.session_state.setdefault(sk.MAX_VOCAB, DEFAULT_MAX_VOCAB)  # a default via value= would clash with links
     max_vocab = st.number_input(
         "Vocabulary size to train",
         min_value=1,
         max_value=100_000,
-        value=DEFAULT_MAX_VOCAB,
         step=100,
         key=sk.MAX_VOCAB,
         persist_state="session",
@@ -262,7 +264,7 @@ def _custom_pattern() -> str:
     try:
         compile_pattern(typed)
     except ValueError as exc:
-        st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
+        st.error(f"{md(exc)}. The previous pattern stays in force:", icon=":material/error:")
         st.code(PATTERN_LABELS.get(good, good), language=None)
         return good
     st.session_state[sk.CUSTOM_PATTERN_GOOD] = typed

@@ -52,6 +52,8 @@ from ui.algorithms import view_of
 from ui.inputs import Settings
 from ui.merges.text import examples_html
 from ui.render import readable
+from ui.safe_text import md
+from ui.safe_text import plotly as plotly_text
 from ui.training import train, view_key
 
 REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
@@ -175,6 +177,7 @@ def tree_figure(tree: MergeTree) -> go.Figure:
             hovertext=[f"id {r.id} · {r.n_bytes} bytes" for r in rows],
             hoverinfo="label+text",
             tiling={"orientation": "v"},
+            sort=False,  # keep each token's two parts left to right (Plotly sorts by size by default)
             textfont={"family": "ui-monospace, monospace", "color": "#1b1b1f"},
         )
     )
@@ -255,7 +258,12 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
     c[0].metric("Merge rank", f"#{tree.rank + 1:,}", border=True, help="1 = the first merge learned.")
     c[1].metric("Merge levels", tree.depth(), border=True, help="Longest chain of merges down to a base token.")
     c[2].metric("Base tokens", len(tree.leaves()), border=True, help="Bytes (BPE) or alphabet entries (WordPiece).")
-    c[3].metric("Occurrences in the training text", f"{counts.get(token_id, 0):,}", border=True)
+    c[3].metric(
+        "Occurrences",
+        f"{counts.get(token_id, 0):,}",
+        border=True,
+        help="How often the token occurs in the training text.",
+    )  # a short label: a long one is cut at 1280 px
     left, right = st.columns([2, 3])
     with left:
         st.markdown("**Merge tree**")
@@ -302,7 +310,7 @@ def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
     for label, curve in curves.items():
         xs = [first_size + k for k in range(len(curve))]
         ys = [have / (k + 1) for k, have in enumerate(curve)]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=label))
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=plotly_text(label)))
     fig.update_layout(
         height=340,
         margin={"l": 8, "r": 8, "t": 36, "b": 8},
@@ -397,7 +405,7 @@ def split_controls(settings: Settings) -> tuple[str, str] | None:
     try:
         return heldout_split(settings.text, fraction, int(seed), separator, by=by)
     except ValueError as exc:
-        st.warning(f"Cannot split this text: {exc}", icon=":material/warning:")
+        st.warning(f"Cannot split this text: {md(exc)}", icon=":material/warning:")
         return None
 
 
@@ -503,7 +511,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
         with st.spinner("Training on the training part…"):
             part_tok = train_part_tokenizer(settings, train_text, size)
     except (ValueError, TypeError) as exc:
-        st.error(f"Cannot train on the training part: {exc}", icon=":material/error:")
+        st.error(f"Cannot train on the training part: {md(exc)}", icon=":material/error:")
         return
     builts = [
         compare.Built(part_tok, f"Trained on the training part · {part_tok.vocab_size:,}",
@@ -548,7 +556,7 @@ def scripts_figure(breakdowns: dict[str, list[ScriptRow]]) -> go.Figure:
     """Grouped bars: tokens per character in each group, one colour per tokenizer."""
     fig = go.Figure()
     for label, rows in breakdowns.items():
-        fig.add_trace(go.Bar(name=label, x=[r.group for r in rows], y=[r.tokens_per_char for r in rows]))
+        fig.add_trace(go.Bar(name=plotly_text(label), x=[r.group for r in rows], y=[r.tokens_per_char for r in rows]))
     fig.update_layout(
         barmode="group",
         height=380,
@@ -624,7 +632,7 @@ def playground_pattern() -> str:
     try:
         compile_pattern(typed)
     except ValueError as exc:
-        st.error(f"{exc}. The previous pattern stays in force:", icon=":material/error:")
+        st.error(f"{md(exc)}. The previous pattern stays in force:", icon=":material/error:")
         st.code(good, language=None)
         return good
     st.session_state[sk.INS_PATTERN_GOOD] = typed
@@ -662,7 +670,7 @@ def pretok_view(settings: Settings) -> None:
         counts, _total = count_pretokens(settings.text, pattern, specials)
         chunks = pretoken_chunks(prefix, pattern, specials)
     except (ValueError, TypeError) as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(exc), icon=":material/error:")
         return
     st.caption(
         f"{sum(counts.values()):,} pre-tokens, {len(counts):,} distinct, in the whole text"
@@ -674,18 +682,20 @@ def pretok_view(settings: Settings) -> None:
             base = compare.trained_bpe(settings)
             edited = train(settings.text, bpe_spec.replace(pattern=pattern))
     except (ValueError, TypeError) as exc:
-        st.error(f"Cannot train: {exc}", icon=":material/error:")
+        st.error(f"Cannot train: {md(exc)}", icon=":material/error:")
         return
     d = merge_set_diff(base, edited)
     c = st.columns(4)
     c[0].metric("Same first merges", f"{d.same_prefix:,}", border=True, help="Merges equal rank by rank from #1.")
     c[1].metric("Learned tokens in both", f"{d.shared:,}", border=True)
-    c[2].metric("Only with the sidebar's pattern", f"{len(d.only_a):,}", border=True)
-    c[3].metric("Only with the edited pattern", f"{len(d.only_b):,}", border=True)
+    c[2].metric(
+        "Sidebar pattern only", f"{len(d.only_a):,}", border=True, help="Learned with the sidebar's pattern only."
+    )
+    c[3].metric("Edited pattern only", f"{len(d.only_b):,}", border=True, help="Learned with the edited pattern only.")
     t_base = len(base.encode(settings.text))
     t_edit = len(edited.encode(settings.text))
     st.caption(
-        f"Tokens for the whole text: {t_base:,} with {base.name} ({base.vocab_size:,}), "
+        f"Tokens for the whole text: {t_base:,} with {md(base.name)} ({base.vocab_size:,}), "
         f"{t_edit:,} with the edited pattern ({edited.vocab_size:,})."
     )
     left, right = st.columns(2)
@@ -737,7 +747,7 @@ def unused_view(settings: Settings, tok: Trained, size: int) -> None:
         try:
             tok = train_part_tokenizer(settings, parts[0], size)
         except (ValueError, TypeError) as exc:
-            st.error(f"Cannot train on the training part: {exc}", icon=":material/error:")
+            st.error(f"Cannot train on the training part: {md(exc)}", icon=":material/error:")
             return
         trained_on, text = parts
     else:

@@ -4,9 +4,14 @@
 reads ``st.query_params``, checks every value and puts the good ones into
 ``st.session_state`` under the widgets' keys, so the widgets open with them.
 A value that fails its check is ignored (the widget keeps its default) and
-never raises.  :func:`publish` runs on every rerun after the sidebar and
-writes the current values back, so the address bar always reopens the view
-on screen.
+never raises.  :func:`publish` runs at the *end* of every run (``app.py`` calls
+it after the page; the Merges page's fragment after each step it draws) and
+writes the final values back -- the slider a new tokenizer reset, the step a
+button moved -- so the address bar reopens exactly the view on screen, never
+the one before.  (A provisional publish before the page stands when the page
+stops early, since nothing can be sent after ``st.stop()``.)
+A page's own settings (the Merges step, Compare's choices, the Insights tab)
+are in the link only on that page.
 
 The URL uses stable keys, never display labels (``?src=sample&sample=python
 &algo=bpe&pattern=cl100k&vocab=2000&colour=rank``).  Pasted text is included
@@ -17,6 +22,7 @@ writes a select widget's display label into the URL.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,11 +38,29 @@ from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
-from ui.training import for_settings
+from ui.training import cached, settings_key
 
 RESTORED_FLAG = sk.LINKS_RESTORED
 PENDING_STEP = sk.PENDING_STEP
 PENDING_SIZE = sk.PENDING_SIZE
+PAGE_KEY = sk.LINKS_PAGE
+
+FIRST_VIEW_SIZE = 500
+"""The slider's size on a visit whose link has no ``size``: the 1,000-token tokenizer the English sample trains
+is drawn with about half of its words in two or more tokens while the common words ("the", "and", "of") are
+whole (at the full size only about 5 % are split), so the first screen shows subwords and the slider has room
+both ways.  Clamped to the tokenizer's sizes."""
+
+
+def keep(key: str, default: Any) -> None:
+    """Give the widget keyed ``key`` its value through session state (``default`` the first time), before drawing it.
+
+    Used instead of the widget's ``value=``/``default=`` for the widgets whose keys
+    :func:`restore` sets (Streamlit warns when a widget has both), and re-assigned on every
+    run: a widget drawn anew (on another page, or after a page that did not draw it) would
+    otherwise open at its own default instead of the session's value.
+    """
+    st.session_state[key] = st.session_state.get(key, default)
 
 
 def _choice(options: Mapping[str, Any] | tuple[str, ...]) -> Callable[[str], str]:
@@ -106,6 +130,8 @@ class Param:
     state: str
     parse: Callable[[str], Any]
     dump: Callable[[Any], str] = str
+    page: str | None = None
+    """The ``url_path`` of the one page the setting belongs to (``None``: every page)."""
 
 
 def _dump_bool(v: Any) -> str:
@@ -151,27 +177,29 @@ PARAMS: tuple[Param, ...] = (
     Param("lower", sk.lowercase_key("wordpiece"), _bool, _dump_bool),
     Param("colour", sk.COLOUR_MODE, _choice(COLOUR_MODES)),
     Param("ws", sk.SHOW_WS, _bool, _dump_bool),
+    Param("present", sk.PRESENT, _bool, _dump_bool),
     # the Compare and Encode pages
-    Param("cmp", sk.COMPARE_TOKENIZERS, _compare_keys, ",".join),
+    Param("cmp", sk.COMPARE_TOKENIZERS, _compare_keys, ",".join, page="compare"),
     Param(
         "cmpon",
         sk.COMPARE_SOURCE,
         lambda r: _COMPARE_SOURCES[r],
         lambda v: next((k for k, x in _COMPARE_SOURCES.items() if x == v), "training"),
+        page="compare",
     ),
-    Param("word", sk.ENCODE_WORD, _word),
-    Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000)),
+    Param("word", sk.ENCODE_WORD, _word, page="encode"),
+    Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000), page="merges"),
     # the Insights page
-    Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key),
-    Param("token", sk.INS_TOKEN, _int_in(0, 10_000_000)),
-    Param("split", sk.INS_SPLIT, _choice(("document", "fraction"))),
-    Param("heldout", sk.INS_FRACTION, _float_in(0.05, 0.5)),
-    Param("seed", sk.INS_SEED, _int_in(0, 2**31 - 1)),
-    Param("pbase", sk.INS_PATTERN_BASE, _choice(("gpt2", "cl100k", "o200k", "bert"))),
-    Param("ptext", sk.INS_PATTERN_TEXT, _regex),
-    Param("ref", sk.INS_DIFF_REF, _choice(tuple(PRODUCTION))),
-    Param("refs", sk.INS_REFS, _production_keys, ",".join),
-    Param("unused", sk.INS_UNUSED_ON, _choice(("training", "heldout"))),
+    Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key, page="insights"),
+    Param("token", sk.INS_TOKEN, _int_in(0, 10_000_000), page="insights"),
+    Param("split", sk.INS_SPLIT, _choice(("document", "fraction")), page="insights"),
+    Param("heldout", sk.INS_FRACTION, _float_in(0.05, 0.5), page="insights"),
+    Param("seed", sk.INS_SEED, _int_in(0, 2**31 - 1), page="insights"),
+    Param("pbase", sk.INS_PATTERN_BASE, _choice(("gpt2", "cl100k", "o200k", "bert")), page="insights"),
+    Param("ptext", sk.INS_PATTERN_TEXT, _regex, page="insights"),
+    Param("ref", sk.INS_DIFF_REF, _choice(tuple(PRODUCTION)), page="insights"),
+    Param("refs", sk.INS_REFS, _production_keys, ",".join, page="insights"),
+    Param("unused", sk.INS_UNUSED_ON, _choice(("training", "heldout")), page="insights"),
 )
 """Every setting a link carries, in URL order."""
 
@@ -216,17 +244,20 @@ def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
     return out
 
 
-def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
+def query_from_state(state: Mapping[str, Any], page: str | None = None) -> dict[str, str]:
     """The query-string parameters for the current session-state values.
 
     Args:
         state: session state (or any mapping of widget keys to values).
+        page: the ``url_path`` of the page on screen; ``None`` keeps every page's settings.
 
     Returns:
         ``{url key: string}`` for each setting that has a value and applies.
     """
     out: dict[str, str] = {}
     for p in PARAMS:
+        if page is not None and p.page is not None and p.page != page:
+            continue
         value = state.get(p.state)
         if value is None or not _applies(p, state):
             continue
@@ -241,7 +272,7 @@ def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
 def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, Any] | None = None) -> None:
     """Once per session: put the URL's valid settings into session state before the widgets are drawn.
 
-    The slider's size (``?size=``) is kept aside for :func:`apply_pending_size`.
+    The slider's size (``?size=``, else :data:`FIRST_VIEW_SIZE`) is kept aside for :func:`apply_pending_size`.
     """
     state = st.session_state if state is None else state
     if state.get(RESTORED_FLAG):
@@ -250,40 +281,73 @@ def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, A
     query = st.query_params.to_dict() if query is None else query
     for key, value in parse_query(query).items():
         state[PENDING_STEP if key == sk.MERGE_STEP else key] = value
-    try:
-        size = query.get("size")
+    size = query.get("size")
+    if size is None or size == []:
+        state[PENDING_SIZE] = FIRST_VIEW_SIZE  # a first screen that shows subwords
+        return
+    with contextlib.suppress(ValueError, TypeError, IndexError):  # a bad size is ignored
         state[PENDING_SIZE] = _int_in(1, 100_000)(str(size[-1] if isinstance(size, list) else size))
-    except (ValueError, TypeError, IndexError):
-        pass
 
 
 def apply_pending_size(settings: Any) -> None:
-    """Set the vocabulary slider to the URL's ``size`` once (training the cached tokenizer if needed).
+    """Set the vocabulary slider to the URL's ``size`` once, when the sidebar's tokenizer is already trained.
 
-    The slider (:func:`ui.view.vocab_slider`) resets to the full size whenever
-    it meets a new tokenizer; marking this tokenizer as its owner first keeps
-    the linked size.  A size out of range is clamped; input that cannot be
-    trained on drops it.
+    Otherwise the size stays pending: the page trains (with its progress bar and
+    Cancel) and :func:`ui.view.vocab_slider` opens at the pending size instead of
+    the full one when it meets the new tokenizer.  A size out of range is clamped.
     """
-    size = st.session_state.pop(PENDING_SIZE, None)
-    if size is None or settings.problem:
+    size = st.session_state.get(PENDING_SIZE)
+    if size is None or settings.problem or settings.imported is not None:
         return
-    try:
-        tok = for_settings(settings)
-    except (ValueError, TypeError):
+    tok = cached(settings_key(settings))
+    if tok is None:
         return
+    del st.session_state[PENDING_SIZE]
     st.session_state[sk.owner_key(sk.VOCAB_SIZE)] = id(tok)
     st.session_state[sk.VOCAB_SIZE] = min(max(size, tok.min_vocab_size), tok.max_vocab_size)
 
 
-def publish() -> None:
-    """Write the current settings (and the slider's size) into ``st.query_params``, changing only what differs."""
+def _on_screen_is_current(state: Mapping[str, Any]) -> bool:
+    """Whether the slider (and the Merges step) in session state belong to the sidebar's current tokenizer.
+
+    Before a page has run, a changed setting (another sample, algorithm, size...) means the page
+    is about to reset them; they are then left out of a provisional link.
+    """
+    settings = state.get(sk.SETTINGS)
+    if settings is None or settings.problem:
+        return False
+    tok = cached(settings_key(settings))
+    return tok is not None and state.get(sk.owner_key(sk.VOCAB_SIZE)) == id(tok)
+
+
+def publish(page: str | None = None, *, final: bool = True) -> None:
+    """Write the current settings (and the slider's size) into ``st.query_params``, changing only what differs.
+
+    Call it with ``final=True`` when the run's values are final: at the end of the run
+    (``app.py``) or of a fragment's run (the Merges step).  ``app.py`` also calls it with
+    ``final=False`` before the page runs, for a page that stops early (after ``st.stop()``
+    nothing more can be sent): that provisional link carries the slider's size and the
+    Merges step only when they belong to the tokenizer of the current settings, since
+    the page would reset them otherwise.
+
+    Args:
+        page: the ``url_path`` of the page on screen (``""`` for the Playground); settings of
+            other pages are left out.  ``None``: the page of the last call in this session.
+        final: the page has run (see above).
+    """
     state = st.session_state
-    want = query_from_state(state)
-    if sk.VOCAB_SIZE in state and state.get(sk.owner_key(sk.VOCAB_SIZE)) is not None:
-        want["size"] = str(state[sk.VOCAB_SIZE])
-    elif PENDING_SIZE in state:
+    if page is None:
+        page = state.get(PAGE_KEY)
+    else:
+        state[PAGE_KEY] = page
+    want = query_from_state(state, page)
+    current = final or _on_screen_is_current(state)
+    if not current:
+        want.pop("step", None)
+    if PENDING_SIZE in state:
         want["size"] = str(state[PENDING_SIZE])
+    elif current and sk.VOCAB_SIZE in state and state.get(sk.owner_key(sk.VOCAB_SIZE)) is not None:
+        want["size"] = str(state[sk.VOCAB_SIZE])
     have = st.query_params.to_dict()
     for key in [k for k in have if k not in want]:
         del st.query_params[key]

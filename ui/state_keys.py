@@ -30,6 +30,10 @@ TOKENIZER_SOURCE = "tokenizer_source"
 TOKENIZER_UPLOAD = "tokenizer_upload"
 TOKENIZER_IMPORT_GOOD = "tokenizer_import_good"
 """The last :class:`ui.imported.Imported` that loaded (kept when a bad file follows)."""
+TOKENIZER_IMPORT_SEEN = "_tokenizer_import_seen"
+"""``{(file name, sha256)}`` in the import box on the previous run (what is newly chosen is the rest)."""
+TOKENIZER_IMPORT_OUTCOME = "_tokenizer_import_outcome"
+"""The :class:`ui.imported.Outcome` of the last file(s) chosen."""
 
 ALGORITHM = "algorithm"
 PATTERN = "pattern"
@@ -60,6 +64,8 @@ def lowercase_key(algorithm: str) -> str:
 # -- the sidebar: display ---------------------------------------------------
 
 COLOUR_MODE = "colour_mode"
+PRESENT = "present"
+"""The "Presentation mode" toggle (:mod:`ui.present`)."""
 SHOW_WS = "show_ws"
 """The "Show whitespace" toggle (shared by the Playground and Compare)."""
 
@@ -70,6 +76,10 @@ TRAINING_CANCELLED_FOR = "training_cancelled_for"
 
 TRAINING_LAST = "training_last"
 """``(training key, Settings)`` of the sidebar tokenizer this session last trained or used."""
+
+TRAINING_HELD = "_training_held"
+"""``{training key: tokenizer}`` this session shows (strong references: eviction from the shared cache
+never takes them)."""
 
 CANCEL_TRAINING = "cancel_training"
 RESUME_TRAINING = "resume_training"
@@ -87,6 +97,9 @@ def owner_key(key: str) -> str:
 
 LINKS_RESTORED = "_links_restored"
 """The URL has been read for this session."""
+
+LINKS_PAGE = "_links_page"
+"""The ``url_path`` of the page this session last ran (the Merges fragment publishes for it)."""
 
 PENDING_STEP = "_links_pending_merge_step"
 """The Merges page's step from the URL, applied when its history is first shown."""
@@ -162,8 +175,6 @@ INS_UNUSED_ON = "ins_unused_on"
 
 SERVER_VIEW = "server_view"
 """The Playground's "Draw on the server" toggle (AppTest, which runs no JavaScript, sets it)."""
-PRESENTATION = "presentation"
-"""Presentation mode: larger token text in the live views."""
 FOLLOW_TYPING = "follow_typing"
 """The component that commits the sidebar's text box as the user types."""
 

@@ -25,6 +25,7 @@ from bpe_core.reference import EncodingUnavailable
 from ui import render, view
 from ui.algorithms import view_of
 from ui.render import visible_text
+from ui.safe_text import md
 from ui.training import CancelledInThisSession
 
 ChipColour = Callable[[int, int], str | None]
@@ -237,14 +238,14 @@ def encoder_column(
         draw: ``draw(steps, colour)``: the drawing of steps that are not merge lines (Unigram's
             lattices: :attr:`ui.algorithms.AlgorithmView.steps_html`); ``None`` for :func:`steps_html`.
     """
-    st.markdown(f"**{html.escape(title)}**")
+    st.markdown(f"**{md(title)}**")
     try:
         pieces = tokenizer.encode_steps(text)
     except TypeError as exc:
-        st.info(str(exc), icon=":material/info:")
+        st.info(md(exc), icon=":material/info:")
         return
     except ValueError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(exc), icon=":material/error:")
         return
     if draw is not None:  # steps that are not merge lines (Unigram: each word's lattice)
         st.caption(f"{len(pieces):,} {noun}{'s' * (len(pieces) != 1)}")

@@ -8,6 +8,7 @@ from bpe_core.interface import TrainedTokenizer
 from ui import render
 from ui.inputs import Settings
 from ui.insights_view import genealogy_details
+from ui.safe_text import md
 
 
 @st.dialog("Where this token comes from", width="large")
@@ -18,5 +19,5 @@ def token_dialog(settings: Settings, tok: TrainedTokenizer, token_id: int) -> No
     made = f"merge #{rank + 1:,}" if rank is not None else "base token"
     chip = f'<span class="tk" style="background:{render.id_colour(token_id)}">{render.visible_text(shown)}</span>'
     st.html(render.CSS + f'<div class="bpe-view" style="font-size:1.6rem;padding:.4em .6em">{chip}</div>')
-    st.caption(f"id {token_id} · {made} · {tok.name} at {tok.vocab_size:,} tokens")
+    st.caption(f"id {token_id} · {made} · {md(tok.name)} at {tok.vocab_size:,} tokens")
     genealogy_details(settings, tok, token_id)

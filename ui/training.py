@@ -1,8 +1,13 @@
 """Training, cached per (text, :class:`~bpe_core.interface.TrainingSpec`): moving a slider never retrains.
 
-The cache is this module's own small LRU (:data:`CACHE_ENTRIES` tokenizers per
-server process, shared by all sessions, kept inside one ``st.cache_resource``
-object so that ``st.cache_resource.clear()`` empties it too).  Unlike a
+The cache is this module's own LRU, bounded by memory (:data:`CACHE_BUDGET_BYTES`
+per server process, each tokenizer's size estimated by :func:`estimate_bytes`),
+shared by all sessions, kept inside one ``st.cache_resource`` object so that
+``st.cache_resource.clear()`` empties it too.  Each session also holds strong
+references to the tokenizers it shows (:data:`ui.state_keys.TRAINING_HELD`, the
+sidebar's always among them), so what strangers train can evict a tokenizer from
+the shared cache but never from a session that shows it: its slider and
+controls never jump.  Unlike a
 ``st.cache_resource`` function it can train with a progress callback -- the
 Playground's progress bar and Cancel button -- and a training that is stopped
 part-way caches nothing, so the previous tokenizer stays in place.
@@ -17,7 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
+import sys
 import threading
+import types
 from collections import OrderedDict
 
 import streamlit as st
@@ -29,14 +37,32 @@ from ui import state_keys as sk
 TrainingKey = tuple
 """What :func:`training_key` returns: equal keys mean the same tokenizer."""
 
-CACHE_ENTRIES = 8
-"""Trained tokenizers kept per server process (least recently used dropped first)."""
+CACHE_BUDGET_BYTES = 1 << 30
+"""Memory (bytes, as :func:`estimate_bytes` counts) of the tokenizers the shared cache keeps per server
+process; the least recently used go first, but always at least the newest one stays."""
 
-PROGRESS_MIN_CHARS = 300_000
-"""Texts at least this long (characters) train with a progress bar and a Cancel button."""
+SESSION_HELD = 4
+"""Tokenizers each session holds on to (the sidebar's, and the latest others a page showed)."""
+
+PROGRESS_MIN_CHARS = 1_000_000
+"""Texts at least this long (characters) always train with a progress bar and a Cancel button;
+shorter ones do when :func:`expected_seconds` says training takes longer than :data:`PROGRESS_MIN_SECONDS`."""
+
+PROGRESS_MIN_SECONDS = 0.5
+"""Trainings expected to take longer than this (seconds) show the progress bar and Cancel."""
+
+CHARS_PER_SECOND = {"bpe": 1_000_000, "wordpiece": 700_000}
+"""A cautious training speed (characters per second, default vocabulary size, one busy core) per algorithm;
+an algorithm not listed is assumed to manage 150,000."""
+
+LONG_WORD_CHARS = {"bpe": 1_000_000, "wordpiece": 6_000}
+"""A run of non-space characters this long makes training slow by itself: WordPiece's cost grows with a word's
+length (measured on one busy core: 10,000 characters 0.4 s, 40,000 1.9 s, 200,000 9.9 s); byte-level BPE's is
+linear (200,000 characters 0.19 s), so only its text length counts; an algorithm not listed: 2,000."""
 
 CANCELLED_KEY = sk.TRAINING_CANCELLED_FOR
 LAST_KEY = sk.TRAINING_LAST
+HELD_KEY = sk.TRAINING_HELD
 
 
 class CancelledInThisSession(ValueError):
@@ -50,8 +76,8 @@ class CancelledInThisSession(ValueError):
 
 @st.cache_resource(show_spinner=False)
 def _store() -> dict:
-    """The process-wide cache: an LRU of tokenizers, its lock, and the last text's digest."""
-    return {"lock": threading.Lock(), "lru": OrderedDict(), "digest": (None, b"")}
+    """The process-wide cache: an LRU of ``key -> (tokenizer, bytes)``, its total bytes, its lock, the last digest."""
+    return {"lock": threading.Lock(), "lru": OrderedDict(), "bytes": 0, "digest": (None, b"")}
 
 
 def _digest(text: str) -> bytes:
@@ -99,26 +125,142 @@ def settings_key(settings) -> TrainingKey:
     return training_key(settings.text, settings.spec, settings.imported)
 
 
+def estimate_bytes(tok: object) -> int:
+    """Memory an object holds, in bytes: ``sys.getsizeof`` summed over everything it references.
+
+    Follows dicts, lists, tuples, sets and objects' ``__dict__``/``__slots__``; counts each
+    object once; does not follow classes, modules, functions or compiled patterns (shared
+    with the rest of the process).  A 1,000-token BPE tokenizer is a few hundred KB, a
+    50,000-token one some tens of MB.
+
+    Args:
+        tok: a tokenizer (or any object).
+
+    Returns:
+        The estimate in bytes.
+    """
+    seen: set[int] = set()
+    stack = [tok]
+    total = 0
+    shared = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, re.Pattern)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj, 64)
+        if isinstance(obj, (*shared, str, bytes, bytearray, int, float)):
+            continue
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        else:
+            d = getattr(obj, "__dict__", None)
+            if isinstance(d, dict):
+                stack.append(d)
+            for cls in type(obj).__mro__:
+                for name in getattr(cls, "__slots__", ()):
+                    value = getattr(obj, name, None)
+                    if value is not None:
+                        stack.append(value)
+    return total
+
+
+def _held() -> OrderedDict | None:
+    """The session's held tokenizers (created on first use), or ``None`` outside a session."""
+    try:
+        held = st.session_state.get(HELD_KEY)
+        if held is None:
+            held = st.session_state[HELD_KEY] = OrderedDict()
+        return held
+    except Exception:  # no script run context: nothing to hold
+        return None
+
+
+def _hold(key: TrainingKey, tok: TrainedTokenizer) -> None:
+    """Keep a strong reference to ``tok`` in this session (the :data:`SESSION_HELD` latest, and the sidebar's)."""
+    held = _held()
+    if held is None:
+        return
+    held[key] = tok
+    held.move_to_end(key)
+    sidebar_key = last_trained()[0]
+    for old in list(held)[: max(len(held) - SESSION_HELD, 0)]:
+        if old != sidebar_key:
+            del held[old]
+
+
 def cached(key: TrainingKey | None) -> TrainedTokenizer | None:
-    """The cached tokenizer for ``key`` (marked recently used), or ``None`` if it is not trained."""
+    """The cached tokenizer for ``key`` (marked recently used), or ``None`` if it is not trained.
+
+    Looks in the shared cache, then in what this session holds (a tokenizer the
+    shared cache dropped goes back into it).
+    """
     if key is None:
         return None
     store = _store()
     with store["lock"]:
-        tok = store["lru"].get(key)
-        if tok is not None:
+        entry = store["lru"].get(key)
+        if entry is not None:
             store["lru"].move_to_end(key)
-        return tok
+            return entry[0]
+    held = _held()
+    tok = held.get(key) if held is not None else None
+    if tok is not None:
+        _put(key, tok)
+    return tok
+
+
+def cache_bytes() -> int:
+    """Bytes (as :func:`estimate_bytes` counts) of the tokenizers in the shared cache now."""
+    return _store()["bytes"]
 
 
 def _put(key: TrainingKey, tok: TrainedTokenizer) -> None:
+    size = estimate_bytes(tok)  # outside the lock: it walks the whole tokenizer
     store = _store()
     with store["lock"]:
         lru = store["lru"]
-        lru[key] = tok
+        if key in lru:
+            store["bytes"] -= lru[key][1]
+        lru[key] = (tok, size)
         lru.move_to_end(key)
-        while len(lru) > CACHE_ENTRIES:
-            lru.popitem(last=False)
+        store["bytes"] += size
+        while store["bytes"] > CACHE_BUDGET_BYTES and len(lru) > 1:
+            _old, (_tok, old_size) = lru.popitem(last=False)
+            store["bytes"] -= old_size
+
+
+def expected_seconds(text: str, spec: TrainingSpec) -> float:
+    """A cautious guess of how long training ``spec`` on ``text`` takes (seconds), from its length and algorithm.
+
+    ``len(text)`` over :data:`CHARS_PER_SECOND`, plus a second per 50,000 tokens asked for;
+    any run of non-space characters of :data:`LONG_WORD_CHARS` or more counts as slow by itself.
+
+    Args:
+        text: the training text.
+        spec: how it is trained.
+
+    Returns:
+        Seconds (a guess; :data:`PROGRESS_MIN_SECONDS` is the bar's threshold).
+    """
+    rate = CHARS_PER_SECOND.get(spec.algorithm, 150_000)
+    guess = len(text) / rate + spec.vocab_size / 50_000
+    long_word = LONG_WORD_CHARS.get(spec.algorithm, 2_000)
+    if len(text) >= long_word and re.search(rf"\S{{{long_word}}}", text):
+        guess = max(guess, 1.0)
+    return guess
+
+
+def shows_progress(text: str, spec: TrainingSpec) -> bool:
+    """Whether training ``spec`` on ``text`` runs long enough for the progress bar and the Cancel button.
+
+    Texts of :data:`PROGRESS_MIN_CHARS` characters or more, or whose :func:`expected_seconds` exceed
+    :data:`PROGRESS_MIN_SECONDS`.
+    """
+    return len(text) >= PROGRESS_MIN_CHARS or expected_seconds(text, spec) > PROGRESS_MIN_SECONDS
 
 
 def cancel(key: TrainingKey) -> None:
@@ -186,6 +328,7 @@ def train(
     key = training_key(text, spec)
     tok = cached(key)
     if tok is not None:
+        _hold(key, tok)
         return tok
     if is_cancelled(key):
         raise CancelledInThisSession(
@@ -195,6 +338,7 @@ def train(
     # count in this process: the server is multi-threaded, and uploads are at most 64 MiB
     tok = spec.train(text, progress=progress, num_workers=1)
     _put(key, tok)
+    _hold(key, tok)
     return tok
 
 
@@ -204,7 +348,11 @@ def remember(settings) -> None:
     Args:
         settings: a :class:`ui.inputs.Settings` whose tokenizer is trained (not imported).
     """
-    st.session_state[LAST_KEY] = (settings_key(settings), dataclasses.replace(settings))
+    key = settings_key(settings)
+    st.session_state[LAST_KEY] = (key, dataclasses.replace(settings))
+    tok = cached(key)
+    if tok is not None:
+        _hold(key, tok)
 
 
 def last_trained() -> tuple[TrainingKey | None, object]:

@@ -11,6 +11,7 @@ from ui import render, training
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.inputs import Settings
+from ui.safe_text import md
 
 MAX_DRAW_CHARS = 20_000
 """The coloured view draws about this many characters of the text (counts cover all of it).
@@ -26,7 +27,7 @@ MAX_DRAW_TOKENS = 6_000
 def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokenizer:
     """Train (cached) for the sidebar's settings, or explain in the page why not and stop the page.
 
-    Texts of at least :data:`ui.training.PROGRESS_MIN_CHARS` characters train
+    Trainings that take more than a moment (:func:`ui.training.shows_progress`) train
     with a progress bar (counting, then merging) and a Cancel button.  Cancel
     stops training at once (Streamlit interrupts the run at the next progress
     update) and caches nothing; the page then goes on with the previous
@@ -35,13 +36,13 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
     saying so when this session has no previous tokenizer.  Input and
     engine errors are shown as messages; the sidebar keeps the user's text and
     settings untouched.  When training stopped before the size asked for, the
-    page says why: in full, or in one line with ``brief`` (pages after the
-    Playground).
+    page says so in one quiet line (the reason in full is in
+    :func:`training_details`).
 
     Args:
         settings: the sidebar's :class:`~ui.inputs.Settings`; switched in place
             to the previous tokenizer's settings after a Cancel.
-        brief: say an early training stop in one line instead of in full.
+        brief: the early-stop line without the pointer to "How this tokenizer was trained" (pages without it).
 
     Returns:
         The tokenizer at its full trained size (or the imported one).
@@ -50,13 +51,13 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
         streamlit's stop exception (:func:`st.stop`): when there is nothing to show.
     """
     if settings.problem:
-        st.info(settings.problem, icon=":material/edit_note:")
+        st.info(md(settings.problem), icon=":material/edit_note:")
         st.stop()
     if settings.imported is not None:  # nothing to train: the file's tokenizer, as it is
         try:
             return training.train(settings.text, settings.spec, settings.imported)
         except ValueError as exc:
-            st.error(f"Cannot use the imported tokenizer: {exc}", icon=":material/error:")
+            st.error(f"Cannot use the imported tokenizer: {md(exc)}", icon=":material/error:")
             st.stop()
     previous = previous_if_cancelled(settings)
     if previous is not None:
@@ -67,26 +68,23 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
     tok = training.cached(key)
     if tok is None:
         try:
-            if len(settings.text) < training.PROGRESS_MIN_CHARS:
+            if not training.shows_progress(settings.text, settings.spec):
                 with st.spinner("Training…"):
                     tok = training.train(settings.text, settings.spec)
             else:
                 tok = _train_with_progress(settings, key)
         except (ValueError, TypeError) as exc:
-            st.error(f"Cannot train on this input: {exc}", icon=":material/error:")
+            st.error(f"Cannot train on this input: {md(exc)}", icon=":material/error:")
             st.stop()
     training.remember(settings)
     if not settings.text.strip():
         st.info("The text is only whitespace: every token below is spaces, tabs or newlines.", icon=":material/info:")
-    if tok.training is not None and tok.training.stop_reason:
-        if brief:  # pages other than the Playground: one line, the Playground has the full reason
-            asked = tok.training.requested_vocab_size
-            st.caption(
-                f":material/info: Training stopped at {tok.max_vocab_size:,} of the {asked:,} tokens asked for: "
-                "no pair was left to merge."
-            )
-        else:
-            st.info(tok.training.stop_reason[0].upper() + tok.training.stop_reason[1:] + ".", icon=":material/info:")
+    if tok.training is not None and tok.training.stop_reason:  # one quiet line; the reason in full in the details
+        asked = tok.training.requested_vocab_size
+        st.caption(
+            f":material/info: Training stopped at {tok.max_vocab_size:,} of the {asked:,} tokens asked for: "
+            "no pair was left to merge" + ("." if brief else " (see “How this tokenizer was trained”).")
+        )
     return tok
 
 
@@ -181,11 +179,11 @@ def previous_if_cancelled(settings: Settings) -> TrainedTokenizer | None:
         return None
     last_key, last_settings = training.last_trained()
     previous = training.cached(last_key)
-    note = f"Training on {settings.text_label} was cancelled."
+    note = f"Training on {md(settings.text_label)} was cancelled."
     if previous is not None:
         note += (
-            f" Still showing the previous tokenizer, {previous.name} with {previous.max_vocab_size:,} tokens, "
-            f"on the text it was trained on ({last_settings.text_label})."
+            f" Still showing the previous tokenizer, {md(previous.name)} with {previous.max_vocab_size:,} tokens, "
+            f"on the text it was trained on ({md(last_settings.text_label)})."
         )
     with st.container(border=True):
         st.warning(note, icon=":material/cancel:")
@@ -203,6 +201,23 @@ def previous_if_cancelled(settings: Settings) -> TrainedTokenizer | None:
     return previous
 
 
+def session_size(tok: TrainedTokenizer, key: str = sk.VOCAB_SIZE) -> int:
+    """The shared vocabulary size in ``st.session_state[key]``, clamped to ``tok``'s range.
+
+    It resets for a tokenizer it has not met: to a link's pending size (:mod:`ui.links`, once),
+    else to the full size.  The server slider (:func:`vocab_slider`) and the live view share it.
+    """
+    lo, hi = tok.min_vocab_size, tok.max_vocab_size
+    owner = sk.owner_key(key)
+    if st.session_state.get(owner) != id(tok):
+        st.session_state[owner] = id(tok)
+        pending = st.session_state.pop(sk.PENDING_SIZE, None)  # a link's size (ui.links), once
+        st.session_state[key] = hi if pending is None else min(max(pending, lo), hi)
+    value = min(max(int(st.session_state.get(key, hi)), lo), hi)
+    st.session_state[key] = value
+    return value
+
+
 def vocab_slider(tok: TrainedTokenizer, key: str = sk.VOCAB_SIZE) -> int:
     """The vocabulary-size slider over a trained tokenizer's sizes; returns the chosen size.
 
@@ -210,15 +225,10 @@ def vocab_slider(tok: TrainedTokenizer, key: str = sk.VOCAB_SIZE) -> int:
     the full size whenever a different tokenizer is trained.
     """
     lo, hi = tok.min_vocab_size, tok.max_vocab_size
-    owner = sk.owner_key(key)
-    if st.session_state.get(owner) != id(tok):
-        st.session_state[owner] = id(tok)
-        st.session_state[key] = hi
+    session_size(tok, key)
     if lo == hi:
         st.caption(f"Vocabulary size: {hi} (no merges were learned, so there is nothing to slide).")
         return hi
-    value = st.session_state.get(key, hi)
-    st.session_state[key] = min(max(value, lo), hi)
     return st.slider(
         "Vocabulary size",
         min_value=lo,
@@ -307,5 +317,5 @@ def training_details(tok: TrainedTokenizer) -> None:
             f"- **{info.special_occurrences:,}** special-token occurrences removed before counting\n"
             f"- {learned} (asked for {info.requested_vocab_size:,} tokens, got {tok.max_vocab_size:,})\n"
             f"- counting took {info.count_seconds * 1000:.1f} ms, training {info.merge_seconds * 1000:.1f} ms\n"
-            f"- {split}"
+            f"- {split}" + (f"\n- stopped early: {info.stop_reason}" if info.stop_reason else "")
         )

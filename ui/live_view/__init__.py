@@ -31,6 +31,7 @@ from bpe_core.live import NEVER, bpe_boundaries, bpe_size_totals, wordpiece_size
 from bpe_core.pretokenize import pretoken_prefix
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import state_keys as sk
+from ui.view import session_size  # one rule for the shared slider value, server slider and live view
 
 _HERE = Path(__file__).resolve().parent
 _JS = (_HERE / "live.js").read_text(encoding="utf-8")
@@ -43,7 +44,7 @@ MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens (as the server view, ``ui.view``)."""
 
 PRESENTATION_SCALE = 1.6
-"""Token text size factor in presentation mode (``st.session_state["presentation"]``, issue 17 item 3)."""
+"""Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`, issue 17 item 3)."""
 
 _component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=False)
 
@@ -197,22 +198,6 @@ def cached_payload(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on
             memo.pop(next(iter(memo)))
         memo[key] = payload
     return payload
-
-
-def session_size(tok: BPETokenizer | WordPieceTokenizer, key: str = "vocab_size") -> int:
-    """The shared slider value in ``st.session_state[key]``, reset to the full size for a new tokenizer.
-
-    The same rule as ``ui.view.vocab_slider`` (which draws a server-side slider instead).
-    """
-    lo, hi = tok.min_vocab_size, tok.max_vocab_size
-    owner = f"{key}__owner"
-    if st.session_state.get(owner) != id(tok):
-        st.session_state[owner] = id(tok)
-        st.session_state[key] = hi
-    value = st.session_state.get(key, hi)
-    value = min(max(int(value), lo), hi)
-    st.session_state[key] = value
-    return value
 
 
 def _copy_size(component_key: str, key: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.interface import TrainingSpec
-from ui import render
+from ui import links, render
 from ui import state_keys as sk
 from ui.inputs import Settings
 from ui.merges.card import card_html
@@ -16,6 +16,7 @@ from ui.merges.pruning import UnigramPruningHistory, pruning_card_html, pruning_
 from ui.merges.tables import merge_table
 from ui.merges.text import MAX_STEP_TOKENS, drawn_text, examples_html, step_spans, step_text_html
 from ui.merges.why import why_panel
+from ui.safe_text import md
 from ui.training import TrainingKey, settings_key, train
 
 
@@ -31,10 +32,10 @@ def history_or_stop(settings: Settings) -> MergeHistory:
     try:
         history = cached_history(settings_key(settings), settings.text, settings.spec, settings.imported)
     except NotImplementedError as exc:
-        st.info(str(exc), icon=":material/info:")
+        st.info(md(exc), icon=":material/info:")
         st.stop()
     except (ValueError, TypeError) as exc:
-        st.error(f"Cannot replay the merges: {exc}", icon=":material/error:")
+        st.error(f"Cannot replay the merges: {md(exc)}", icon=":material/error:")
         st.stop()
     if history.n_steps == 0:
         what = "No merge was learned" if history.story == "merges" else f"No {history.step_noun} ran"
@@ -159,6 +160,7 @@ def stepper(history: MergeHistory, text: str) -> None:
     @st.fragment(run_every=run_every)
     def _fragment() -> None:
         draw(history, text)
+        links.publish()  # a fragment's run does not reach app.py's publish: the link follows the step here
 
     _fragment()
 

@@ -1,0 +1,95 @@
+"""Nothing cut off at 1280, 1440 and 1920 px (issue 17.8): Playground, Merges and every Insights tab.
+
+For each page and width: no element of the main area is wider than the area
+that shows it without a scrollbar (tables fit or wrap, charts fit their
+column, the coloured text wraps), and nothing reaches past the main area's
+right edge.  Screenshots of each go to ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (1280, 1440, 1920)
+INSIGHTS_TABS = ("genealogy", "diff", "heldout", "scripts", "pretok", "unused")
+
+
+def overflow(pg) -> list[str]:
+    """Elements of the main area that are cut: wider than their own box (scrolling) or past the main area."""
+    return pg.evaluate(
+        """() => {
+        const main = document.querySelector('[data-testid=stMain]');
+        const right = main.getBoundingClientRect().right + 1;
+        const bad = [];
+        const sel = 'table, [data-testid=stDataFrame], [data-testid=stTable], .js-plotly-plot, .bpe-view, '
+                  + '[data-testid=stMetric], [data-testid=stHorizontalBlock], [data-testid=stMarkdownContainer], '
+                  + '[data-testid=stCaptionContainer], .stHtml, [data-testid=stExpander], .merge-card';
+        for (const e of main.querySelectorAll(sel)) {
+            const r = e.getBoundingClientRect();
+            if (r.width === 0 || e.closest('[data-testid=stExpander] details:not([open])')) continue;
+            const name = (e.getAttribute('data-testid') || e.className || e.tagName).toString().slice(0, 40);
+            if (r.right > right) bad.push(`${name} ends at ${Math.round(r.right)} > ${Math.round(right)}`);
+            if (name === 'stDataFrame') {  // a canvas grid: its columns are cut when its scroller scrolls sideways
+                const sc = e.querySelector('.dvn-scroller');
+                if (sc && sc.scrollWidth > sc.clientWidth + 2)
+                    bad.push(`dataframe columns cut: ${sc.scrollWidth} > ${sc.clientWidth}`);
+                continue;
+            }
+            const style = getComputedStyle(e);
+            const scrolls = ['auto', 'scroll'].includes(style.overflowX);
+            if (!scrolls && e.scrollWidth > e.clientWidth + 2 && e.tagName !== 'TABLE')
+                bad.push(`${name} cut: ${e.scrollWidth} > ${e.clientWidth}: ${e.innerText.slice(0, 60)}`);
+            if (e.tagName === 'TABLE' && e.parentElement && e.getBoundingClientRect().width
+                    > e.parentElement.getBoundingClientRect().width + 2)
+                bad.push(`table wider than its box`);
+        }
+        return bad;
+    }"""
+    )
+
+
+def settle(pg) -> None:
+    pg.wait_for_timeout(800)
+    wait_idle(pg, 90_000)
+    pg.wait_for_timeout(400)
+
+
+PAGES = [("", ".bpe-view .tk"), ("merges", ".merge-card")] + [
+    (f"insights?view={v}", "[data-testid=stTabs]") for v in INSIGHTS_TABS
+]
+
+KNOWN_CUT = {
+    "merges": "the Merges page's tables (why-this-pair candidates, merge table) are ~25 px wider than their column "
+    "at 1280 px (ui/merges, the live-view helper's files)",
+    "insights?view=diff": "the Vocabulary diff's two tables side by side are 9 px wider than the main area "
+    "(ui/insights_view.py, the Compare helper's file)",
+    "insights?view=pretok": "the pattern playground's two tables side by side are 9 px wider than the main area "
+    "(ui/insights_view.py, the Compare helper's file)",
+}
+"""Cuts this test found that are not fixed on this branch (they are in other helpers' files); not strict, as they
+depend on the width."""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize(
+    ("path", "selector"),
+    [
+        pytest.param(p, sel, marks=pytest.mark.xfail(reason=KNOWN_CUT[p], strict=False)) if p in KNOWN_CUT else (p, sel)
+        for p, sel in PAGES
+    ],
+)
+def test_nothing_is_cut_off(browser, server, width, path, selector):
+    ctx = browser.new_context(viewport={"width": width, "height": 900})
+    pg = ctx.new_page()
+    try:
+        pg.goto(f"{server}/{path}")
+        pg.wait_for_selector(selector, timeout=90_000)
+        settle(pg)
+        screenshot(pg, f"width-{width}-{path.replace('?view=', '-') or 'playground'}")
+        assert overflow(pg) == [], f"/{path} at {width} px"
+    finally:
+        ctx.close()

@@ -1,0 +1,77 @@
+"""Presentation mode: large token text and only the essentials, for a projector (issue 17.3).
+
+One sidebar toggle (:data:`ui.state_keys.PRESENT`, in links as ``present=1``).
+When it is on, :func:`apply` adds a style sheet that enlarges the coloured
+text and hides the secondary parts -- captions, legends, every metric card
+but the token count (and its delta), the whitespace toggle, the Merges page's
+charts and tables -- and tightens the
+page's top padding, so at 1280x720 the Playground shows ten or more lines of
+tokens and the Merges page its card beside the text.  On the Merges page a
+small script keeps the tokens the current merge made in view inside the
+text's scroll box (the page itself does not move).  Everything is CSS on the
+app's own class names and Streamlit's ``data-testid`` attributes: no page
+draws anything differently.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import state_keys as sk
+
+TOKEN_FONT = "1.4rem"
+"""The coloured text's font size in presentation mode (the normal view uses 15 px)."""
+
+CSS = f"""<style>
+[data-testid=stMainBlockContainer] {{ padding-top: 2.2rem !important; padding-bottom: 1rem !important; }}
+[data-testid=stMain] h1 {{ font-size: 1.6rem !important; padding: 0 0 .2rem 0 !important; }}
+[data-testid=stMain] [data-testid=stCaptionContainer],
+[data-testid=stMain] .bpe-legend,
+[data-testid=stMain] .js-plotly-plot,
+[data-testid=stMain] [data-testid=stPlotlyChart],
+[data-testid=stMain] [data-testid=stDataFrame],
+[data-testid=stMain] [data-testid=stExpander],
+[data-testid=stMain] .merge-examples,
+[data-testid=stMain] [data-testid=stMetricDelta],
+[data-testid=stMain] [data-testid=stCheckbox] {{ display: none !important; }}
+[data-testid=stMain] [data-testid=stHorizontalBlock]:has([data-testid=stMetric])
+    > [data-testid=stColumn]:not(:first-child) {{ display: none !important; }}
+[data-testid=stMain] [data-testid=stMetric] {{ padding: .15rem .6rem !important; }}
+[data-testid=stMain] [data-testid=stMetricValue] {{ font-size: 1.3rem !important; }}
+[data-testid=stMain] .bpe-view {{ font-size: {TOKEN_FONT} !important; line-height: 1.7 !important;
+    max-height: 66vh !important; padding: .4rem .7rem !important; }}
+</style>"""
+
+SCROLL_JS = """<script>
+(() => {
+  if (window.__bpePresentScroll) return;
+  window.__bpePresentScroll = true;
+  const follow = () => {
+    const hl = [...document.querySelectorAll('[data-testid=stMain] .bpe-view .tk.hl')].find(e => e.offsetParent);
+    if (!hl) return;
+    const box = hl.closest('.bpe-view');
+    const top = hl.offsetTop - box.offsetTop;
+    if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - hl.offsetHeight)
+      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+  };
+  new MutationObserver(follow).observe(document.body, {childList: true, subtree: true});
+  follow();
+})();
+</script>"""
+
+
+def toggle() -> bool:
+    """The sidebar's "Presentation mode" toggle; returns whether it is on."""
+    return st.toggle(
+        "Presentation mode",
+        key=sk.PRESENT,
+        persist_state="session",
+        help="Large token text and only the essentials, for a projector. In links as present=1.",
+    )
+
+
+def apply(on: bool) -> None:
+    """Add the presentation style sheet and the follow-the-new-tokens script (drawn in the sidebar: no space taken)."""
+    if on:
+        with st.sidebar:
+            st.html(CSS + SCROLL_JS, unsafe_allow_javascript=True)
