@@ -98,6 +98,11 @@ def _nav(pg, title: str) -> None:
     settle(pg)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 17 item 2 still open with the live Playground (the default since the live view landed): after "
+    "a pattern change the reopened link draws another segmentation; written against the server-drawn view",
+)
 def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browser, tmp_path):
     pg = page
     steps = []
