@@ -64,7 +64,8 @@ def test_ids_equal_hugging_face_unigram(name, seed):
     assert "\u2047" not in probe and ours.decode(ids) == hf.decode(ids, skip_special_tokens=False).replace(
         "<unk>", "\u2047"
     )
-    assert ours.encode(ours.decode(ids)) == ids
+    # no round trip is claimed here: an unknown token's characters are lost in decoding, and re-encoding the
+    # text around its surface can take other pieces (found with PYTHONHASHSEED=1, which draws another vocabulary)
 
 
 def test_trained_scores_equal_hugging_face():

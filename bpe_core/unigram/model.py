@@ -52,8 +52,9 @@ vocabulary.  The unknown token decodes as ``⁇`` (U+2047, SentencePiece's
 unknown surface, without the spaces SentencePiece puts around it; U+FFFD when
 a piece holds ``⁇``), not as its text ``<unk>`` as Hugging Face writes it:
 ``<unk>`` is a special token, which would cut the word in two on re-encoding
-and put a ``▁`` in front of the rest, whereas a character no piece holds is
-unknown again in the same place, so ``encode(decode(ids)) == ids``.  With any
+and put a ``▁`` in front of the rest.  (Decoding cannot give back the characters an
+unknown token stood for, so around unknown tokens ``encode(decode(ids))`` may
+take other pieces than ``ids``.)  With any
 other pattern pieces are plain substrings, decoding joins them, and the
 unknown token decodes as its text (split out again as a special token; a
 ``⁇`` could join two pre-tokens into one).
@@ -662,7 +663,7 @@ class UnigramTokenizer:
         docstring), and the first token's ``▁`` is kept (as a space) when it is
         a word of its own -- the text began with a space, which encoding does
         not mark again -- where Hugging Face's ``Metaspace`` decoder drops it; so
-        ``encode(decode(ids)) == ids`` for the ids of any text.
+        ``encode(decode(ids)) == ids`` for the ids of a text without unknown characters.
 
         Raises:
             ValueError: an id is not in this view.
