@@ -33,7 +33,7 @@ def _random_vocab(text: str, seed: int, *, drop_chars: float = 0.03) -> list[tup
             j = rng.randrange(i + 1, min(len(w), i + 10) + 1)
             subs.add(w[i:j])
     chars = {c for c in text.replace(" ", METASPACE)} | {METASPACE}
-    kept = {c for c in chars if rng.random() >= drop_chars}
+    kept = {c for c in sorted(chars) if rng.random() >= drop_chars}  # sorted: the same draws whatever the hash seed
     pieces = sorted((subs - chars) | kept)
     rng.shuffle(pieces)
     return [(p, -rng.choice([1.0, 2.0, 3.0, 4.5, 6.0, rng.uniform(0, 12)])) for p in pieces]
