@@ -64,47 +64,68 @@ def advance_if_playing(history: MergeHistory) -> None:
     p.tick()
 
 
+_CONTROL_WORDS: dict[str, dict[str, str]] = {
+    "merges": {
+        "first": "Step 0: no merge yet",
+        "prev": "One merge back",
+        "play": "Advance through the merges by themselves at the chosen speed",
+        "next": "One merge forward",
+        "last": "Step {n:,}: every merge applied",
+        "speed": "Play speed (merges per second)",
+        "slider": "Merge step",
+        "slider_help": "Step k shows the text after the first k merges, with merge #k highlighted.",
+    },
+    "pruning": {
+        "first": "Step 0: the trained vocabulary",
+        "prev": "One pruning round back",
+        "play": "Advance through the pruning rounds by themselves at the chosen speed",
+        "next": "One pruning round forward",
+        "last": "Step {n:,}: only the characters left",
+        "speed": "Play speed (rounds per second)",
+        "slider": "Pruning round",
+        "slider_help": (
+            "Step k shows the vocabulary after k pruning rounds (step 0: the trained vocabulary): each round "
+            "removes the pieces whose loss the text would miss least, then re-estimates the scores."
+        ),
+    },
+}
+"""The controls' words for each story a history tells (the same keys: one story is on the page at a time)."""
+
+
 def controls(history: MergeHistory) -> int:
-    """Draw first/previous/play/next/last, the speed and the step slider; return the step."""
-    if history.story == "pruning":
-        return _pruning_controls(history)
+    """Draw first/previous/play/next/last, the speed and the step slider, in the words of the history's story."""
+    words = _CONTROL_WORDS[history.story]
     p = playback(history)
     n, playing, k = history.n_steps, p.playing, p.step
     cols = st.columns([1, 1, 1.25, 1, 1, 2.6], vertical_alignment="bottom")
     cols[0].button(
         "First", key=sk.MERGE_FIRST, icon=":material/first_page:", on_click=p.go, kwargs={"to": 0},
-        disabled=k == 0, width="stretch", help="Step 0: no merge yet",
+        disabled=k == 0, width="stretch", help=words["first"],
     )  # fmt: skip
     cols[1].button(
         "Prev", key=sk.MERGE_PREV, icon=":material/chevron_left:", on_click=p.go, args=(-1,),
-        disabled=k == 0, width="stretch", help="One merge back",
+        disabled=k == 0, width="stretch", help=words["prev"],
     )  # fmt: skip
     cols[2].button(
         "Pause" if playing else "Play", key=sk.MERGE_PLAY,
         icon=":material/pause:" if playing else ":material/play_arrow:",
-        type="primary", on_click=p.toggle, width="stretch",
-        help="Advance through the merges by themselves at the chosen speed",
+        type="primary", on_click=p.toggle, width="stretch", help=words["play"],
     )  # fmt: skip
     cols[3].button(
         "Next", key=sk.MERGE_NEXT, icon=":material/chevron_right:", on_click=p.go, args=(1,),
-        disabled=k >= n, width="stretch", help="One merge forward",
+        disabled=k >= n, width="stretch", help=words["next"],
     )  # fmt: skip
     cols[4].button(
         "Last", key=sk.MERGE_LAST, icon=":material/last_page:", on_click=p.go, kwargs={"to": n},
-        disabled=k >= n, width="stretch", help=f"Step {n:,}: every merge applied",
+        disabled=k >= n, width="stretch", help=words["last"].format(n=n),
     )  # fmt: skip
     cols[5].select_slider(
-        "Play speed (merges per second)", options=list(SPEEDS), key=sk.MERGE_SPEED, on_change=p.speed_changed,
-        persist_state="session",
+        words["speed"], options=list(SPEEDS), key=sk.MERGE_SPEED, on_change=p.speed_changed, persist_state="session",
     )  # fmt: skip
     return st.slider(
-        "Merge step",
-        min_value=0,
-        max_value=n,
-        key=sk.MERGE_STEP,
-        persist_state="session",
-        help="Step k shows the text after the first k merges, with merge #k highlighted.",
-    )
+        words["slider"], min_value=0, max_value=n, key=sk.MERGE_STEP, persist_state="session",
+        help=words["slider_help"],
+    )  # fmt: skip
 
 
 def step_view(history: MergeHistory, text: str) -> None:
@@ -163,50 +184,6 @@ def stepper(history: MergeHistory, text: str) -> None:
         links.publish()  # a fragment's run does not reach app.py's publish: the link follows the step here
 
     _fragment()
-
-
-def _pruning_controls(history: UnigramPruningHistory) -> int:
-    """:func:`controls` in the words of pruning (the same keys: one story is on the page at a time)."""
-    p = playback(history)
-    n, playing, k = history.n_steps, p.playing, p.step
-    cols = st.columns([1, 1, 1.25, 1, 1, 2.6], vertical_alignment="bottom")
-    cols[0].button(
-        "First", key=sk.MERGE_FIRST, icon=":material/first_page:", on_click=p.go, kwargs={"to": 0},
-        disabled=k == 0, width="stretch", help="Step 0: the trained vocabulary",
-    )  # fmt: skip
-    cols[1].button(
-        "Prev", key=sk.MERGE_PREV, icon=":material/chevron_left:", on_click=p.go, args=(-1,),
-        disabled=k == 0, width="stretch", help="One pruning round back",
-    )  # fmt: skip
-    cols[2].button(
-        "Pause" if playing else "Play", key=sk.MERGE_PLAY,
-        icon=":material/pause:" if playing else ":material/play_arrow:",
-        type="primary", on_click=p.toggle, width="stretch",
-        help="Advance through the pruning rounds by themselves at the chosen speed",
-    )  # fmt: skip
-    cols[3].button(
-        "Next", key=sk.MERGE_NEXT, icon=":material/chevron_right:", on_click=p.go, args=(1,),
-        disabled=k >= n, width="stretch", help="One pruning round forward",
-    )  # fmt: skip
-    cols[4].button(
-        "Last", key=sk.MERGE_LAST, icon=":material/last_page:", on_click=p.go, kwargs={"to": n},
-        disabled=k >= n, width="stretch", help=f"Step {n:,}: only the characters left",
-    )  # fmt: skip
-    cols[5].select_slider(
-        "Play speed (rounds per second)", options=list(SPEEDS), key=sk.MERGE_SPEED, on_change=p.speed_changed,
-        persist_state="session",
-    )  # fmt: skip
-    return st.slider(
-        "Pruning round",
-        min_value=0,
-        max_value=n,
-        key=sk.MERGE_STEP,
-        persist_state="session",
-        help=(
-            "Step k shows the vocabulary after k pruning rounds (step 0: the trained vocabulary): each round "
-            "removes the pieces whose loss the text would miss least, then re-estimates the scores."
-        ),
-    )
 
 
 def pruning_step_view(history: UnigramPruningHistory, text: str) -> None:
