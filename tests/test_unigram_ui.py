@@ -107,3 +107,39 @@ def test_lattice_html_shows_scores_of_the_runners_up_in_order(tok):
     body = lattice_html(w)
     totals = [float(x) for x in re.findall(r'<span class="tot">(?:best:|#\d+:) (-?[\d.]+)</span>', body)]
     assert totals == sorted(totals, reverse=True) and len(totals) == 1 + len(w.runners_up) > 1
+
+
+def test_a_unigram_token_hover_says_piece_and_score_not_merge(tok):
+    """The hover and dialog label of a learned piece: its place among the kept pieces and its score.
+
+    The score is checked against Hugging Face's reading of the exported tokenizer.json (its vocab's score).
+    """
+    import json
+
+    from tokenizers import Tokenizer
+
+    from bpe_core import unigram_to_hf_json
+    from ui import render
+    from ui.algorithms import view_of
+
+    hf = Tokenizer.from_str(unigram_to_hf_json(tok))
+    hf_scores = {p: s for p, s in json.loads(hf.to_str())["model"]["vocab"]}
+    label = lambda i: view_of(tok.algorithm).rank_label(tok, i)  # noqa: E731 -- what ui.view passes
+    learned = [s for s in tok.token_spans(TEXT) if s.rank is not None]
+    assert learned
+    for s in learned[:20]:
+        tip = render.token_tooltip(s, label)
+        first = tip.splitlines()[0]
+        piece = tok.id_to_token(s.id)
+        assert first == f"id {s.id} · piece #{s.id - tok.min_vocab_size + 1:,}, score {hf_scores[piece]:.2f}"
+        assert "merge" not in tip
+    # BPE keeps its words: a merge
+    assert view_of("bpe").rank_label(train_bpe_small(), 260) == "merge #5"
+    html_ = render.tokens_html(learned[:3], rank_label=label)
+    assert "piece #" in html_ and "merge #" not in html_
+
+
+def train_bpe_small():
+    from bpe_core import train_bpe
+
+    return train_bpe("hug pug pun bun hugs " * 10, 261)

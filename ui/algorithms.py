@@ -168,6 +168,9 @@ class AlgorithmView:
         steps_html: ``steps_html(tok.encode_steps(text), colour)``: the Encode page's drawing of
             the steps, when they are not :class:`~bpe_core.steps.PieceSteps` (Unigram's lattices);
             ``None`` for the page's own step lines.
+        rank_label: ``rank_label(tok, token_id)``: what a learned token's
+            :meth:`~bpe_core.interface.Tokenizer.rank_of` means, for the token's hover and dialog
+            (``"merge #12"``; Unigram: ``"piece #12, score -7.31"``).
     """
 
     name: str
@@ -191,6 +194,7 @@ class AlgorithmView:
     compare_curve: bool = False
     trained_note: Callable[[TrainedTokenizer], str] = lambda tok: f"**{len(tok.trace):,}** merges learned"
     steps_html: Callable[..., str] | None = None
+    rank_label: Callable[[TrainedTokenizer, int], str] = lambda tok, i: f"merge #{tok.rank_of(i) + 1:,}"
 
     @property
     def label(self) -> str:
@@ -358,6 +362,8 @@ register(
         specials_help="<unk> stands for characters the vocabulary cannot spell, so keep it. Type to add your own.",
         trained_note=_unigram_trained_note,
         steps_html=_unigram_steps_html,
+        # a learned piece's rank is its place among the pieces training kept (kept longest first), not a merge
+        rank_label=lambda tok, i: f"piece #{tok.rank_of(i) + 1:,}, score {tok.scores[i]:.2f}",
     )
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import colorsys
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from bpe_core.spans import TokenSpan, display_bytes
 from ui import state_keys as sk
@@ -172,14 +172,23 @@ def _visible(text: str, show_whitespace: bool) -> str:
     return "".join(out)
 
 
-def token_tooltip(span: TokenSpan) -> str:
+def token_tooltip(span: TokenSpan, rank_label: Callable[[int], str] | None = None) -> str:
     """Plain-text hover text of a token: id, kind or merge rank, vocabulary string, bytes in hex.
+
+    ``rank_label(token_id)`` says what a learned token's rank is (the tokenizer's
+    :attr:`ui.algorithms.AlgorithmView.rank_label`); default ``"merge #<rank + 1>"``.
 
     The vocabulary string is shown only when it differs from the text drawn (WordPiece:
     ``##ing`` drawn as ``ing``, ``hugg`` drawn as ``Hugg`` when lower-casing, ``[UNK]``).
     """
     kind = (
-        "special token" if span.is_special else (f"merge #{span.rank + 1}" if span.rank is not None else "base token")
+        "special token"
+        if span.is_special
+        else "base token"
+        if span.rank is None
+        else rank_label(span.id)
+        if rank_label is not None
+        else f"merge #{span.rank + 1}"
     )
     hexes = " ".join(f"{b:02X}" for b in span.token_bytes[:24]) + (" …" if len(span.token_bytes) > 24 else "")
     lines = [f"id {span.id} · {kind}"]
@@ -205,6 +214,7 @@ def tokens_html(
     highlight: Mapping[int, int | None] | None = None,
     mode: str | None = None,
     max_rank: int | None = None,
+    rank_label: Callable[[int], str] | None = None,
 ) -> str:
     """HTML of coloured tokens (without the style sheet, see :data:`CSS`).
 
@@ -228,6 +238,8 @@ def tokens_html(
         mode: colour mode, a key of :data:`COLOUR_MODES` (see :func:`token_colours`);
             ``None`` = the sidebar's choice (:func:`session_colour_mode`).
         max_rank: top of the ``"rank"`` scale (default: the largest rank drawn).
+        rank_label: ``rank_label(token_id)``, a learned token's rank in words for its hover
+            (:func:`token_tooltip`); default ``"merge #<rank + 1>"``.
 
     Returns:
         An HTML string; every text and attribute value from ``spans`` is escaped.
@@ -274,7 +286,7 @@ def tokens_html(
         if s.id in highlight:
             classes.append("hl")
             content = _with_seam(s, highlight[s.id], show_whitespace) or content
-        tip = html.escape(token_tooltip(s), quote=True)
+        tip = html.escape(token_tooltip(s, rank_label), quote=True)
         style = f"background:{colours[i]}"
         parts.append(
             f'<span class="{" ".join(classes)}" style="{style}" data-id="{s.id}" data-tip="{tip}">{content}</span>'

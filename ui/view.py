@@ -298,7 +298,12 @@ def coloured_text(
     spans = tok.token_spans(prefix)[:MAX_DRAW_TOKENS]
     merges = tok.vocab_size - tok.min_vocab_size  # the rank colours span this tokenizer's merges, first to last
     body = render.tokens_html(
-        spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=prefix, max_rank=max(merges - 1, 0)
+        spans,
+        show_whitespace=show_whitespace,
+        total_tokens=total_tokens,
+        text=prefix,
+        max_rank=max(merges - 1, 0),
+        rank_label=lambda i: view_of(tok.algorithm).rank_label(tok, i),
     )
     st.html(render.CSS + body)
     st.html(render.CSS + view_of(tok.algorithm).legend_html)

@@ -116,6 +116,7 @@ DEFAULT_SEED_SIZE = 1_000_000
 ProgressCallback = Callable[[str, int, int], None]
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
+_SPAN_CHUNK = 4096  # used pieces whose alternatives are found together (bounds the sub-lattices' memory)
 _TINY = 1e-10  # the smallest expected count the M-step uses (digamma(0) is -inf)
 
 
@@ -172,7 +173,8 @@ def count_unigram_words(
         if is_special:
             n_special += 1
         elif metaspace:
-            counts.update(rx.findall(segment))
+            for part in _chunks(segment):  # a bounded list of words at a time (a 20 MB text has 3.5 M)
+                counts.update(rx.findall(part))
         else:
             counts.update(iter_pretoken_strings(segment, rx))
     if metaspace:
@@ -181,6 +183,27 @@ def count_unigram_words(
             merged[metaspace_word(w)] += c
         counts = merged
     return dict(counts), n_special
+
+
+_CHUNK_CHARS = 1 << 20
+
+
+def _chunks(segment: str):
+    """``segment`` in pieces of about :data:`_CHUNK_CHARS` characters, each cut just before a space or ``▁``.
+
+    A SentencePiece-style word starts at a space or ``▁`` (or at the segment's
+    start), so cutting there gives the same words as the whole segment.
+    """
+    n = len(segment)
+    a = 0
+    while a < n:
+        b = a + _CHUNK_CHARS
+        if b >= n:
+            yield segment[a:]
+            return
+        cut = min((i for i in (segment.find(" ", b), segment.find("\u2581", b)) if i >= 0), default=n)
+        yield segment[a:cut]
+        a = cut
 
 
 # ---------------------------------------------------------------------------
@@ -216,8 +239,14 @@ class _Lattices:
     """The lattices of many strings at once: arcs ``(string, start, end, piece)``, processed a layer at a time.
 
     Nodes are numbered per string: string ``w`` has nodes ``node0[w] .. node0[w] + len[w]``.
-    Arrays are kept in two orders: by end (forward, Viterbi) and by start
-    (backward); :meth:`keep` filters both without re-sorting.
+    Arcs are stored in forward order (by end offset, then end node; Viterbi and
+    the forward pass), with ``bw``, the permutation of the backward order (by
+    start offset descending, then start node); :meth:`keep` filters both
+    without re-sorting.  Memory per arc: ``S``, ``P``, ``W`` and ``bw``
+    (``int32``), ``L`` (``uint8`` while pieces are shorter than 256
+    characters) and each order's group index (``int32``), about 25 bytes; the
+    passes work one layer (or one chunk of arcs) at a time, so their
+    temporaries are per layer, not per arc of the corpus.
     """
 
     def __init__(self, lens: np.ndarray, arc_w: np.ndarray, arc_s: np.ndarray, arc_len: np.ndarray, arc_p: np.ndarray):
@@ -225,35 +254,44 @@ class _Lattices:
         self.node0 = np.zeros(len(lens) + 1, dtype=np.int64)
         np.cumsum(self.lens + 1, out=self.node0[1:])
         self.n_nodes = int(self.node0[-1])
-        s_node = self.node0[arc_w] + arc_s
-        e_off = arc_s.astype(np.int64) + arc_len
         maxlen = int(arc_len.max()) if len(arc_len) else 1
+        ldt = np.uint8 if maxlen < 256 else np.int16 if maxlen < 32768 else np.int32
         nn = self.n_nodes
-        # forward order: by end offset, end node, then start ascending (longest first)
-        key = (e_off * nn + s_node + arc_len) * (maxlen + 1) + (maxlen - arc_len)
+        # forward order: by end offset, end node, then start ascending (longest first); built in place
+        key = arc_s.astype(np.int64)
+        key += arc_len  # end offset
+        key *= nn
+        key += self.node0[arc_w]
+        key += arc_s
+        key += arc_len  # end node
+        key *= maxlen + 1
+        key += maxlen
+        key -= arc_len
         fw = np.argsort(key, kind="stable")
         del key
         # int32 everywhere below: nodes, offsets and pieces stay far under 2**31, and memory halves
-        self.S = s_node[fw].astype(np.int32)
-        self.L = arc_len[fw].astype(np.int32)
-        self.P = arc_p[fw].astype(np.int32)
         self.W = arc_w[fw].astype(np.int32)
-        self.Eoff = e_off[fw].astype(np.int32)
+        s = arc_s[fw].astype(np.int32)
+        s += self.node0[self.W].astype(np.int32)
+        self.S = s
+        del s
+        self.L = arc_len[fw].astype(ldt)
+        self.P = arc_p[fw].astype(np.int32)
         del fw
-        # backward order (a permutation of the forward arrays): by start offset descending, then start node
-        s_off = (self.Eoff - self.L).astype(np.int64)
-        bkey = (int(s_off.max(initial=0)) - s_off) * nn + self.S
+        # backward order: by start offset descending, then start node
+        bkey = self.S - self.node0[self.W]  # start offset
+        bkey *= -nn
+        bkey += self.S
         self.bw = np.argsort(bkey, kind="stable").astype(np.int32)
-        del bkey, s_off
-        self.bs = np.argsort(self.S, kind="stable").astype(np.int32)  # by start node
+        del bkey
         self._layers()
 
     def keep(self, mask: np.ndarray) -> None:
         """Keep only the arcs where ``mask`` (forward order) is true."""
         newpos = (np.cumsum(mask) - 1).astype(np.int32)
         self.bw = newpos[self.bw[mask[self.bw]]]
-        self.bs = newpos[self.bs[mask[self.bs]]]
-        self.S, self.L, self.P, self.W, self.Eoff = (a[mask] for a in (self.S, self.L, self.P, self.W, self.Eoff))
+        del newpos
+        self.S, self.L, self.P, self.W = (a[mask] for a in (self.S, self.L, self.P, self.W))
         self._layers()
 
     @staticmethod
@@ -264,46 +302,57 @@ class _Lattices:
             return []
         brk = np.flatnonzero(group_key[1:] != group_key[:-1]) + 1
         gstarts = np.concatenate(([0], brk))
+        del brk
         lbrk = np.flatnonzero(layer_key[1:] != layer_key[:-1]) + 1
         lstarts = np.concatenate(([0], lbrk, [n]))
         gidx = np.searchsorted(gstarts, lstarts)
         out = []
         for j in range(len(lstarts) - 1):
             a, b = int(lstarts[j]), int(lstarts[j + 1])
-            rel = gstarts[gidx[j] : gidx[j + 1]] - a
+            rel = (gstarts[gidx[j] : gidx[j + 1]] - a).astype(np.int32)
             row = np.repeat(np.arange(len(rel), dtype=np.int32), np.diff(np.append(rel, b - a)))
             out.append((a, b, rel, row))
         return out
 
     def _layers(self) -> None:
+        start0 = self.node0[:-1].astype(np.int32)[self.W]  # each arc's string's first node
         E = self.S + self.L
-        self.E = E
-        self.fw_layers = self._groups(self.Eoff, E)
-        bS = self.S[self.bw]
-        self.bw_layers = self._groups(self.Eoff[self.bw] - self.L[self.bw], bS)
+        self.fw_layers = self._groups(E - start0, E)
         self.fw_nodes = [E[a + rel] for a, b, rel, row in self.fw_layers]
+        del E
+        bw = self.bw
+        bS = self.S[bw]
+        self.bw_layers = self._groups(bS - start0[bw], bS)
         self.bw_nodes = [bS[a + rel] for a, b, rel, row in self.bw_layers]
+
+    _CHUNK = 1 << 18  # arcs per chunk of the posterior pass
 
     def forward_backward(self, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
         """Expected piece counts over all segmentations (weighted by ``weights`` per string), and ``-sum w log Z``."""
-        sc = scores[self.P]
+        S, L, P, W = self.S, self.L, self.P, self.W
         alpha = np.zeros(self.n_nodes)
-        S = self.S
         for (a, b, rel, row), nodes in zip(self.fw_layers, self.fw_nodes):
-            v = alpha[S[a:b]] + sc[a:b]
+            v = alpha[S[a:b]]
+            v += scores[P[a:b]]
             alpha[nodes] = _lse(v, rel, row)
         beta = np.zeros(self.n_nodes)
         bw = self.bw
-        bE = self.E[bw]
-        bsc = sc[bw]
         for (a, b, rel, row), nodes in zip(self.bw_layers, self.bw_nodes):
-            v = beta[bE[a:b]] + bsc[a:b]
+            idx = bw[a:b]
+            v = beta[S[idx] + L[idx]]
+            v += scores[P[idx]]
             beta[nodes] = _lse(v, rel, row)
         logz = alpha[self.node0[1:] - 1]
-        post = alpha[S] + sc + beta[self.E] - logz[self.W]
-        np.exp(post, out=post)
-        post *= weights[self.W]
-        expected = np.bincount(self.P, weights=post, minlength=len(scores))
+        expected = np.zeros(len(scores))
+        for a in range(0, len(S), self._CHUNK):
+            s, w, p = S[a : a + self._CHUNK], W[a : a + self._CHUNK], P[a : a + self._CHUNK]
+            post = alpha[s]
+            post += scores[p]
+            post += beta[s + L[a : a + self._CHUNK]]
+            post -= logz[w]
+            np.exp(post, out=post)
+            post *= weights[w]
+            expected += np.bincount(p, weights=post, minlength=len(scores))
         return expected, float(-(weights * logz).sum())
 
     def viterbi(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -311,12 +360,12 @@ class _Lattices:
 
         Ties go to the arc starting earliest (the encoder's and Hugging Face's rule).
         """
-        sc = scores[self.P]
         best = np.zeros(self.n_nodes)
         barc = np.full(self.n_nodes, -1, dtype=np.int64)
-        S = self.S
+        S, P = self.S, self.P
         for (a, b, rel, row), nodes in zip(self.fw_layers, self.fw_nodes):
-            v = best[S[a:b]] + sc[a:b]
+            v = best[S[a:b]]
+            v += scores[P[a:b]]
             if len(rel) == len(v):
                 barc[nodes] = np.arange(a, b)
                 best[nodes] = v
@@ -742,30 +791,33 @@ def _loss_increase(
     pa_p = lat.P[path_arcs]
     first = np.full(n_pieces, -1, dtype=np.int64)
     first[pa_p[::-1]] = path_arcs[::-1]
-    host = first[used]
-    u0 = lat.S[host]
-    k = piece_len[used]
-    # arcs starting inside each span, from the arcs sorted by start node
-    order = lat.bs
+    order = np.argsort(lat.S, kind="stable").astype(np.int32)  # arcs by start node
     sS = lat.S[order]
-    lo = np.searchsorted(sS, u0, side="left")
-    hi = np.searchsorted(sS, u0 + k, side="left")
-    cnt = hi - lo
-    rep = np.repeat(np.arange(len(used)), cnt)
-    idx = order[np.repeat(lo, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
-    s_off = lat.S[idx] - u0[rep]
-    a_len = lat.L[idx]
-    inside = (s_off + a_len <= k[rep]) & ~((s_off == 0) & (a_len == k[rep]))
-    rep, s_off, a_len, idx = rep[inside], s_off[inside], a_len[inside], idx[inside]
-    sub = _Lattices(k, rep, s_off, a_len, lat.P[idx])
-    _best, barc = sub.viterbi(scores)
-    aw, aa = sub.paths(barc)
-    alt_p = sub.P[aa]
-    f = freq[used]
+    f_all = freq[used]
     total = freq.sum()
-    n_alt = np.bincount(aw, minlength=len(used)).astype(np.float64)
-    logsum_alt = np.log(total + f * (n_alt - 1))
-    logprob_alt = np.bincount(aw, weights=np.log(freq[alt_p] + f[aw]), minlength=len(used)) - n_alt * logsum_alt
-    logprob_sp = np.log(f) - math.log(total)
-    inc[used] = f * (logprob_sp - logprob_alt)
+    # the pieces a chunk at a time: the arcs inside their spans (up to max_piece_length ** 2 each) stay small
+    for c in range(0, len(used), _SPAN_CHUNK):
+        chunk = used[c : c + _SPAN_CHUNK]
+        u0 = lat.S[first[chunk]]
+        k = piece_len[chunk]
+        # arcs starting inside each span, from the arcs sorted by start node
+        lo = np.searchsorted(sS, u0, side="left")
+        hi = np.searchsorted(sS, u0 + k, side="left")
+        cnt = hi - lo
+        rep = np.repeat(np.arange(len(chunk)), cnt)
+        idx = order[np.repeat(lo, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
+        s_off = lat.S[idx] - u0[rep]
+        a_len = lat.L[idx]
+        inside = (s_off + a_len <= k[rep]) & ~((s_off == 0) & (a_len == k[rep]))
+        rep, s_off, a_len, idx = rep[inside], s_off[inside], a_len[inside], idx[inside]
+        sub = _Lattices(k, rep, s_off, a_len, lat.P[idx])
+        _best, barc = sub.viterbi(scores)
+        aw, aa = sub.paths(barc)
+        alt_p = sub.P[aa]
+        f = f_all[c : c + _SPAN_CHUNK]
+        n_alt = np.bincount(aw, minlength=len(chunk)).astype(np.float64)
+        logsum_alt = np.log(total + f * (n_alt - 1))
+        logprob_alt = np.bincount(aw, weights=np.log(freq[alt_p] + f[aw]), minlength=len(chunk)) - n_alt * logsum_alt
+        logprob_sp = np.log(f) - math.log(total)
+        inc[chunk] = f * (logprob_sp - logprob_alt)
     return inc
