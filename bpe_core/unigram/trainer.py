@@ -249,7 +249,13 @@ class _Lattices:
     temporaries are per layer, not per arc of the corpus.
     """
 
-    def __init__(self, lens: np.ndarray, arc_w: np.ndarray, arc_s: np.ndarray, arc_len: np.ndarray, arc_p: np.ndarray):
+    def __init__(self, lens: np.ndarray, arcs: list[np.ndarray]):
+        """``lens``: each string's length; ``arcs``: ``[string, start offset, length, piece]`` per arc.
+
+        ``arcs`` is emptied as its arrays are consumed, so that they are freed
+        (when the caller holds no other reference) before the next is built.
+        """
+        arc_w, arc_s, arc_len = arcs[0], arcs[1], arcs[2]
         self.lens = lens.astype(np.int64)
         self.node0 = np.zeros(len(lens) + 1, dtype=np.int64)
         np.cumsum(self.lens + 1, out=self.node0[1:])
@@ -261,7 +267,8 @@ class _Lattices:
         key = arc_s.astype(np.int64)
         key += arc_len  # end offset
         key *= nn
-        key += self.node0[arc_w]
+        for c in range(0, len(key), self._CHUNK):  # + the string's first node (no int64 temporary per arc)
+            key[c : c + self._CHUNK] += self.node0[arc_w[c : c + self._CHUNK]]
         key += arc_s
         key += arc_len  # end node
         key *= maxlen + 1
@@ -271,12 +278,19 @@ class _Lattices:
         del key
         # int32 everywhere below: nodes, offsets and pieces stay far under 2**31, and memory halves
         self.W = arc_w[fw].astype(np.int32)
+        del arc_w
+        arcs[0] = None
         s = arc_s[fw].astype(np.int32)
-        s += self.node0[self.W].astype(np.int32)
+        del arc_s
+        arcs[1] = None
+        s += self.node0[:-1].astype(np.int32)[self.W]
         self.S = s
         del s
         self.L = arc_len[fw].astype(ldt)
-        self.P = arc_p[fw].astype(np.int32)
+        del arc_len
+        arcs[2] = None
+        self.P = arcs[3][fw].astype(np.int32)
+        arcs.clear()
         del fw
         # backward order: by start offset descending, then start node
         bkey = self.S - self.node0[self.W]  # start offset
@@ -421,7 +435,8 @@ def _keep_candidates(level_pos: list, level_gram: list, level_freq: list, level_
 def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
     """Required characters and frequent right-branching substrings; their arcs in every word.
 
-    Returns ``(pieces, freqs, n_chars, lens, arc_w, arc_s, arc_len, arc_p)``.
+    Returns ``(pieces, freqs, n_chars, lens, [arc_w, arc_s, arc_len, arc_p])``: the arcs as
+    ``int32`` arrays (``arc_len`` ``uint8`` when ``max_len < 256``).
     """
     flat = "".join(words)
     lens = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
@@ -500,19 +515,14 @@ def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
         Ph = P[hit]
         aw.append(wid[Ph])
         as_.append((Ph - wstart[wid[Ph]]).astype(np.int32))
-        al.append(np.full(len(Ph), j + 1, dtype=np.int32))
+        al.append(np.full(len(Ph), j + 1, dtype=np.uint8 if max_len < 256 else np.int32))
         ap.append(sp[hit])
         level_pos[j] = level_gram[j] = None  # free each level once its arcs are out
-    return (
-        pieces,
-        np.concatenate(freqs),
-        n_chars,
-        lens,
-        np.concatenate(aw),
-        np.concatenate(as_),
-        np.concatenate(al),
-        np.concatenate(ap),
-    )
+    arcs = []
+    for parts in (aw, as_, al, ap):  # one array at a time, its parts freed as it is made
+        arcs.append(np.concatenate(parts))
+        parts.clear()
+    return pieces, np.concatenate(freqs), n_chars, lens, arcs
 
 
 # ---------------------------------------------------------------------------
@@ -635,15 +645,14 @@ def train_unigram(
     t1 = time.perf_counter()
     if progress:
         progress("seed", 0, 1)
-    pieces, freqs, n_chars, lens, arc_w, arc_s, arc_len, arc_p = _seed(words, counts, max_piece_length, seed_size)
+    pieces, freqs, n_chars, lens, arcs = _seed(words, counts, max_piece_length, seed_size)
     collide = set(specials) & set(pieces)
     if collide:
         raise ValueError(
             f"special token {sorted(collide)[0]!r} is also a piece of the text's words; choose special tokens "
             "that cannot occur inside a word"
         )
-    lat = _Lattices(lens, arc_w, arc_s, arc_len, arc_p)
-    del arc_w, arc_s, arc_len, arc_p
+    lat = _Lattices(lens, arcs)  # empties arcs
     if progress:
         progress("seed", 1, 1)
     seed_seconds = time.perf_counter() - t1
@@ -810,7 +819,7 @@ def _loss_increase(
         a_len = lat.L[idx]
         inside = (s_off + a_len <= k[rep]) & ~((s_off == 0) & (a_len == k[rep]))
         rep, s_off, a_len, idx = rep[inside], s_off[inside], a_len[inside], idx[inside]
-        sub = _Lattices(k, rep, s_off, a_len, lat.P[idx])
+        sub = _Lattices(k, [rep, s_off, a_len, lat.P[idx]])
         _best, barc = sub.viterbi(scores)
         aw, aa = sub.paths(barc)
         alt_p = sub.P[aa]
