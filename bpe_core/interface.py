@@ -251,9 +251,12 @@ class TrainingSpec:
         pattern: pre-tokenization pattern name (``"gpt2"``, ``"bert"``, ...) or regex source.
         special_tokens: special-token strings, in id order.
         lowercase: lower-case the text before pre-tokenization (algorithms that offer it).
+        byte_fallback: encode characters outside the vocabulary as byte pieces ``<0xNN>``
+            instead of the unknown token (Unigram; the byte-level BPE needs none, and
+            the other trainers ignore it).
 
     >>> TrainingSpec("wordpiece", 70, special_tokens=("[UNK]",)).key()
-    ('wordpiece', 70, 'gpt2', ('[UNK]',), False)
+    ('wordpiece', 70, 'gpt2', ('[UNK]',), False, False)
     """
 
     algorithm: str = "bpe"
@@ -261,6 +264,7 @@ class TrainingSpec:
     pattern: str = "gpt2"
     special_tokens: tuple[str, ...] = field(default=())
     lowercase: bool = False
+    byte_fallback: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.special_tokens, tuple):
@@ -268,7 +272,10 @@ class TrainingSpec:
 
     def key(self) -> tuple:
         """The spec as a plain tuple (cache keys, equality across processes)."""
-        return (self.algorithm, self.vocab_size, self.pattern, self.special_tokens, bool(self.lowercase))
+        return (
+            self.algorithm, self.vocab_size, self.pattern, self.special_tokens, bool(self.lowercase),
+            bool(self.byte_fallback),
+        )  # fmt: skip
 
     def replace(self, **changes: Any) -> TrainingSpec:
         """A copy with some fields changed."""

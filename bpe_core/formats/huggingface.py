@@ -387,7 +387,7 @@ def unigram_to_hf_json(tok: UnigramTokenizer) -> str:
     exactly as this package does:
 
     * ``model``: ``{"type": "Unigram", "unk_id", "vocab": [[piece, score], ...],
-      "byte_fallback": false}`` with the view's ids and scores (special tokens
+      "byte_fallback"}`` with the view's ids and scores (special tokens
       included, with their scores, so that Hugging Face's ``min_score`` -- and so
       the unknown penalty -- is the same);
     * ``added_tokens``: every special token (``<unk>`` included), ``special: true``,
@@ -429,6 +429,8 @@ def unigram_to_hf_json(tok: UnigramTokenizer) -> str:
     else:
         pre = {"type": "Split", "pattern": {"Regex": tok.pattern}, "behavior": "Isolated", "invert": False}
         dec = {"type": "Fuse"}
+    if tok.byte_fallback:  # byte pieces back to bytes, then as before
+        dec = {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, dec]}
     data = {
         "version": "1.0",
         "truncation": None,
@@ -453,7 +455,7 @@ def unigram_to_hf_json(tok: UnigramTokenizer) -> str:
             "type": "Unigram",
             "unk_id": tok.unknown_id,
             "vocab": [[p, s] for p, s in zip(pieces, scores)],
-            "byte_fallback": False,
+            "byte_fallback": tok.byte_fallback,
         },
     }
     return json.dumps(data, ensure_ascii=False)
@@ -475,8 +477,8 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
 
     Raises:
         ValueError: not a Unigram ``tokenizer.json``, or something this
-            package cannot reproduce exactly (a normaliser, byte fallback, no
-            ``unk_id``, another pre-tokenizer, a repeated piece); the message
+            package cannot reproduce exactly (a normaliser, byte fallback without
+            the 256 byte pieces, no ``unk_id``, another pre-tokenizer, a repeated piece); the message
             names it.
 
     >>> tok = UnigramTokenizer.from_pieces([("▁a", -1.0), ("a", -2.0), ("▁", -2.0)])
@@ -494,10 +496,6 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
     model = obj["model"]
     if model.get("type") != "Unigram":
         raise ValueError(f"{filename}: the model is {model.get('type')!r}, not 'Unigram'")
-    if model.get("byte_fallback"):
-        raise ValueError(
-            f"{filename}: byte fallback is not supported for Unigram here (the file sets byte_fallback: true)"
-        )
     if obj.get("normalizer") is not None:
         kind = obj["normalizer"].get("type") if isinstance(obj["normalizer"], Mapping) else obj["normalizer"]
         raise ValueError(f"{filename}: the file has a {kind!r} normalizer, which this package does not apply")
@@ -523,10 +521,13 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
         specials.append(unk)
     pieces = [p for p, _ in vocab]
     scores = [s for _, s in vocab]
-    return UnigramTokenizer.from_states(
-        pieces, specials, unk, base=len(pieces), sizes=[len(pieces)], scores=[scores], name=filename,
-        pattern_name=pattern,
-    )  # fmt: skip
+    try:
+        return UnigramTokenizer.from_states(
+            pieces, specials, unk, base=len(pieces), sizes=[len(pieces)], scores=[scores], name=filename,
+            pattern_name=pattern, byte_fallback=bool(model.get("byte_fallback")),
+        )  # fmt: skip
+    except ValueError as exc:
+        raise ValueError(f"{filename}: {exc}") from None
 
 
 def _unigram_pattern(pre: Any) -> str:

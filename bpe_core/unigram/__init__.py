@@ -13,11 +13,12 @@ Importing this package registers the ``"unigram"`` algorithm in
 
 from ..interface import Algorithm, register_algorithm
 from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_PATTERN
-from .model import DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
+from .model import BYTE_PIECES, DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .trace import LatticeArc, PruneRound, Segmentation, UnigramReplay, WordLattice
 from .trainer import DEFAULT_SEED_SIZE, count_unigram_words, train_unigram
 
 __all__ = [
+    "BYTE_PIECES",
     "DEFAULT_SEED_SIZE",
     "DEFAULT_UNK_TOKEN",
     "METASPACE",
@@ -38,7 +39,9 @@ __all__ = [
 def _train_spec(text, spec, *, progress=None, num_workers=None) -> UnigramTokenizer:
     """:data:`bpe_core.interface.ALGORITHMS`' trainer for ``"unigram"`` (``num_workers`` is not used)."""
     del num_workers  # words are counted in this process
-    return train_unigram(text, spec.vocab_size, spec.special_tokens, spec.pattern, progress=progress)
+    return train_unigram(
+        text, spec.vocab_size, spec.special_tokens, spec.pattern, progress=progress, byte_fallback=spec.byte_fallback
+    )
 
 
 register_algorithm(

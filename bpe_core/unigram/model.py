@@ -84,7 +84,7 @@ from .encoder import (
 )
 from .trace import PruneRound, UnigramReplay, WordLattice, word_lattice
 
-__all__ = ["DEFAULT_UNK_TOKEN", "UnigramTokenizer", "UnigramTrainingInfo"]
+__all__ = ["BYTE_PIECES", "DEFAULT_UNK_TOKEN", "UnigramTokenizer", "UnigramTrainingInfo"]
 
 DEFAULT_UNK_TOKEN = "<unk>"
 """The unknown token's text (SentencePiece's and Hugging Face's default)."""
@@ -92,6 +92,11 @@ DEFAULT_UNK_TOKEN = "<unk>"
 FORMAT = "bpe-playground/unigram"
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
+
+BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
+"""The byte pieces of byte fallback, ``<0x00>`` .. ``<0xFF>`` (SentencePiece's and Hugging Face's names)."""
+
+_BYTE_VALUE = {p: b for b, p in enumerate(BYTE_PIECES)}
 
 UNKNOWN_SURFACES = ("\u2047", "\ufffd")
 """What ``decode`` writes for the unknown token with SentencePiece-style words: the first no piece holds."""
@@ -141,10 +146,11 @@ class _States:
     """What all views of one tokenizer share: the pieces, specials, states and trace."""
 
     __slots__ = (
-        "base", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "tables", "tokens0", "unk_id",
+        "base", "byte_ids", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "tables", "tokens0",
+        "unk_id",
     )  # fmt: skip
 
-    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds, tokens0=None):
+    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds, tokens0=None, byte_ids=None):
         self.pieces: list[str] = pieces
         self.specials: dict[str, int] = specials
         self.special_ids: frozenset[int] = frozenset(specials.values())
@@ -155,6 +161,7 @@ class _States:
         self.rounds: list[PruneRound] = rounds
         self.tables: dict[int, PieceTable] = {}  # the last few views' encoding tables, by size
         self.tokens0: int | None = tokens0  # the training text's tokens at state 0, when known
+        self.byte_ids: list[int] | None = byte_ids  # byte fallback: the id of <0x00> .. <0xFF>, else None
 
 
 class UnigramTokenizer:
@@ -231,6 +238,7 @@ class UnigramTokenizer:
         training: UnigramTrainingInfo | None = None,
         train_words: tuple[dict[str, int], int] | None = None,
         initial_tokens: int | None = None,
+        byte_fallback: bool = False,
     ) -> UnigramTokenizer:
         """Build a tokenizer from its parts (what the trainer and :meth:`from_dict` call).
 
@@ -252,6 +260,10 @@ class UnigramTokenizer:
                 training text, for :meth:`training_text_tokens`.
             initial_tokens: tokens of the training text at the first state
                 (``sizes[0]``), when known (the later states' are in ``rounds``).
+            byte_fallback: characters outside the vocabulary are encoded as
+                the pieces ``<0x00>`` .. ``<0xFF>`` of their UTF-8 bytes (which
+                must all be among the first ``base`` ids) instead of the unknown
+                token; byte pieces are never matched in the text.
 
         Raises:
             ValueError: inconsistent parts (the message says which).
@@ -278,9 +290,18 @@ class UnigramTokenizer:
             raise ValueError("each training state needs one score per id")
         if not 0 < base <= sizes[-1]:
             raise ValueError(f"min_vocab_size {base} must be between 1 and the smallest state {sizes[-1]}")
+        byte_ids = None
+        if byte_fallback:
+            byte_ids = [index.get(BYTE_PIECES[b], -1) for b in range(256)]
+            bad = next((b for b, i in enumerate(byte_ids) if not 0 <= i < base), None)
+            if bad is not None:
+                raise ValueError(
+                    f"byte fallback needs the piece {BYTE_PIECES[bad]!r} among the first {base} ids (the smallest "
+                    "state); it is missing or later"
+                )
         st = _States(
             pieces, dict(sorted(specials.items(), key=lambda kv: kv[1])), specials[unk_token], base, sizes,
-            [[float(x) for x in sc[:sz]] for sc, sz in zip(scores, sizes)], list(rounds), initial_tokens,
+            [[float(x) for x in sc[:sz]] for sc, sz in zip(scores, sizes)], list(rounds), initial_tokens, byte_ids,
         )  # fmt: skip
         if n is None:
             n = sizes[0]
@@ -297,8 +318,13 @@ class UnigramTokenizer:
         *,
         pattern: str = SENTENCEPIECE,
         name: str = "Unigram",
+        byte_fallback: bool = False,
     ) -> UnigramTokenizer:
         """A tokenizer of fixed pieces and scores (no training states): special tokens, ``<unk>``, then ``pieces``.
+
+        With ``byte_fallback`` the 256 byte pieces ``<0x00>`` .. ``<0xFF>``
+        (score 0.0) come between ``<unk>`` and ``pieces``, SentencePiece's
+        layout (``byte_fallback=True``, no ``<s>``/``</s>``).
 
         Args:
             pieces: ``(piece, score)`` in id order after the special tokens.
@@ -307,6 +333,7 @@ class UnigramTokenizer:
             unk_token: the unknown token's text.
             pattern: ``"sentencepiece"`` or a pattern name / regex.
             name: display name.
+            byte_fallback: unknown characters as their UTF-8 byte pieces (see :meth:`from_states`).
 
         Returns:
             A tokenizer whose only state is the whole vocabulary (special tokens score 0.0).
@@ -318,11 +345,12 @@ class UnigramTokenizer:
         if unk_token not in specials:
             specials.append(unk_token)
         items = list(pieces)
-        texts = specials + [p for p, _ in items]
-        scores = [0.0] * len(specials) + [float(s) for _, s in items]
+        head = specials + (list(BYTE_PIECES) if byte_fallback else [])
+        texts = head + [p for p, _ in items]
+        scores = [0.0] * len(head) + [float(s) for _, s in items]
         return cls.from_states(
             texts, specials, unk_token, base=len(texts), sizes=[len(texts)], scores=[scores], name=name,
-            pattern_name=pattern,
+            pattern_name=pattern, byte_fallback=byte_fallback,
         )  # fmt: skip
 
     # -- sizes and views ---------------------------------------------------------
@@ -392,6 +420,7 @@ class UnigramTokenizer:
             st.pieces[:n], list(st.specials), self.unk_token, base=st.base, sizes=sizes, scores=scores,
             rounds=rounds, n=n, name=self.name, pattern_name=self.pattern_name, training=self.training,
             train_words=self._train_words, initial_tokens=self.training_text_tokens(),
+            byte_fallback=self.byte_fallback,
         )  # fmt: skip
         tok._st.tables[n] = tok._table = self._table_()  # the same pieces and scores
         tok._cache = self._cache
@@ -441,6 +470,11 @@ class UnigramTokenizer:
         return dict(self._st.specials)
 
     @property
+    def byte_fallback(self) -> bool:
+        """Characters outside the vocabulary are encoded as byte pieces ``<0xNN>`` (else as :attr:`unknown_id`)."""
+        return self._st.byte_ids is not None
+
+    @property
     def unknown_id(self) -> int:
         """The id of ``<unk>``, which stands for characters the vocabulary cannot spell."""
         return self._st.unk_id
@@ -485,11 +519,23 @@ class UnigramTokenizer:
         """The id of a piece in this view, or ``None``."""
         self._table_()
         i = self._table.piece_ids.get(piece) if piece not in self._st.specials else self._st.specials[piece]
+        if i is None and self._st.byte_ids is not None and piece in _BYTE_VALUE:
+            i = self._st.byte_ids[_BYTE_VALUE[piece]]
         return i
 
     def token_bytes(self, token_id: int) -> bytes:
-        """The UTF-8 of the token's piece (``▁`` included, as the piece has it)."""
-        return self.id_to_token(token_id).encode("utf-8")
+        """The UTF-8 of the token's piece (``▁`` included, as the piece has it); a byte piece's one byte."""
+        piece = self.id_to_token(token_id)
+        b = self._byte_of(token_id)
+        return piece.encode("utf-8") if b is None else bytes([b])
+
+    def _byte_of(self, token_id: int) -> int | None:
+        """The byte a byte-fallback piece stands for, else ``None``."""
+        ids = self._st.byte_ids
+        if ids is None:
+            return None
+        b = _BYTE_VALUE.get(self._st.pieces[token_id])
+        return b if b is not None and ids[b] == token_id else None
 
     def describe_token(self, token_id: int) -> str:
         """The token's piece, ``▁`` included."""
@@ -517,7 +563,8 @@ class UnigramTokenizer:
             table = st.tables.get(self._n)
             if table is None:
                 sc = self.scores
-                ids = {st.pieces[i]: i for i in range(self._n) if i not in st.special_ids}
+                skip = st.special_ids | frozenset(st.byte_ids or ())  # byte pieces are never matched in the text
+                ids = {st.pieces[i]: i for i in range(self._n) if i not in skip}
                 table = PieceTable(ids, sc, st.unk_id, min(sc))
                 if len(st.tables) >= 8:
                     st.tables.pop(next(iter(st.tables)))
@@ -552,7 +599,14 @@ class UnigramTokenizer:
         """The ids of one lattice word (``"▁"``-prefixed for SentencePiece-style words), cached."""
         ids = self._cache.get(word)
         if ids is None:
-            ids = tuple(i for _s, _e, i in viterbi(word, self._table_()))
+            arcs = viterbi(word, self._table_())
+            byte_ids, unk = self._st.byte_ids, self._st.unk_id
+            if byte_ids is None:
+                ids = tuple(i for _s, _e, i in arcs)
+            else:  # byte fallback: an unknown run as the byte pieces of its UTF-8 (Hugging Face's and SentencePiece's)
+                ids = tuple(
+                    x for s, e, i in arcs for x in ((i,) if i != unk else (byte_ids[b] for b in word[s:e].encode()))
+                )
             if len(self._cache) >= 1 << 18:
                 self._cache.clear()
             self._cache[word] = ids
@@ -624,7 +678,14 @@ class UnigramTokenizer:
             shift = ws - (len(word) - len(orig))  # original offset of lattice position 0 (ws - 1 when "▁" was put in)
             for s, e, i in self._word_arcs(word):
                 a, b = max(ws, shift + s), shift + e
-                if i == unk:
+                if i == unk and self._st.byte_ids is not None:  # byte fallback: each character's bytes
+                    for q in range(s, e):
+                        cb = word[q].encode("utf-8")
+                        qa, qb = max(ws, shift + q), shift + q + 1
+                        for x in cb:
+                            tid = self._st.byte_ids[x]
+                            out.append(TokenSpan(tid, bytes([x]), f"<0x{x:02X}>", qa, qb, False, len(cb) > 1))
+                elif i == unk:
                     out.append(TokenSpan(i, pieces[i].encode("utf-8"), word[s:e], a, b, True))
                 else:
                     p = pieces[i]
@@ -672,6 +733,8 @@ class UnigramTokenizer:
         ids = list(ids)
         for i in ids:
             self._check_id(i)
+        if self._st.byte_ids is not None and any(self._byte_of(i) is not None for i in ids):
+            return self._decode_bytes(ids)
         if not self._metaspace:
             return "".join(pieces[i] for i in ids)
         unk = self._st.unk_id
@@ -687,6 +750,30 @@ class UnigramTokenizer:
             if not alone:
                 parts[0] = parts[0].removeprefix(" ")
         return "".join(parts)
+
+    def _decode_bytes(self, ids: list[int]) -> str:
+        """Decode with byte pieces: each run of them is UTF-8 (an invalid sequence -> U+FFFD), the rest as usual."""
+        pieces, unk, specials = self._st.pieces, self._st.unk_id, self._st.special_ids
+        out: list[str] = []
+        for is_byte, group in itertools.groupby(ids, key=lambda i: self._byte_of(i) is not None):
+            g = list(group)
+            if is_byte:
+                out.append(bytes(self._byte_of(i) for i in g).decode("utf-8", errors="replace"))
+            elif not self._metaspace:
+                out.append("".join(pieces[i] for i in g))
+            else:
+                out.extend(self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in g)
+        if self._metaspace and ids[0] not in specials and self._byte_of(ids[0]) is None:
+            # the first word's "▁" is the mark encoding put in front of the text, unless it is "▁" alone
+            nxt = ids[1] if len(ids) > 1 else None
+            alone = pieces[ids[0]] == METASPACE and (
+                nxt is None
+                or (nxt in specials and nxt != unk)
+                or (self._byte_of(nxt) is None and pieces[nxt].startswith(METASPACE))
+            )
+            if not alone:
+                out[0] = out[0].removeprefix(" ")
+        return "".join(out)
 
     def _unknown_surface(self) -> str:
         """The first of :data:`UNKNOWN_SURFACES` that no piece of this view holds (else the unknown token's text)."""
@@ -744,6 +831,7 @@ class UnigramTokenizer:
             "state_scores": scores,
             "trace": rounds,
             "training": asdict(self.training) if self.training is not None else None,
+            "byte_fallback": self.byte_fallback,
         }
 
     @classmethod
@@ -786,7 +874,7 @@ class UnigramTokenizer:
             resolve_pattern(pattern_name)  # a custom regex must compile
         return cls.from_states(
             pieces, specials, unk, base=base, sizes=sizes, scores=scores, rounds=rounds, n=sizes[0], name=name,
-            pattern_name=pattern_name, training=training,
+            pattern_name=pattern_name, training=training, byte_fallback=bool(data.get("byte_fallback", False)),
         )  # fmt: skip
 
     def save(self, path: str | os.PathLike) -> None:

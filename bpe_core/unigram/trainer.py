@@ -105,7 +105,7 @@ from ..pretokenize import (
     validate_special_tokens,
 )
 from .encoder import SENTENCEPIECE, SENTENCEPIECE_RX, metaspace_word
-from .model import DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
+from .model import BYTE_PIECES, DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .trace import PruneRound
 
 __all__ = ["DEFAULT_SEED_SIZE", "TrainingCancelled", "count_unigram_words", "digamma", "train_unigram"]
@@ -561,6 +561,7 @@ def train_unigram(
     max_piece_length: int = 16,
     em_iterations: int = 2,
     seed_size: int = DEFAULT_SEED_SIZE,
+    byte_fallback: bool = False,
 ) -> UnigramTokenizer:
     """Train a Unigram tokenizer (see the module docstring for the exact rules).
 
@@ -584,6 +585,11 @@ def train_unigram(
         max_piece_length: the longest piece, in characters.
         em_iterations: EM iterations after the seed and after each round.
         seed_size: the seed vocabulary's size at most (characters included).
+        byte_fallback: add the 256 byte pieces ``<0x00>`` .. ``<0xFF>`` (score
+            0, after the special tokens, counted in ``vocab_size``, never
+            removed) and encode characters outside the vocabulary as the pieces
+            of their UTF-8 bytes instead of ``<unk>`` (SentencePiece's
+            ``byte_fallback=True``, Hugging Face ``Unigram``'s ``byte_fallback``).
 
     Returns:
         The :class:`UnigramTokenizer` at ``vocab_size`` (or at the seed size,
@@ -607,6 +613,8 @@ def train_unigram(
     """
     specials = list(validate_special_tokens(special_tokens))
     _check(vocab_size, unk_token, percent_to_remove, max_piece_length, em_iterations, seed_size)
+    if not isinstance(byte_fallback, bool):
+        raise TypeError(f"byte_fallback must be a bool, got {type(byte_fallback).__name__}")
     if pattern != SENTENCEPIECE:
         resolve_pattern(pattern)
     raw = _read_text(text)
@@ -618,7 +626,7 @@ def train_unigram(
         )
     if unk_token not in specials:
         specials.append(unk_token)
-    n_spec = len(specials)
+    n_spec = len(specials) + (len(BYTE_PIECES) if byte_fallback else 0)  # the ids before the characters
 
     t0 = time.perf_counter()
     if progress:
@@ -638,19 +646,19 @@ def train_unigram(
     if vocab_size < base:
         raise ValueError(
             f"vocab_size {vocab_size} is below the minimum for this text: Unigram needs at least {base} "
-            f"({len(specials)} special tokens with {unk_token!r} + {n_chars_text} characters of the text, "
-            "which are kept so that every word can be spelt)"
+            f"({len(specials)} special tokens with {unk_token!r} + {'256 byte pieces + ' * byte_fallback}"
+            f"{n_chars_text} characters of the text, which are kept so that every word can be spelt)"
         )
 
     t1 = time.perf_counter()
     if progress:
         progress("seed", 0, 1)
     pieces, freqs, n_chars, lens, arcs = _seed(words, counts, max_piece_length, seed_size)
-    collide = set(specials) & set(pieces)
+    collide = (set(specials) | (set(BYTE_PIECES) if byte_fallback else set())) & set(pieces)
     if collide:
         raise ValueError(
-            f"special token {sorted(collide)[0]!r} is also a piece of the text's words; choose special tokens "
-            "that cannot occur inside a word"
+            f"special token or byte piece {sorted(collide)[0]!r} is also a piece of the text's words; choose "
+            "special tokens that cannot occur inside a word"
         )
     lat = _Lattices(lens, arcs)  # empties arcs
     if progress:
@@ -747,7 +755,7 @@ def train_unigram(
     order_ids = np.concatenate([char_order] + [g[::-1] for g in reversed(removal_seq)]).astype(np.int64)
     id_of = np.empty(n_pieces, dtype=np.int64)
     id_of[order_ids] = np.arange(n_pieces) + n_spec
-    texts = specials + [pieces[i] for i in order_ids.tolist()]
+    texts = specials + (list(BYTE_PIECES) if byte_fallback else []) + [pieces[i] for i in order_ids.tolist()]
     alive_now = np.ones(n_pieces, dtype=bool)
     id_scores = []
     for k, sc in enumerate(state_scores):
@@ -769,7 +777,7 @@ def train_unigram(
     full = UnigramTokenizer.from_states(
         texts, specials, unk_token, base=base, sizes=sizes, scores=id_scores, rounds=rounds, n=n, name=name,
         pattern_name=pname, training=info, train_words=(word_counts, n_special_occ),
-        initial_tokens=info.initial_tokens,
+        initial_tokens=info.initial_tokens, byte_fallback=byte_fallback,
     )  # fmt: skip
     return full.truncated()  # max_vocab_size is the trained size; the states above are not offered
 
