@@ -27,7 +27,7 @@ if live_view.plays_merges(history) and not st.session_state.get(sk.SERVER_VIEW):
         st.session_state.get(sk.MERGE_STEP, 1),
         show_whitespace=st.session_state.get(sk.SHOW_WS, True),
         colour_mode=render.session_colour_mode(),
-        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get(sk.PRESENT) else 1.0,
+        present=bool(st.session_state.get(sk.PRESENT)),
         step_key=sk.MERGE_STEP,
     )
     w1, w2 = st.columns(2, gap="large")

@@ -23,7 +23,8 @@ TOKEN_FONT = "1.4rem"
 """The coloured text's font size in presentation mode (the normal view uses 15 px)."""
 
 CSS = f"""<style>
-[data-testid=stMainBlockContainer] {{ padding-top: 2.2rem !important; padding-bottom: 1rem !important; }}
+[data-testid=stHeader] {{ background: transparent !important; }}
+[data-testid=stMainBlockContainer] {{ padding-top: 1.2rem !important; padding-bottom: 1rem !important; }}
 [data-testid=stMain] h1 {{ font-size: 1.6rem !important; padding: 0 0 .2rem 0 !important; }}
 [data-testid=stMain] [data-testid=stCaptionContainer],
 [data-testid=stMain] .bpe-legend,
@@ -38,7 +39,7 @@ CSS = f"""<style>
     > [data-testid=stColumn]:not(:first-child) {{ display: none !important; }}
 [data-testid=stMain] [data-testid=stMetric] {{ padding: .15rem .6rem !important; }}
 [data-testid=stMain] [data-testid=stMetricValue] {{ font-size: 1.3rem !important; }}
-[data-testid=stMain] .bpe-view {{ font-size: {TOKEN_FONT} !important; line-height: 1.7 !important;
+[data-testid=stMain] .bpe-view:not(.live-text) {{ font-size: {TOKEN_FONT} !important; line-height: 1.7 !important;
     max-height: 66vh !important; padding: .4rem .7rem !important; }}
 </style>"""
 

@@ -507,7 +507,7 @@ class LiveView {
     const m = this.model;
     this.data = data;
     this.root.style.setProperty("--bpe-scale", String(data.scale || 1));
-    this.root.classList.toggle("presenting", (data.scale || 1) > 1);
+    this.root.classList.toggle("presenting", !!data.present || (data.scale || 1) > 1); // compact layout (live.css)
     this.slider.min = String(m.lo);
     this.slider.max = String(m.hi);
     this.controls.hidden = m.lo === m.hi;
@@ -843,6 +843,7 @@ class MergesView {
   configure(data, fresh) {
     this.data = data;
     this.root.style.setProperty("--bpe-scale", String(data.scale || 1));
+    this.root.classList.toggle("presenting", !!data.present); // compact layout (live.css)
     if (fresh) this.reported = [];
     const echo = this.reported.includes(data.step);
     let k = this.step;
@@ -1041,6 +1042,7 @@ class MergesView {
       : "The text before any merge: one token per byte.";
     this.drawCard();
     this.firstMade = first; // scrolled into sight at the next frame, when the layout is fresh anyway
+    if (!this.playing) requestAnimationFrame(() => this.keepInSight()); // a step, the slider, a new page
   }
 
   hover(ev, on) {
