@@ -30,7 +30,8 @@ if live_view.plays_merges(history) and not st.session_state.get(sk.SERVER_VIEW):
         present=bool(st.session_state.get(sk.PRESENT)),
         step_key=sk.MERGE_STEP,
     )
-    w1, w2 = st.columns(2, gap="large")
+    # the candidates table needs ~400 px: at 1280 px two equal columns with a large gap leave it 376
+    w1, w2 = st.columns([6, 5], gap="medium")
     with w1:
         st.subheader("Why this pair?", divider="gray")
         why_panel(history, k, False)
