@@ -81,3 +81,44 @@ def test_nothing_is_cut_off(browser, server, width, path, selector):
         assert overflow(pg) == [], f"/{path} at {width} px"
     finally:
         ctx.close()
+
+
+SHOT_PAGES = {
+    "playground": ("", ".bpe-view .tk"),
+    "merges": ("merges", ".merge-card"),
+    "compare": ("compare", ".bpe-view .tk"),
+    "insights": ("insights", "[data-testid=stTabs]"),
+    "encode": ("encode", "[data-testid=stMain] h1"),
+}
+SHOT_SIZES = ((390, 844), (1280, 720), (1440, 900))
+
+PAGE_FITS = """() => {
+    const main = document.querySelector('[data-testid=stMain]');
+    return {page: document.documentElement.scrollWidth, window: innerWidth,
+            main: main.scrollWidth, mainBox: main.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("name", SHOT_PAGES)
+def test_screenshots_of_every_page_at_phone_projector_and_desktop_width(browser, server, name):
+    """Screenshots (the first screen and the whole page) at 390x844, 1280x720 and 1440x900 into ``artifacts/``.
+
+    At each size the page itself never scrolls sideways: wide content wraps or scrolls inside its own box.
+    """
+    path, selector = SHOT_PAGES[name]
+    for width, height in SHOT_SIZES:
+        ctx = browser.new_context(viewport={"width": width, "height": height})
+        pg = ctx.new_page()
+        try:
+            pg.goto(f"{server}/{path}")
+            pg.wait_for_selector(selector, timeout=120_000)
+            settle(pg)
+            screenshot(pg, f"page-{name}-{width}x{height}")  # the first screen
+            fits = pg.evaluate(PAGE_FITS)
+            assert fits["page"] <= fits["window"] and fits["main"] <= fits["mainBox"], (name, width, fits)
+            tall = pg.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
+            pg.set_viewport_size({"width": width, "height": min(max(tall, height), 12_000)})
+            pg.wait_for_timeout(600)
+            screenshot(pg, f"page-{name}-{width}-full")
+        finally:
+            ctx.close()

@@ -6,11 +6,14 @@ text and hides the secondary parts -- captions, legends, every metric card
 but the token count (and its delta), the whitespace toggle, the Merges page's
 charts and tables -- and tightens the
 page's top padding, so at 1280x720 the Playground shows ten or more lines of
-tokens and the Merges page its card beside the text.  On the Merges page a
-small script keeps the tokens the current merge made in view inside the
-text's scroll box (the page itself does not move).  Everything is CSS on the
-app's own class names and Streamlit's ``data-testid`` attributes: no page
-draws anything differently.
+tokens and the Merges page its card beside the text.  On the server-drawn
+Merges page a small script keeps the tokens the current merge made in view
+inside the text's scroll box (the page itself does not move; the browser
+player does this itself).  Everything here is CSS on the app's own class names
+and Streamlit's ``data-testid`` attributes; the live views (:mod:`ui.live_view`)
+are told with their ``present`` argument and compact their own slider and
+counts (the slider and the token count on one row, token text at
+:data:`ui.live_view.PRESENTATION_SCALE` times 15 px).
 """
 
 from __future__ import annotations
