@@ -43,7 +43,7 @@ CSS = f"""<style>
 [data-testid=stMain] [data-testid=stMetric] {{ padding: .15rem .6rem !important; }}
 [data-testid=stMain] [data-testid=stMetricValue] {{ font-size: 1.3rem !important; }}
 [data-testid=stMain] .bpe-view:not(.live-text) {{ font-size: {TOKEN_FONT} !important; line-height: 1.7 !important;
-    max-height: 66vh !important; padding: .4rem .7rem !important; }}
+    max-height: calc(100vh - 260px) !important; padding: .4rem .7rem !important; }}
 </style>"""
 
 SCROLL_JS = """<script>
