@@ -27,10 +27,11 @@ if live_view.plays_merges(history) and not st.session_state.get(sk.SERVER_VIEW):
         st.session_state.get(sk.MERGE_STEP, 1),
         show_whitespace=st.session_state.get(sk.SHOW_WS, True),
         colour_mode=render.session_colour_mode(),
-        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get(sk.PRESENT) else 1.0,
+        present=bool(st.session_state.get(sk.PRESENT)),
         step_key=sk.MERGE_STEP,
     )
-    w1, w2 = st.columns(2, gap="large")
+    # the candidates table needs ~400 px: at 1280 px two equal columns with a large gap leave it 376
+    w1, w2 = st.columns([6, 5], gap="medium")
     with w1:
         st.subheader("Why this pair?", divider="gray")
         why_panel(history, k, False)

@@ -35,7 +35,7 @@ else:  # the live view: the slider, counts and text redraw in the browser
         trained_on_text=settings.imported is None,
         show_whitespace=show_ws,
         colour_mode=render.session_colour_mode(),
-        font_scale=live_view.PRESENTATION_SCALE if st.session_state.get(sk.PRESENT) else 1.0,
+        present=bool(st.session_state.get(sk.PRESENT)),
     )
     current = tok.with_vocab_size(size)
     st.html(render.CSS + view_of(tok.algorithm).legend_html)

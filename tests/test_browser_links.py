@@ -40,11 +40,14 @@ def observe(pg) -> dict:
             path: location.pathname,
             views: [...document.querySelectorAll('.bpe-view')].map(v => [...v.querySelectorAll('.tk')]
                        .map(e => e.textContent).join('\\u2502')),
-            metrics: [...document.querySelectorAll('[data-testid=stMetric]')].map(m => m.innerText),
-            sliders: [...document.querySelectorAll('[data-testid=stSlider] input[type=range]')].map(s => s.value),
+            metrics: [...document.querySelectorAll('[data-testid=stMetric], .bpe-live .live-card')]
+                       .map(m => m.innerText),
+            sliders: [...document.querySelectorAll('[data-testid=stSlider] input[type=range], '
+                                                   + '.bpe-live input[type=range]')].map(s => s.value),
             card: txt('.merge-card .no'),
             tab: txt('[role=tab][aria-selected=true]'),
             counts: (main ? main.innerText : '').match(/[\\d,]+ tokens · [^\\n]*/g) || [],
+            warnings: (document.body.innerText.match(/[^\\n]*Session State API[^\\n]*/g) || []),
         };
     }"""
     )
@@ -74,6 +77,7 @@ def reopen_and_compare(browser, pg, what: str) -> dict:
             wait_idle(other)
             deadline -= 1
             again = observe(other)
+        assert seen["warnings"] == [], f"after {what}: Streamlit warned about a widget default"
         for key in seen:
             assert again[key] == seen[key], f"after {what}: {key} differs\nlink: {url}"
         assert query(other.url) == query(url), f"after {what}: the reopened page rewrote its address"
@@ -98,11 +102,6 @@ def _nav(pg, title: str) -> None:
     settle(pg)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 17 item 2 still open with the live Playground (the default since the live view landed): after "
-    "a pattern change the reopened link draws another segmentation; written against the server-drawn view",
-)
 def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browser, tmp_path):
     pg = page
     steps = []

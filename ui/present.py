@@ -6,11 +6,14 @@ text and hides the secondary parts -- captions, legends, every metric card
 but the token count (and its delta), the whitespace toggle, the Merges page's
 charts and tables -- and tightens the
 page's top padding, so at 1280x720 the Playground shows ten or more lines of
-tokens and the Merges page its card beside the text.  On the Merges page a
-small script keeps the tokens the current merge made in view inside the
-text's scroll box (the page itself does not move).  Everything is CSS on the
-app's own class names and Streamlit's ``data-testid`` attributes: no page
-draws anything differently.
+tokens and the Merges page its card beside the text.  On the server-drawn
+Merges page a small script keeps the tokens the current merge made in view
+inside the text's scroll box (the page itself does not move; the browser
+player does this itself).  Everything here is CSS on the app's own class names
+and Streamlit's ``data-testid`` attributes; the live views (:mod:`ui.live_view`)
+are told with their ``present`` argument and compact their own slider and
+counts (the slider and the token count on one row, token text at
+:data:`ui.live_view.PRESENTATION_SCALE` times 15 px).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ TOKEN_FONT = "1.4rem"
 """The coloured text's font size in presentation mode (the normal view uses 15 px)."""
 
 CSS = f"""<style>
-[data-testid=stMainBlockContainer] {{ padding-top: 2.2rem !important; padding-bottom: 1rem !important; }}
+[data-testid=stHeader] {{ background: transparent !important; }}
+[data-testid=stMainBlockContainer] {{ padding-top: 1.2rem !important; padding-bottom: 1rem !important; }}
 [data-testid=stMain] h1 {{ font-size: 1.6rem !important; padding: 0 0 .2rem 0 !important; }}
 [data-testid=stMain] [data-testid=stCaptionContainer],
 [data-testid=stMain] .bpe-legend,
@@ -38,8 +42,8 @@ CSS = f"""<style>
     > [data-testid=stColumn]:not(:first-child) {{ display: none !important; }}
 [data-testid=stMain] [data-testid=stMetric] {{ padding: .15rem .6rem !important; }}
 [data-testid=stMain] [data-testid=stMetricValue] {{ font-size: 1.3rem !important; }}
-[data-testid=stMain] .bpe-view {{ font-size: {TOKEN_FONT} !important; line-height: 1.7 !important;
-    max-height: 66vh !important; padding: .4rem .7rem !important; }}
+[data-testid=stMain] .bpe-view:not(.live-text) {{ font-size: {TOKEN_FONT} !important; line-height: 1.7 !important;
+    max-height: calc(100vh - 260px) !important; padding: .4rem .7rem !important; }}
 </style>"""
 
 SCROLL_JS = """<script>

@@ -43,8 +43,8 @@ MAX_DRAW_CHARS = 20_000
 MAX_DRAW_TOKENS = 6_000
 """... and at most this many tokens (as the server view, ``ui.view``)."""
 
-PRESENTATION_SCALE = 1.6
-"""Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`, issue 17 item 3)."""
+PRESENTATION_SCALE = 1.5
+"""Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`, issue 17 item 3): 15 px -> 22.5 px."""
 
 _component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=False)
 
@@ -200,6 +200,12 @@ def cached_payload(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on
     return payload
 
 
+def _presentation(font_scale: float | None, present: bool) -> dict[str, Any]:
+    """The payload's ``scale`` (token text size factor) and ``present`` (compact layout) entries."""
+    scale = (PRESENTATION_SCALE if present else 1.0) if font_scale is None else float(font_scale)
+    return {"scale": scale, "present": bool(present)}
+
+
 def _copy_size(component_key: str, key: str) -> None:
     """Callback: the browser's final size -> the shared session value (before the page runs).
 
@@ -224,7 +230,8 @@ def live_text(
     trained_on_text: bool = True,
     show_whitespace: bool = True,
     colour_mode: str = "cycle",
-    font_scale: float = 1.0,
+    font_scale: float | None = None,
+    present: bool = False,
     key: str = "live_view",
     size_key: str = "vocab_size",
 ) -> tuple[int, int | None]:
@@ -236,7 +243,9 @@ def live_text(
         trained_on_text: ``tok`` was trained on ``text`` (the counts come from its trace).
         show_whitespace: draw spaces, tabs and newlines visibly.
         colour_mode: a key of ``ui.render.COLOUR_MODES``.
-        font_scale: token text size factor (presentation mode: e.g. 1.6).
+        font_scale: token text size factor; ``None``: :data:`PRESENTATION_SCALE` when ``present``, else 1.
+        present: presentation mode (:mod:`ui.present`): the slider and the token count on one row,
+            the other counts, the note under the text and the token-id list hidden.
         key: the component's widget key.
         size_key: the session-state key of the shared vocabulary size.
 
@@ -246,7 +255,7 @@ def live_text(
     """
     size = session_size(tok, size_key)
     payload = dict(cached_payload(tok, text, trained_on_text))
-    payload.update(size=size, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
+    payload.update(size=size, ws=bool(show_whitespace), mode=colour_mode, **_presentation(font_scale, present))
     st.session_state[sk.component_version_key(key)] = payload["v"]
     result = _component(
         key=key,
@@ -320,7 +329,8 @@ def merges_player(
     *,
     show_whitespace: bool = True,
     colour_mode: str = "cycle",
-    font_scale: float = 1.0,
+    font_scale: float | None = None,
+    present: bool = False,
     key: str = "merges_player",
     step_key: str = "merge_step",
 ) -> int:
@@ -336,7 +346,8 @@ def merges_player(
         step: the step to show (0 = no merge) when the page draws.
         show_whitespace: draw spaces, tabs and newlines visibly.
         colour_mode: a key of ``ui.render.COLOUR_MODES``.
-        font_scale: token text size factor (presentation mode).
+        font_scale: token text size factor; ``None``: :data:`PRESENTATION_SCALE` when ``present``, else 1.
+        present: presentation mode (:mod:`ui.present`): the text box fits the window beside the card.
         key: the component's widget key.
         step_key: the session-state key of the Merges page's step.
 
@@ -349,7 +360,7 @@ def merges_player(
     payload = dict(merges_payload(tok, text))
     n = tok.max_vocab_size - tok.min_vocab_size
     step = min(max(int(step), 0), n)
-    payload.update(step=step, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
+    payload.update(step=step, ws=bool(show_whitespace), mode=colour_mode, **_presentation(font_scale, present))
     st.session_state[sk.component_version_key(key)] = payload["v"]
     _component(key=key, data=payload, on_step_change=lambda: _copy_step(key, step_key))
     return st.session_state.get(step_key, step)

@@ -507,7 +507,7 @@ class LiveView {
     const m = this.model;
     this.data = data;
     this.root.style.setProperty("--bpe-scale", String(data.scale || 1));
-    this.root.classList.toggle("presenting", (data.scale || 1) > 1);
+    this.root.classList.toggle("presenting", !!data.present || (data.scale || 1) > 1); // compact layout (live.css)
     this.slider.min = String(m.lo);
     this.slider.max = String(m.hi);
     this.controls.hidden = m.lo === m.hi;
@@ -515,14 +515,15 @@ class LiveView {
     // the server's size wins on a new payload, or when it changed on the server's side; an echo of a
     // size this view reported is stale once the user has moved on (a rerun answers a report late)
     let size = this.size;
-    if (this.appliedVersion !== data.v) this.reported = [];
+    const fresh = this.appliedVersion !== data.v; // a new text or tokenizer: always redrawn, even at the same size
+    if (fresh) this.reported = [];
     const echo = this.reported.includes(data.size);
-    if (this.appliedVersion !== data.v || (data.size !== this.serverSize && !echo)) size = data.size;
+    if (fresh || (data.size !== this.serverSize && !echo)) size = data.size;
     if (echo) this.reported = this.reported.slice(this.reported.indexOf(data.size) + 1);
     this.appliedVersion = data.v;
     this.serverSize = data.size;
     size = Math.min(Math.max(size, m.lo), m.hi);
-    if (size !== this.size || this.mode !== data.mode || this.ws !== data.ws) {
+    if (fresh || size !== this.size || this.mode !== data.mode || this.ws !== data.ws) {
       this.mode = data.mode;
       this.ws = data.ws;
       this.slider.value = String(size);
@@ -842,6 +843,7 @@ class MergesView {
   configure(data, fresh) {
     this.data = data;
     this.root.style.setProperty("--bpe-scale", String(data.scale || 1));
+    this.root.classList.toggle("presenting", !!data.present); // compact layout (live.css)
     if (fresh) this.reported = [];
     const echo = this.reported.includes(data.step);
     let k = this.step;
@@ -1040,6 +1042,7 @@ class MergesView {
       : "The text before any merge: one token per byte.";
     this.drawCard();
     this.firstMade = first; // scrolled into sight at the next frame, when the layout is fresh anyway
+    if (!this.playing) requestAnimationFrame(() => this.keepInSight()); // a step, the slider, a new page
   }
 
   hover(ev, on) {
