@@ -76,14 +76,17 @@ if not entries:
     st.stop()
 
 size = None
+live = False
 if compare.uses_slider(settings, picked or [], patterns):
     try:
         with st.spinner("Training…"):
             trained = compare.sidebar_tokenizer(settings)
-        size = view.vocab_slider(trained)
+        live = compare.draws_live(trained)
+        size = compare.live_slider(trained) if live else view.vocab_slider(trained)
         st.caption(
             f"The vocabulary size of the {view_of(settings.spec.algorithm).short} the sidebar trains, "
             "shared with the Playground: ids stay the same at every size."
+            + (" Its columns follow the slider as you drag; the figures below follow when you let go." if live else "")
         )
     except (ValueError, TypeError):
         pass  # its column below says why
@@ -111,7 +114,15 @@ highlight = t1.toggle(
 )
 links.keep(sk.SHOW_WS, True)  # not value=: links set it
 show_ws = t2.toggle("Show whitespace", key=sk.SHOW_WS, persist_state="session")
-n_diff, n_words = compare.draw_views(builts, text, metrics, show_whitespace=show_ws, highlight=highlight)
+n_diff, n_words = compare.draw_views(
+    builts,
+    text,
+    metrics,
+    show_whitespace=show_ws,
+    highlight=highlight,
+    live=live,
+    on_training_text=source == "Training text" and settings.imported is None,
+)
 if highlight:
     st.caption(f"{n_diff:,} of the {n_words:,} words shown are split differently by the selected tokenizers.")
 

@@ -32,6 +32,7 @@ RARE = "ሰላም 𝔘𝔫𝔦 똠 naïve  tabs\tand\r\nlines"
 def fresh(query: dict[str, str] | None = None) -> AppTest:
     """A new browser session opened on a link (its query string), on the Compare page."""
     at = AppTest.from_file(str(APP), default_timeout=120)
+    at.session_state["server_view"] = True  # AppTest runs no JavaScript: the trained column drawn on the server
     at.query_params.update({"size": str(FULL_SIZE), **(query or {})})  # the sidebar's tokenizer at its full size
     at.run()
     at.switch_page(PAGE).run()

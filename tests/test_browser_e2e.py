@@ -113,6 +113,8 @@ def test_a_users_path_through_the_app(page, tiktoken_official):
     _nav(pg, "Compare")
     pg.wait_for_function("() => document.querySelectorAll('.bpe-view').length === 3", timeout=90_000)
     wait_idle(pg)
+    # our column is drawn in the browser (it follows the slider live): its tokens come once its data is decoded
+    pg.wait_for_function("() => [...document.querySelectorAll('.bpe-view')].every(v => v.querySelector('.tk'))")
     want = {
         "ours": len(full),
         "gpt2": len(tiktoken_official("r50k_base").encode(PARAGRAPH)),

@@ -50,7 +50,7 @@ from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
 from bpe_core.production import DEFAULT_PRODUCTION, PRODUCTION, load_production, production_families
 from bpe_core.reference import EncodingUnavailable
 from bpe_core.spans import TokenSpan
-from ui import render
+from ui import live_view, render
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.charts import CompressionCurve, CompressionPoint
@@ -96,6 +96,11 @@ class Built:
         kind: ``"trained"`` or ``"reference"``.
         tag: the compression chart's marker text for a single tokenizer (a
             reference encoding's name); ``None``: the label.
+        follows: for a trained tokenizer shown at the slider's size, a key
+            that names its column whatever the size (``"bpe"``,
+            ``"bpe:cl100k"``): its live view redraws in the browser as the
+            slider moves (:func:`draw_views`); ``None`` for every other column.
+        name: the label without the size (a following column's title before its live size).
     """
 
     tokenizer: Tokenizer
@@ -104,6 +109,8 @@ class Built:
     full: TrainedTokenizer | None = None
     kind: str = "trained"
     tag: str | None = None
+    follows: str | None = None
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -255,14 +262,18 @@ def _train_extra(settings: Settings, spec: TrainingSpec) -> TrainedTokenizer:
     return train(settings.text, spec)
 
 
-def _built(settings: Settings, spec: TrainingSpec, view_size: int | None) -> Built:
-    """The column of a tokenizer trained with ``spec`` on the sidebar's text, at ``view_size`` (``None``: full)."""
+def _built(settings: Settings, spec: TrainingSpec, view_size: int | None, follows: str | None = None) -> Built:
+    """The column of a tokenizer trained with ``spec`` on the sidebar's text, at ``view_size`` (``None``: full).
+
+    ``follows``: the column's key when ``view_size`` is the slider's (see :attr:`Built.follows`).
+    """
     full, imported = trained(settings, spec)
     lo, hi = full.min_vocab_size, full.max_vocab_size
     n = hi if view_size is None else min(max(view_size, lo), hi)
     curve = full if view_of(full.algorithm).compare_curve else None
     key = view_key(settings.text, spec, imported, n)
-    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, curve, "trained")
+    follows = follows if view_size is not None else None
+    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, curve, "trained", None, follows, full.name)
 
 
 def _trained_entry(algorithm: str) -> Entry:
@@ -270,7 +281,7 @@ def _trained_entry(algorithm: str) -> Entry:
 
     def build(settings: Settings, size: int | None) -> Built:
         shown = size if is_sidebars(settings, algorithm) else None
-        return _built(settings, compared_spec(settings, algorithm), shown)
+        return _built(settings, compared_spec(settings, algorithm), shown, algorithm)
 
     return Entry(algorithm, f"{view_of(algorithm).short} trained on your text", "trained", build, YOUR_OWN)
 
@@ -392,7 +403,7 @@ def bpe_variant(pattern: str, size: int | None) -> Entry:
         spec = compared_spec(settings, VARIANTS)
         spec = spec.replace(pattern=pattern, vocab_size=max(spec.vocab_size, size or 0))
         shown = size if size is not None else (slider_size if is_sidebars(settings, VARIANTS) else None)
-        return _built(settings, spec, shown)
+        return _built(settings, spec, shown, f"{VARIANTS}:{pattern}" if size is None else None)
 
     shown = f"{size:,}" if size is not None else "slider size"
     return Entry(f"bpe:{pattern}:{size}", f"BPE ({pattern}) · {shown}", "trained", build)
@@ -831,6 +842,23 @@ VIEW_CSS = """
 its own newlines), so a narrow column never shows ``Not|ation``; a longer view on a phone."""
 
 
+LIVE_GROUP = "compare"
+"""The group name shared by Compare's browser slider and its live columns (:mod:`ui.live_view`)."""
+
+
+def live_slider(tok: TrainedTokenizer) -> int:
+    """Compare's vocabulary slider, drawn in the browser: it redraws the live columns while dragged.
+
+    Returns the size the server knows (the shared ``vocab_size``, written when a drag ends).
+    """
+    return live_view.group_slider(tok, group=LIVE_GROUP, key=sk.COMPARE_LIVE_SLIDER, size_key=sk.VOCAB_SIZE)
+
+
+def draws_live(tok: Tokenizer) -> bool:
+    """Whether Compare draws the sidebar's ``tok`` live in the browser (no "Draw on the server", a known algorithm)."""
+    return not st.session_state.get(sk.SERVER_VIEW) and live_view.supports(tok)
+
+
 def draw_views(
     builts: Sequence[Built],
     text: str,
@@ -838,12 +866,22 @@ def draw_views(
     *,
     show_whitespace: bool,
     highlight: bool,
+    live: bool = False,
+    on_training_text: bool = False,
 ) -> tuple[int, int]:
     """Draw the text under each tokenizer, side by side; returns ``(words split differently, words shown)``.
 
     With ``highlight``, the tokens of words that the tokenizers do not all cut
     the same way are underlined and the rest dimmed.  Only a prefix of the
     text is drawn (:data:`DRAW_CHARS`); the counts in the headers cover it all.
+
+    With ``live`` (and without ``highlight``, whose marks depend on every
+    column), each column that follows the slider (:attr:`Built.follows`) and
+    that the live view can draw is a :func:`ui.live_view.group_column` of the
+    :data:`LIVE_GROUP` slider: its title, count line and text are redrawn in
+    the browser at every slider position.  ``on_training_text``: the text is
+    the one those tokenizers were trained on here (their counts then come off
+    the training trace).  Every other column is drawn here, as before.
     """
     splits = [tokenizer_split(b.tokenizer) for b in builts]
     prefix = shared_pretoken_prefix(text, DRAW_CHARS, splits, slack=3 * DRAW_CHARS)
@@ -858,6 +896,20 @@ def draw_views(
             shown = sp[:DRAW_TOKENS]
             mark = marked_tokens(shown, differing) if highlight else None
             with col:
+                if live and not highlight and b.follows is not None and live_view.supports(b.tokenizer):
+                    live_view.group_column(
+                        b.tokenizer,
+                        text,
+                        prefix,
+                        group=LIVE_GROUP,
+                        key=sk.compare_live_key(b.follows),
+                        label=b.name,
+                        trained_on_text=on_training_text,
+                        show_whitespace=show_whitespace,
+                        colour_mode=render.session_colour_mode(),
+                        max_tokens=DRAW_TOKENS,
+                    )
+                    continue
                 st.markdown(f"**{md(b.label)}**")
                 st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
                 st.html(

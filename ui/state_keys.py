@@ -151,6 +151,14 @@ COMPARE_SIZES = "compare_sizes"
 COMPARE_SOURCE = "compare_source"
 COMPARE_TEXT = "compare_text"
 COMPARE_HIGHLIGHT = "compare_highlight"
+COMPARE_LIVE_SLIDER = "compare_live_slider"
+"""Compare's vocabulary slider drawn in the browser (:func:`ui.live_view.group_slider`)."""
+
+
+def compare_live_key(column: str) -> str:
+    """The live view of one Compare column that follows the slider (``column``: its stable key, such as ``"bpe"``)."""
+    return "compare_live_" + "".join(c if c.isalnum() else "_" for c in column)
+
 
 # -- the Encode step by step page -------------------------------------------
 

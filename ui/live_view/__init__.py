@@ -34,7 +34,7 @@ from ui import state_keys as sk
 from ui.view import session_size  # one rule for the shared slider value, server slider and live view
 
 _HERE = Path(__file__).resolve().parent
-_JS = (_HERE / "live.js").read_text(encoding="utf-8")
+_JS = (_HERE / "live.js").read_text(encoding="utf-8") + (_HERE / "group.js").read_text(encoding="utf-8")
 _CSS = (_HERE / "live.css").read_text(encoding="utf-8")
 
 MAX_DRAW_CHARS = 20_000
@@ -425,3 +425,105 @@ def supports(tok: Any) -> bool:
 
 _PLAYABLE = frozenset({"bpe"})
 """Algorithms whose Merges story the browser player replays (from BPE's boundary sizes)."""
+
+
+# ---------------------------------------------------------------------------
+# Compare: one slider, several live columns (issue 16 item 3; the browser side is group.js)
+
+
+def _memo_payload(tok: Any, memo_key: tuple, make: Any) -> dict[str, Any]:
+    """``make(full)`` remembered per (full tokenizer, ``memo_key``), 4 per tokenizer at most (as ``cached_payload``)."""
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    memo = _PAYLOADS.setdefault(full, {})
+    payload = memo.get(memo_key)
+    if payload is None:
+        payload = make(full)
+        if len(memo) >= 4:
+            memo.pop(next(iter(memo)))
+        memo[memo_key] = payload
+    return payload
+
+
+def group_slider(
+    tok: BPETokenizer | WordPieceTokenizer,
+    *,
+    group: str,
+    key: str,
+    size_key: str = "vocab_size",
+) -> int:
+    """A vocabulary-size slider drawn in the browser that drives the :func:`group_column` views of ``group``.
+
+    Every ``input`` event of the slider (each position while dragging, each
+    arrow key) redraws the group's columns in the browser; when the drag ends
+    the size is reported and a callback writes it to
+    ``st.session_state[size_key]`` before the page runs (as :func:`live_text`).
+
+    Args:
+        tok: the tokenizer whose size range the slider spans (its size is the
+            shared session value, :func:`ui.view.session_size`).
+        group: the name the columns share.
+        key: the component's widget key.
+        size_key: the session-state key of the shared vocabulary size.
+
+    Returns:
+        The vocabulary size the server knows.
+    """
+    size = session_size(tok, size_key)
+    payload = dict(_memo_payload(tok, ("slider",), lambda full: text_payload(full, "", "", None)))
+    payload.update(size=size, ws=True, mode="cycle", scale=1.0, role="slider", group=group)
+    st.session_state[sk.component_version_key(key)] = payload["v"]
+    _component(key=key, data=payload, on_size_change=lambda: _copy_size(key, size_key))
+    return st.session_state.get(size_key, size)
+
+
+def group_column(
+    tok: BPETokenizer | WordPieceTokenizer,
+    text: str,
+    drawn: str,
+    *,
+    group: str,
+    key: str,
+    label: str,
+    trained_on_text: bool,
+    show_whitespace: bool = True,
+    colour_mode: str = "cycle",
+    max_tokens: int = MAX_DRAW_TOKENS,
+) -> None:
+    """A live column: ``drawn`` under ``tok`` at the size of ``group``'s :func:`group_slider`, redrawn in the browser.
+
+    Drawn as a title (``"<label> · <size>"``), one line ``"N tokens · B bytes/token"``
+    (``N``: the whole ``text`` at that size; ``B``: its UTF-8 bytes per token)
+    and the coloured text; all three follow the slider while it is dragged.
+
+    Args:
+        tok: the tokenizer at the size the server shows (the size the page
+            opens at before the group's slider is drawn); every size of its
+            full range is sent once.
+        text: the whole text (its counts are shown).
+        drawn: the part drawn: a pre-token-aligned prefix of ``text``.
+        group: the slider's group name.
+        key: the component's widget key (stable across sizes).
+        label: the title before the size, such as ``"BPE (gpt2)"`` (drawn as text).
+        trained_on_text: ``tok`` was trained on ``text`` here (counts then come off its trace).
+        show_whitespace: draw spaces, tabs and newlines visibly.
+        colour_mode: a key of ``ui.render.COLOUR_MODES``.
+        max_tokens: at most this many tokens are drawn.
+    """
+    digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+    drawn_digest = hashlib.sha256(drawn.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+    def make(full: Any) -> dict[str, Any]:
+        return text_payload(full, text, drawn, whole_text_totals(full, text, trained_on_text))
+
+    payload = dict(_memo_payload(tok, ("column", digest, drawn_digest, trained_on_text), make))
+    payload.update(
+        size=tok.vocab_size,
+        ws=bool(show_whitespace),
+        mode=colour_mode,
+        scale=1.0,
+        role="column",
+        group=group,
+        label=label,
+        maxTokens=int(max_tokens),
+    )
+    _component(key=key, data=payload)

@@ -522,6 +522,8 @@ class LiveView {
     if (echo) this.reported = this.reported.slice(this.reported.indexOf(data.size) + 1);
     this.appliedVersion = data.v;
     this.serverSize = data.size;
+    const lead = groupLeadSize(this, data); // group.js: a Compare column follows its group's slider
+    if (lead !== null) size = lead;
     size = Math.min(Math.max(size, m.lo), m.hi);
     if (fresh || size !== this.size || this.mode !== data.mode || this.ws !== data.ws) {
       this.mode = data.mode;
@@ -539,6 +541,7 @@ class LiveView {
     const cap = this.data.maxTokens;
     this.tokens = m.kind === "bpe" ? bpeTokens(m, L, cap) : wpTokens(m, L, cap);
     this.draw();
+    groupFollow(this, L); // group.js: the columns sharing this slider redraw too
     this.times.push(performance.now() - t0);
     if (this.times.length > 5000) this.times.shift();
   }
@@ -658,6 +661,7 @@ class LiveView {
     this.note.textContent = drawnAll
       ? `${fmt(this.tokens.length)} tokens drawn.`
       : `Showing the first ${fmt(this.tokens.length)} of ${fmt(total)} tokens; all counts cover the whole text.`;
+    groupCounts(this, total); // group.js: a Compare column's title and count line
   }
 
   drawIds() {
@@ -1073,5 +1077,6 @@ export default function (component) {
   // the tests and the benchmark drive the newest view through these
   if (view instanceof MergesView) window.__bpeMerges = view;
   else window.__bpeLive = view;
+  if (data && data.role) groupConfigure(view, data); // group.js: Compare's shared slider and its columns
   if (data) view.update(data);
 }
