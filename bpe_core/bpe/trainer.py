@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 import heapq
 import os
+import subprocess
 import sys
 import time
 from array import array
@@ -251,7 +252,8 @@ def _train_table(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        steps = _merge_loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
+        loop = _compiled_merge_loop if merge_engine(table.words) == "compiled" else _merge_loop
+        steps = loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -280,6 +282,211 @@ def _train_table(
         training=info,
     )
     return tok
+
+
+COMPILED_MIN_PRETOKENS = 50_000
+"""Tables with at least this many distinct pre-tokens (of two bytes or more) may use the compiled merge loop.
+
+Below it (the app's texts: a page of text has a few thousand) the pure-Python
+loop runs, with nothing to import or compile; above it the compiled loop
+(:mod:`bpe_core.bpe.merge_kernel`, numba) pays back importing numba and loading
+its cached machine code (about 0.5 s of CPU): the Python loop takes about
+1.2e-5 s of CPU per distinct pre-token at vocabulary 10,000, the compiled one
+about a sixth of that."""
+
+COMPILED_MAX_LONG_BYTES = 1 << 16
+"""The compiled loop rescans a word per merge that touches it, so tables whose words
+longer than :data:`_LONG_WORD` bytes add up to more than this (64 KiB) stay on the
+Python loop, which keeps such words in :class:`_LongWords`."""
+
+MERGE_LOOP_ENV = "BPE_CORE_MERGE_LOOP"
+"""Environment variable choosing the merge loop: ``auto`` (default, see :func:`merge_engine`),
+``python`` (always the pure-Python loop) or ``compiled`` (numba whenever the table
+allows it, compiling in this process if the cache is cold: for tests and benchmarks)."""
+
+_WARM_UP: dict[str, subprocess.Popen] = {}
+"""The background compile started by this process, if any (under ``"process"``)."""
+
+
+def merge_engine(words: Sequence[str]) -> str:
+    """Which merge loop trains a table: ``"compiled"`` (numba) or ``"python"``.
+
+    Both give identical merges and traces.  ``"compiled"`` needs numba, a table
+    whose long words (over 128 bytes) add up to at most
+    :data:`COMPILED_MAX_LONG_BYTES`, and, unless :data:`MERGE_LOOP_ENV` says
+    ``compiled``, at least :data:`COMPILED_MIN_PRETOKENS` words and kernels
+    already compiled into numba's disk cache.  When they are not (the first
+    large training on a machine), this training runs the Python loop and a
+    background process compiles the kernels (:func:`warm_compiled_loop`, about
+    10 s of CPU, once per machine and source version): no training ever waits
+    for a compile.
+
+    Args:
+        words: the distinct pre-tokens of two tokens or more (one character per token).
+
+    Returns:
+        ``"compiled"`` or ``"python"``.
+
+    Raises:
+        ValueError: :data:`MERGE_LOOP_ENV` holds another value.
+    """
+    mode = os.environ.get(MERGE_LOOP_ENV, "auto").strip().lower() or "auto"
+    if mode not in ("auto", "python", "compiled"):
+        raise ValueError(f"{MERGE_LOOP_ENV} must be auto, python or compiled, got {mode!r}")
+    if mode == "python" or (mode == "auto" and len(words) < COMPILED_MIN_PRETOKENS):
+        return "python"
+    if sum(n for n in map(len, words) if n > _LONG_WORD) > COMPILED_MAX_LONG_BYTES:
+        return "python"
+    try:
+        from . import merge_kernel
+    except ImportError:  # numba missing or broken: the Python loop gives the same merges
+        return "python"
+    if mode == "compiled" or merge_kernel.is_ready():
+        return "compiled"
+    _start_warm_up()
+    return "python"
+
+
+def _start_warm_up() -> None:
+    """Compile the kernels into numba's cache in a detached process, once per process."""
+    running = _WARM_UP.get("process")
+    if running is not None and running.poll() is None:
+        return  # still compiling
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    try:
+        _WARM_UP["process"] = subprocess.Popen(
+            [sys.executable, "-c", "from bpe_core.bpe.trainer import warm_compiled_loop; warm_compiled_loop()"],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:  # cannot start a process: stay on the Python loop
+        _WARM_UP.pop("process", None)
+
+
+def warm_compiled_loop() -> None:
+    """Compile the numba merge loop into its disk cache and mark it ready (what the background process runs).
+
+    Trains a small table through :func:`_compiled_merge_loop` (compiling every
+    kernel for the argument types training uses) and checks its merges against
+    the Python loop's before :func:`bpe_core.bpe.merge_kernel.mark_ready`.
+
+    Raises:
+        ImportError: numba is not installed.
+        AssertionError: the two loops disagree (the kernels are then not used).
+        OSError: the cache directory is not writable.
+    """
+    from . import merge_kernel
+
+    text = "low lower lowest newer newest wider widest " * 3 + "aaaa abab"
+    words = [w.decode("latin-1") for w in (t.encode() for t in text.split()) if len(w) > 1]
+    counts = list(range(1, len(words) + 1))
+    got = _compiled_merge_loop(list(words), counts, 30, [bytes([i]) for i in range(256)], 0, None)
+    want = _merge_loop(list(words), counts, 30, [bytes([i]) for i in range(256)], 0, None)
+    assert got == want, "the compiled merge loop disagrees with the Python loop"
+    merge_kernel.mark_ready()
+
+
+def _compiled_merge_loop(
+    words: list[str],
+    counts: list[int],
+    n_merges: int,
+    token_bytes: list[bytes],
+    initial_tokens: int,
+    progress: ProgressCallback | None,
+) -> list[MergeStep]:
+    """:func:`_merge_loop` run by :func:`bpe_core.bpe.merge_kernel.run_merges` (same arguments and result).
+
+    The words become one ``int32`` array of token ids (``words`` is emptied to
+    free the strings); the initial pair table (counts, and the words holding
+    each pair) is built with numpy sorts, as :func:`_pair_table` does.
+    """
+    from .merge_kernel import build_state, run_merges
+
+    n_words = len(words)
+    lens = np.fromiter(map(len, words), dtype=np.int64, count=n_words)
+    ids8 = np.frombuffer("".join(words).encode("latin-1"), dtype=np.uint8)
+    words.clear()
+    wcount = np.array(counts, dtype=np.int64)
+    wstart = np.zeros(n_words, dtype=np.int64)
+    np.cumsum(lens[:-1], out=wstart[1:])
+    # every adjacent pair inside a word: 16-bit codes (bytes only at the start), sorted by radix
+    codes = ids8[:-1].astype(np.uint16) << 8 | ids8[1:]
+    keep = np.ones(codes.size, dtype=bool)
+    keep[wstart[1:] - 1] = False  # the last byte of a word pairs with nothing
+    wid = np.repeat(np.arange(n_words, dtype=np.int32), lens)[:-1][keep]
+    codes = codes[keep]
+    del keep
+    order = np.argsort(codes, kind="stable")  # word indices stay ascending within a pair
+    codes, wid = codes[order], wid[order]
+    del order
+    starts = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1)) if codes.size else np.zeros(0, np.int64)
+    uniq = codes[starts]
+    pair_counts = np.add.reduceat(wcount[wid], starts) if codes.size else np.zeros(0, np.int64)
+    first = np.ones(codes.size, dtype=bool)  # one index entry per (pair, word)
+    first[1:] = (codes[1:] != codes[:-1]) | (wid[1:] != wid[:-1])
+    vec_words = wid[first]
+    vec_bounds = np.append(np.searchsorted(codes[first], uniq), vec_words.size).astype(np.int64)
+    del codes, wid, first
+    pair_keys = (uniq.astype(np.int64) >> 8) << 32 | (uniq.astype(np.int64) & 255)
+    n_pairs = pair_keys.size
+
+    n_tokens = len(token_bytes) + n_merges
+    tstart = np.zeros(n_tokens, dtype=np.int64)
+    tlen = np.zeros(n_tokens, dtype=np.int64)
+    tlen[: len(token_bytes)] = list(map(len, token_bytes))
+    np.cumsum(tlen[: len(token_bytes) - 1], out=tstart[1 : len(token_bytes)])
+    known = b"".join(token_bytes)
+    tb = np.zeros(2 * len(known) + 1024, dtype=np.uint8)
+    tb[: len(known)] = np.frombuffer(known, dtype=np.uint8)
+
+    hkeys, hvals, hc, hp = build_state(pair_keys, pair_counts.astype(np.int64), tb, tstart, tlen)
+    room = n_pairs + n_pairs // 2 + 1024
+    pa = np.zeros(room, dtype=np.int32)
+    pb = np.zeros(room, dtype=np.int32)
+    pcount = np.zeros(room, dtype=np.int64)
+    vstart = np.zeros(room, dtype=np.int64)
+    vlen = np.zeros(room, dtype=np.int32)
+    pa[:n_pairs] = pair_keys >> 32
+    pb[:n_pairs] = pair_keys & 0xFFFFFFFF
+    pcount[:n_pairs] = pair_counts
+    vstart[:n_pairs] = vec_bounds[:-1] if n_pairs else vec_bounds[:0]
+    vlen[:n_pairs] = np.diff(vec_bounds) if n_pairs else vec_bounds[:0]
+    pool = np.zeros(vec_words.size + vec_words.size // 2 + 1024, dtype=np.int32)
+    pool[: vec_words.size] = vec_words
+    st = np.array([len(token_bytes), len(known), n_pairs, vec_words.size, hc.size, n_pairs, 0], dtype=np.int64)
+    del vec_words, vec_bounds, pair_keys, pair_counts, uniq, starts
+    ids = ids8.astype(np.int32)
+    del ids8
+    arrays = (tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp)
+    out = np.zeros((4, n_merges), dtype=np.int64)
+
+    report_every = max(1, n_merges // 200)
+    done = 0
+    while done < n_merges:
+        want = min(report_every, n_merges - done)
+        arrays, k = run_merges(ids, wstart, lens, wcount, arrays, st, out, want)
+        done += k
+        if k < want:
+            break  # no pair left
+        if progress is not None:
+            progress("merge", done, n_merges)
+    left, right, count, replaced = (row.tolist() for row in out[:, :done])
+    steps: list[MergeStep] = []
+    tokens = initial_tokens
+    for rank in range(done):
+        a, b = left[rank], right[rank]
+        new_id = len(token_bytes)
+        token_bytes.append(token_bytes[a] + token_bytes[b])
+        tokens -= replaced[rank]
+        steps.append(MergeStep(rank, a, b, new_id, token_bytes[a], token_bytes[b], count[rank], replaced[rank], tokens))
+    if progress is not None:
+        progress("merge", len(steps), n_merges)
+    return steps
 
 
 def _pair_table(
