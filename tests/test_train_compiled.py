@@ -1,7 +1,7 @@
 """The compiled (numba) merge loop gives exactly the Python loop's merges and trace.
 
 Oracles: the pure-Python merge loop of ``bpe_core.bpe.trainer`` (the same table,
-``BPE_CORE_MERGE_LOOP=python``) and the textbook trainer
+``BPE_CORE_KERNELS=python``) and the textbook trainer
 ``bpe_core.educational.bpe_train`` (recounts every pair at every step).  Texts:
 the seed articles (real English with code), the standard library's own source
 (megabytes of real text with many distinct pre-tokens), multilingual text,
@@ -17,7 +17,7 @@ import pytest
 
 from bpe_core import PATTERNS, TrainingCancelled, train_bpe, train_bpe_from_counts
 from bpe_core.bpe import trainer
-from bpe_core.counting import count_text
+from bpe_core.counting import KERNELS_ENV, count_text
 from bpe_core.educational import bpe_train as naive_train
 
 pytest.importorskip("numba")
@@ -26,7 +26,7 @@ EOT = "<|endoftext|>"
 
 
 def _train(monkeypatch, engine: str, text: str, vocab: int, specials=(), pattern="gpt2"):
-    monkeypatch.setenv(trainer.MERGE_LOOP_ENV, engine)
+    monkeypatch.setenv(KERNELS_ENV, engine)
     return train_bpe(text, vocab, list(specials), pattern)
 
 
@@ -44,15 +44,15 @@ def _stdlib_text(n_chars: int) -> str:
 
 def test_the_engine_is_chosen_as_documented(monkeypatch):
     small = ["ab"] * 10
-    monkeypatch.setenv(trainer.MERGE_LOOP_ENV, "auto")
+    monkeypatch.setenv(KERNELS_ENV, "auto")
     assert trainer.merge_engine(small) == "python"  # under COMPILED_MIN_PRETOKENS
-    monkeypatch.setenv(trainer.MERGE_LOOP_ENV, "compiled")
+    monkeypatch.setenv(KERNELS_ENV, "compiled")
     assert trainer.merge_engine(small) == "compiled"
     assert trainer.merge_engine([*small, "a" * 70_000]) == "python"  # long words: the linked-list path
-    monkeypatch.setenv(trainer.MERGE_LOOP_ENV, "python")
+    monkeypatch.setenv(KERNELS_ENV, "python")
     assert trainer.merge_engine(["ab"] * (trainer.COMPILED_MIN_PRETOKENS + 1)) == "python"
-    monkeypatch.setenv(trainer.MERGE_LOOP_ENV, "fast")
-    with pytest.raises(ValueError, match="BPE_CORE_MERGE_LOOP must be auto, python or compiled"):
+    monkeypatch.setenv(KERNELS_ENV, "fast")
+    with pytest.raises(ValueError, match="BPE_CORE_KERNELS must be auto, python or compiled"):
         trainer.merge_engine(small)
 
 
@@ -90,7 +90,7 @@ def test_compiled_and_python_loops_agree_on_megabytes_of_real_text(monkeypatch):
     assert len(counted.word_counts) > 20_000  # tens of thousands of distinct pre-tokens
     runs = {}
     for engine in ("python", "compiled"):
-        monkeypatch.setenv(trainer.MERGE_LOOP_ENV, engine)
+        monkeypatch.setenv(KERNELS_ENV, engine)
         runs[engine] = train_bpe_from_counts(
             counted.word_counts, 4000, [EOT], special_occurrences=counted.special_occurrences
         )
@@ -102,7 +102,7 @@ def test_compiled_and_python_loops_agree_on_megabytes_of_real_text(monkeypatch):
 
 def test_compiled_loop_reports_progress_and_can_be_cancelled(monkeypatch, seeds):
     seen = []
-    monkeypatch.setenv(trainer.MERGE_LOOP_ENV, "compiled")
+    monkeypatch.setenv(KERNELS_ENV, "compiled")
     tok = train_bpe(seeds[:20000], 256 + 400, progress=lambda *a: seen.append(a))
     merge_calls = [a for a in seen if a[0] == "merge"]
     assert merge_calls[-1] == ("merge", len(tok.merges), 400)
@@ -117,8 +117,8 @@ def test_compiled_loop_reports_progress_and_can_be_cancelled(monkeypatch, seeds)
 
 
 def test_warm_up_compiles_checks_and_marks_the_cache():
-    from bpe_core.bpe import merge_kernel
+    from bpe_core import count_kernel
 
-    trainer.warm_compiled_loop()  # runs both loops on a small table and asserts they agree
-    assert merge_kernel.is_ready()
-    assert merge_kernel.cache_dir() is not None and os.path.isdir(merge_kernel.cache_dir())
+    trainer.warm_compiled_loop()  # runs both loops and both counters on small inputs, asserts they agree
+    assert count_kernel.is_ready()
+    assert count_kernel.cache_dir() is not None and os.path.isdir(count_kernel.cache_dir())

@@ -34,17 +34,16 @@ already rewritten word (so ``a b a b`` ends with one ``(new, new)``).
 The functions are compiled on first use and cached on disk (``cache=True``:
 numba's ``__pycache__`` beside this file, or its user-wide cache directory
 when that is not writable), so only the first large training on a machine
-pays the compile (measured in the README, issue-20 section).
+pays the compile (measured in the README, issue-20 section); whether it has
+happened is :func:`bpe_core.count_kernel.is_ready`.
 """
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from numba import njit
 
-__all__ = ["build_state", "cache_dir", "is_ready", "mark_ready", "run_merges"]
+__all__ = ["build_state", "run_merges"]
 
 _EMPTY = -1
 _MUL = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing
@@ -352,54 +351,3 @@ def run_merges(ids, wstart, wlen, wcount, arrays, st, out, n_steps):
         st[6] += 1
         done += 1
     return (tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp), done
-
-
-def cache_dir() -> str | None:
-    """The directory where numba caches this module's machine code, or ``None`` if numba does not say.
-
-    numba puts it in the ``__pycache__`` beside this file when that is writable,
-    else in its user-wide cache directory (``NUMBA_CACHE_DIR`` overrides both).
-    """
-    path = getattr(getattr(run_merges, "_cache", None), "_cache_path", None)
-    return path if isinstance(path, str) else None
-
-
-def _marker() -> str | None:
-    """Path of the file that says this source's kernels are compiled and cached (``None``: unknown)."""
-    folder = cache_dir()
-    if folder is None:
-        return None
-    import hashlib
-    import platform
-    import sys
-
-    import numba
-
-    with open(__file__, "rb") as f:
-        key = hashlib.sha256(f.read())
-    key.update(f"{numba.__version__} {sys.version} {platform.machine()}".encode())
-    return os.path.join(folder, f"merge_kernel-{key.hexdigest()[:16]}.ready")
-
-
-def is_ready() -> bool:
-    """True when the kernels of this very source are in numba's on-disk cache (loading them takes ~0.2 s).
-
-    Set by :func:`mark_ready` after a process compiled them
-    (:func:`bpe_core.bpe.trainer.warm_compiled_loop`); a changed source, numba or
-    Python version gives another marker name, so a stale cache reads as not ready.
-    """
-    path = _marker()
-    return path is not None and os.path.exists(path)
-
-
-def mark_ready() -> None:
-    """Record that the kernels are compiled and cached (call after running them once).
-
-    Raises:
-        OSError: the cache directory is not writable.
-    """
-    path = _marker()
-    if path is not None:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("compiled\n")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import gc
 import heapq
 import os
-import subprocess
 import sys
 import time
 from array import array
@@ -35,9 +34,18 @@ from operator import add, mul
 
 import numpy as np
 
-from ..counting import DEFAULT_CHUNK_BYTES, count_file, count_files, count_iterable, count_text
+from ..counting import (
+    DEFAULT_CHUNK_BYTES,
+    count_file,
+    count_files,
+    count_iterable,
+    count_pretokens_fast,
+    count_text,
+    kernels_mode,
+    kernels_ready,
+)
 from ..interface import ProgressCallback, TrainingInfo
-from ..pretokenize import PATTERNS, resolve_pattern, validate_special_tokens
+from ..pretokenize import PATTERNS, count_pretokens, resolve_pattern, validate_special_tokens
 from .model import BPETokenizer, MergeStep
 
 __all__ = ["train_bpe", "train_bpe_from_counts", "train_from_spec"]
@@ -299,21 +307,13 @@ COMPILED_MAX_LONG_BYTES = 1 << 16
 longer than :data:`_LONG_WORD` bytes add up to more than this (64 KiB) stay on the
 Python loop, which keeps such words in :class:`_LongWords`."""
 
-MERGE_LOOP_ENV = "BPE_CORE_MERGE_LOOP"
-"""Environment variable choosing the merge loop: ``auto`` (default, see :func:`merge_engine`),
-``python`` (always the pure-Python loop) or ``compiled`` (numba whenever the table
-allows it, compiling in this process if the cache is cold: for tests and benchmarks)."""
-
-_WARM_UP: dict[str, subprocess.Popen] = {}
-"""The background compile started by this process, if any (under ``"process"``)."""
-
 
 def merge_engine(words: Sequence[str]) -> str:
     """Which merge loop trains a table: ``"compiled"`` (numba) or ``"python"``.
 
     Both give identical merges and traces.  ``"compiled"`` needs numba, a table
     whose long words (over 128 bytes) add up to at most
-    :data:`COMPILED_MAX_LONG_BYTES`, and, unless :data:`MERGE_LOOP_ENV` says
+    :data:`COMPILED_MAX_LONG_BYTES`, and, unless :data:`bpe_core.counting.KERNELS_ENV` says
     ``compiled``, at least :data:`COMPILED_MIN_PRETOKENS` words and kernels
     already compiled into numba's disk cache.  When they are not (the first
     large training on a machine), this training runs the Python loop and a
@@ -328,59 +328,30 @@ def merge_engine(words: Sequence[str]) -> str:
         ``"compiled"`` or ``"python"``.
 
     Raises:
-        ValueError: :data:`MERGE_LOOP_ENV` holds another value.
+        ValueError: :data:`bpe_core.counting.KERNELS_ENV` holds another value.
     """
-    mode = os.environ.get(MERGE_LOOP_ENV, "auto").strip().lower() or "auto"
-    if mode not in ("auto", "python", "compiled"):
-        raise ValueError(f"{MERGE_LOOP_ENV} must be auto, python or compiled, got {mode!r}")
+    mode = kernels_mode()
     if mode == "python" or (mode == "auto" and len(words) < COMPILED_MIN_PRETOKENS):
         return "python"
     if sum(n for n in map(len, words) if n > _LONG_WORD) > COMPILED_MAX_LONG_BYTES:
         return "python"
-    try:
-        from . import merge_kernel
-    except ImportError:  # numba missing or broken: the Python loop gives the same merges
-        return "python"
-    if mode == "compiled" or merge_kernel.is_ready():
-        return "compiled"
-    _start_warm_up()
-    return "python"
-
-
-def _start_warm_up() -> None:
-    """Compile the kernels into numba's cache in a detached process, once per process."""
-    running = _WARM_UP.get("process")
-    if running is not None and running.poll() is None:
-        return  # still compiling
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    try:
-        _WARM_UP["process"] = subprocess.Popen(
-            [sys.executable, "-c", "from bpe_core.bpe.trainer import warm_compiled_loop; warm_compiled_loop()"],
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:  # cannot start a process: stay on the Python loop
-        _WARM_UP.pop("process", None)
+    return "compiled" if kernels_ready(mode == "compiled") else "python"
 
 
 def warm_compiled_loop() -> None:
     """Compile the numba merge loop into its disk cache and mark it ready (what the background process runs).
 
-    Trains a small table through :func:`_compiled_merge_loop` (compiling every
-    kernel for the argument types training uses) and checks its merges against
-    the Python loop's before :func:`bpe_core.bpe.merge_kernel.mark_ready`.
+    Trains a small table through :func:`_compiled_merge_loop` and counts a small
+    text with :func:`bpe_core.counting.count_pretokens_fast`
+    (compiling every kernel for the argument types training uses), checks both
+    against the Python paths, then calls :func:`bpe_core.count_kernel.mark_ready`.
 
     Raises:
         ImportError: numba is not installed.
         AssertionError: the two loops disagree (the kernels are then not used).
         OSError: the cache directory is not writable.
     """
-    from . import merge_kernel
+    from .. import count_kernel
 
     text = "low lower lowest newer newest wider widest " * 3 + "aaaa abab"
     words = [w.decode("latin-1") for w in (t.encode() for t in text.split()) if len(w) > 1]
@@ -388,7 +359,11 @@ def warm_compiled_loop() -> None:
     got = _compiled_merge_loop(list(words), counts, 30, [bytes([i]) for i in range(256)], 0, None)
     want = _merge_loop(list(words), counts, 30, [bytes([i]) for i in range(256)], 0, None)
     assert got == want, "the compiled merge loop disagrees with the Python loop"
-    merge_kernel.mark_ready()
+    sample = "It's 2024: the café's 3 ovens\n\n  baked   42 loaves! " * 20
+    fast = count_pretokens_fast(sample, ("<|endoftext|>",), force=True)
+    regex_counts, _ = count_pretokens(sample, "gpt2", ("<|endoftext|>",))
+    assert fast is not None and fast[0] == {k.encode(): v for k, v in regex_counts.items()}, "compiled counter"
+    count_kernel.mark_ready()
 
 
 def _compiled_merge_loop(
