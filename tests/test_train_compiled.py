@@ -43,17 +43,16 @@ def _stdlib_text(n_chars: int) -> str:
 
 
 def test_the_engine_is_chosen_as_documented(monkeypatch):
-    small = ["ab"] * 10
     monkeypatch.setenv(KERNELS_ENV, "auto")
-    assert trainer.merge_engine(small) == "python"  # under COMPILED_MIN_PRETOKENS
+    assert trainer.merge_engine(10) == "python"  # under COMPILED_MIN_PRETOKENS
     monkeypatch.setenv(KERNELS_ENV, "compiled")
-    assert trainer.merge_engine(small) == "compiled"
-    assert trainer.merge_engine([*small, "a" * 70_000]) == "python"  # long words: the linked-list path
+    assert trainer.merge_engine(10) == "compiled"
+    assert trainer.merge_engine(10, long_bytes=70_000) == "python"  # long words: the linked-list path
     monkeypatch.setenv(KERNELS_ENV, "python")
-    assert trainer.merge_engine(["ab"] * (trainer.COMPILED_MIN_PRETOKENS + 1)) == "python"
+    assert trainer.merge_engine(trainer.COMPILED_MIN_PRETOKENS + 1) == "python"
     monkeypatch.setenv(KERNELS_ENV, "fast")
     with pytest.raises(ValueError, match="BPE_CORE_KERNELS must be auto, python or compiled"):
-        trainer.merge_engine(small)
+        trainer.merge_engine(10)
 
 
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k", "none"])

@@ -78,10 +78,10 @@ def _rehash(hkeys, hvals, size):
 
 @njit(cache=True)
 def _grown(a, need):
-    """``a`` itself if it holds ``need`` items, else a copy at least twice as long."""
+    """``a`` itself if it holds ``need`` items, else a copy at least 1.5 times as long."""
     if need <= a.size:
         return a
-    b = np.empty(max(need, 2 * a.size), dtype=a.dtype)
+    b = np.empty(max(need, a.size + a.size // 2), dtype=a.dtype)
     b[: a.size] = a
     return b
 

@@ -212,9 +212,13 @@ def train_bpe_from_counts(
 class _WordTable:
     """The merge loop's input, and the totals the training record keeps.
 
-    Each distinct pre-token of two bytes or more is a ``str`` with one character
-    per token id (``chr(id)``; a byte's id is its value, so latin-1 decoding gives
-    the initial form), next to its count.
+    For the Python loop (``engine == "python"``), each distinct pre-token of two
+    bytes or more is a ``str`` in ``words`` with one character per token id
+    (``chr(id)``; a byte's id is its value, so latin-1 decoding gives the initial
+    form).  For the compiled loop, ``words`` stays empty and the pre-tokens are
+    ``packed`` (their bytes concatenated) with their lengths in ``lens``: no
+    Python object per pre-token outlives the count table.  ``counts`` is in the
+    same order either way.
     """
 
     words: list[str]
@@ -223,17 +227,26 @@ class _WordTable:
     pretokens: int  # pre-token occurrences
     unique_pretokens: int
     special_occurrences: int
+    engine: str = "python"
+    packed: bytes = b""
+    lens: np.ndarray | None = None
 
     @classmethod
     def from_counts(cls, word_counts: Mapping[bytes, int], special_occurrences: int) -> _WordTable:
         multi = [wb for wb in word_counts if len(wb) > 1]  # one-byte pre-tokens hold no pair
+        lens = list(map(len, multi))
+        engine = merge_engine(len(multi), sum(n for n in lens if n > _LONG_WORD))
+        compiled = engine == "compiled"
         return cls(
-            words=[wb.decode("latin-1") for wb in multi],
+            words=[] if compiled else [wb.decode("latin-1") for wb in multi],
             counts=list(map(word_counts.__getitem__, multi)),
             initial_tokens=special_occurrences + sum(map(mul, map(len, word_counts), word_counts.values())),
             pretokens=sum(word_counts.values()),
             unique_pretokens=len(word_counts),
             special_occurrences=special_occurrences,
+            engine=engine,
+            packed=b"".join(multi) if compiled else b"",
+            lens=np.array(lens, dtype=np.int64) if compiled else None,
         )
 
 
@@ -250,7 +263,10 @@ def _train_table(
     first_merge_id = 256 + len(specials)
     n_merges = vocab_size - first_merge_id
     token_bytes: list[bytes] = [bytes([i]) for i in range(256)] + [s.encode("utf-8") for s in specials]
-    pairs_total = sum(map(len, table.words)) - len(table.words)
+    if table.engine == "compiled":
+        pairs_total = len(table.packed) - len(table.counts)
+    else:
+        pairs_total = sum(map(len, table.words)) - len(table.words)
     if len(token_bytes) + min(n_merges, pairs_total) > sys.maxunicode + 1:
         raise ValueError(f"vocab_size {vocab_size} is too large: at most {sys.maxunicode + 1} ids are supported")
 
@@ -260,8 +276,14 @@ def _train_table(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        loop = _compiled_merge_loop if merge_engine(table.words) == "compiled" else _merge_loop
-        steps = loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
+        if table.engine == "compiled":
+            packed, lens = table.packed, table.lens
+            table.packed, table.lens = b"", None
+            steps = _compiled_merge_loop(
+                packed, lens, table.counts, n_merges, token_bytes, table.initial_tokens, progress
+            )
+        else:
+            steps = _merge_loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -308,21 +330,21 @@ longer than :data:`_LONG_WORD` bytes add up to more than this (64 KiB) stay on t
 Python loop, which keeps such words in :class:`_LongWords`."""
 
 
-def merge_engine(words: Sequence[str]) -> str:
+def merge_engine(n_words: int, long_bytes: int = 0) -> str:
     """Which merge loop trains a table: ``"compiled"`` (numba) or ``"python"``.
 
-    Both give identical merges and traces.  ``"compiled"`` needs numba, a table
-    whose long words (over 128 bytes) add up to at most
-    :data:`COMPILED_MAX_LONG_BYTES`, and, unless :data:`bpe_core.counting.KERNELS_ENV` says
-    ``compiled``, at least :data:`COMPILED_MIN_PRETOKENS` words and kernels
-    already compiled into numba's disk cache.  When they are not (the first
-    large training on a machine), this training runs the Python loop and a
-    background process compiles the kernels (:func:`warm_compiled_loop`, about
-    10 s of CPU, once per machine and source version): no training ever waits
-    for a compile.
+    Both give identical merges and traces.  ``"compiled"`` needs numba, long
+    words (over 128 bytes) adding up to at most :data:`COMPILED_MAX_LONG_BYTES`,
+    and, unless :data:`bpe_core.counting.KERNELS_ENV` says ``compiled``, at least
+    :data:`COMPILED_MIN_PRETOKENS` words and kernels already compiled into
+    numba's disk cache.  When they are not (the first large training on a
+    machine), this training runs the Python loop and a background process
+    compiles the kernels (:func:`warm_compiled_loop`, about 10 s of CPU, once
+    per machine and source version): no training ever waits for a compile.
 
     Args:
-        words: the distinct pre-tokens of two tokens or more (one character per token).
+        n_words: distinct pre-tokens of two bytes or more.
+        long_bytes: total bytes of those longer than 128 bytes.
 
     Returns:
         ``"compiled"`` or ``"python"``.
@@ -331,9 +353,9 @@ def merge_engine(words: Sequence[str]) -> str:
         ValueError: :data:`bpe_core.counting.KERNELS_ENV` holds another value.
     """
     mode = kernels_mode()
-    if mode == "python" or (mode == "auto" and len(words) < COMPILED_MIN_PRETOKENS):
+    if mode == "python" or (mode == "auto" and n_words < COMPILED_MIN_PRETOKENS):
         return "python"
-    if sum(n for n in map(len, words) if n > _LONG_WORD) > COMPILED_MAX_LONG_BYTES:
+    if long_bytes > COMPILED_MAX_LONG_BYTES:
         return "python"
     return "compiled" if kernels_ready(mode == "compiled") else "python"
 
@@ -353,11 +375,11 @@ def warm_compiled_loop() -> None:
     """
     from .. import count_kernel
 
-    text = "low lower lowest newer newest wider widest " * 3 + "aaaa abab"
-    words = [w.decode("latin-1") for w in (t.encode() for t in text.split()) if len(w) > 1]
+    words = [w.encode() for w in ("low lower lowest newer newest wider widest " * 3 + "aaaa abab").split()]
     counts = list(range(1, len(words) + 1))
-    got = _compiled_merge_loop(list(words), counts, 30, [bytes([i]) for i in range(256)], 0, None)
-    want = _merge_loop(list(words), counts, 30, [bytes([i]) for i in range(256)], 0, None)
+    lens = np.array(list(map(len, words)), dtype=np.int64)
+    got = _compiled_merge_loop(b"".join(words), lens, counts, 30, [bytes([i]) for i in range(256)], 0, None)
+    want = _merge_loop([w.decode("latin-1") for w in words], counts, 30, [bytes([i]) for i in range(256)], 0, None)
     assert got == want, "the compiled merge loop disagrees with the Python loop"
     sample = "It's 2024: the café's 3 ovens\n\n  baked   42 loaves! " * 20
     fast = count_pretokens_fast(sample, ("<|endoftext|>",), force=True)
@@ -367,25 +389,33 @@ def warm_compiled_loop() -> None:
 
 
 def _compiled_merge_loop(
-    words: list[str],
+    packed: bytes,
+    lens: np.ndarray,
     counts: list[int],
     n_merges: int,
     token_bytes: list[bytes],
     initial_tokens: int,
     progress: ProgressCallback | None,
 ) -> list[MergeStep]:
-    """:func:`_merge_loop` run by :func:`bpe_core.bpe.merge_kernel.run_merges` (same arguments and result).
+    """:func:`_merge_loop` run by :func:`bpe_core.bpe.merge_kernel.run_merges` (same result).
 
-    The words become one ``int32`` array of token ids (``words`` is emptied to
-    free the strings); the initial pair table (counts, and the words holding
-    each pair) is built with numpy sorts, as :func:`_pair_table` does.
+    Args:
+        packed: the distinct pre-tokens of two bytes or more, their bytes concatenated.
+        lens: ``int64``, their lengths in bytes.
+        counts: their occurrence counts, same order.
+        n_merges: merges to learn at most.
+        token_bytes: bytes of each id so far (256 bytes + specials); extended.
+        initial_tokens: tokens of the training text before merging.
+        progress: ``progress("merge", done, n_merges)`` about 200 times.
+
+    The words become one ``int32`` array of token ids; the initial pair table
+    (counts, and the words holding each pair) is built with numpy sorts, as
+    :func:`_pair_table` does.
     """
     from .merge_kernel import build_state, run_merges
 
-    n_words = len(words)
-    lens = np.fromiter(map(len, words), dtype=np.int64, count=n_words)
-    ids8 = np.frombuffer("".join(words).encode("latin-1"), dtype=np.uint8)
-    words.clear()
+    n_words = len(lens)
+    ids8 = np.frombuffer(packed, dtype=np.uint8)
     wcount = np.array(counts, dtype=np.int64)
     wstart = np.zeros(n_words, dtype=np.int64)
     np.cumsum(lens[:-1], out=wstart[1:])
@@ -431,7 +461,7 @@ def _compiled_merge_loop(
     pcount[:n_pairs] = pair_counts
     vstart[:n_pairs] = vec_bounds[:-1] if n_pairs else vec_bounds[:0]
     vlen[:n_pairs] = np.diff(vec_bounds) if n_pairs else vec_bounds[:0]
-    pool = np.zeros(vec_words.size + vec_words.size // 2 + 1024, dtype=np.int32)
+    pool = np.zeros(vec_words.size + vec_words.size // 4 + 1024, dtype=np.int32)
     pool[: vec_words.size] = vec_words
     st = np.array([len(token_bytes), len(known), n_pairs, vec_words.size, hc.size, n_pairs, 0], dtype=np.int64)
     del vec_words, vec_bounds, pair_keys, pair_counts, uniq, starts
