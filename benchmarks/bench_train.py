@@ -207,7 +207,7 @@ def _watch_memory(pid: int, every: float = 0.02, deadline: float = float("inf"))
 
 
 def available(kind: str) -> bool:
-    if kind == "ours":
+    if kind in ("ours", "ours-py"):
         return True
     module = {"hf": "tokenizers"}.get(kind, kind)
     try:
