@@ -264,14 +264,23 @@ def count_pretokens_fast(
     starts, lengths, counts, pretokens, regions = count_kernel.count_gpt2_ascii(buf, bounds, _ascii_table())
     out = dict(zip(map(data.__getitem__, map(slice, starts.tolist(), (starts + lengths).tolist())), counts.tolist()))
     if len(regions):
+        # A region starting at a cut (not at a segment's start) begins with a space or newline
+        # after a visible ASCII character, and one ending at a cut ends with a visible ASCII
+        # character: such regions joined end to end meet at cuts, so one regex pass splits them
+        # all exactly; regions at a segment's edge are split one by one.
+        edges = np.isin(regions[:, 0], bounds) | np.isin(regions[:, 1], bounds)
+        texts = [data[lo:hi].decode("utf-8") for lo, hi in regions.tolist()]
+        inner = "".join(t for t, edge in zip(texts, edges.tolist(), strict=True) if not edge)
         rx = compile_pattern(PATTERNS["gpt2"])
+        pieces = iter_pretoken_strings(inner, rx) if inner else []
+        for t, edge in zip(texts, edges.tolist(), strict=True):
+            if edge:
+                pieces += iter_pretoken_strings(t, rx)
+        pretokens += len(pieces)
         get = out.get
-        for lo, hi in regions.tolist():
-            pieces = iter_pretoken_strings(data[lo:hi].decode("utf-8"), rx)
-            pretokens += len(pieces)
-            for piece, c in Counter(pieces).items():
-                key = piece.encode("utf-8")
-                out[key] = get(key, 0) + c
+        for piece, c in Counter(pieces).items():
+            key = piece.encode("utf-8")
+            out[key] = get(key, 0) + c
     return out, int(pretokens), n_special
 
 

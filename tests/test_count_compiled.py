@@ -66,6 +66,8 @@ def test_ascii_alternatives_match_the_regex(text):
         "hello\u00a0world  \u3000 spaces\u2028lines",  # non-ASCII whitespace
         "emoji 😀😀 a😀b 'é 's",
         "abc" * 50 + "é" + "def " * 50,  # a region far from any cut on one side
+        "x. é y. z. ü w.\nq. 日本 r.  é\n\né. ".replace("q", "q" * 3) * 3,  # many regions, split in one pass
+        "é. a. ü" + EOT + "ü b. é" + EOT + "é",  # regions at the edges of segments
     ],
 )
 def test_non_ascii_regions_go_to_the_regex(text):
