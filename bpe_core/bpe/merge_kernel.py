@@ -121,7 +121,7 @@ def _before(ci, pi, cj, pj, pa, pb, tb, tstart, tlen):
     return pb[pi] < pb[pj]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sift_down(hc, hp, n, i, pa, pb, tb, tstart, tlen):
     c, p = hc[i], hp[i]
     while True:
@@ -137,7 +137,7 @@ def _sift_down(hc, hp, n, i, pa, pb, tb, tstart, tlen):
     hc[i], hp[i] = c, p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sift_up(hc, hp, i, pa, pb, tb, tstart, tlen):
     c, p = hc[i], hp[i]
     while i > 0:
