@@ -12,8 +12,9 @@ on real text against the Python loop and the textbook trainer,
 Data layout (all numpy arrays, nothing per pre-token is a Python object):
 
 * the distinct pre-tokens are one ``int32`` array of token ids, each word a
-  slice ``ids[wstart[w] : wstart[w] + wlen[w]]`` rewritten in place (and
-  shortened) as merges apply, with its count ``wcount[w]``;
+  slice ``ids[s : s + n]`` rewritten in place (and shortened) as merges apply,
+  where ``s, n, c = words[w]`` (start, current length, count: one row, so a
+  visit costs one cache miss for them);
 * a pair ``(x, y)`` has a dense id ``pid``, found through an open-addressing
   hash table keyed by ``x << 32 | y``; per pair its two ids, its weighted
   count, and a growable vector (in one shared ``pool``) of the words that held
@@ -188,14 +189,13 @@ def build_state(pair_keys, pair_counts, tb, tstart, tlen):
 
 
 @njit(cache=True)
-def run_merges(ids, wstart, wlen, wcount, arrays, st, out, n_steps):
+def run_merges(ids, words, arrays, st, out, n_steps):
     """Do up to ``n_steps`` merges; returns ``(arrays, merges done)`` with ``arrays`` possibly regrown.
 
     Args:
         ids: ``int32``, the token ids of all words, concatenated; rewritten in place.
-        wstart: ``int64``, where each word starts in ``ids``.
-        wlen: ``int64``, each word's current length in tokens (shrinks as merges apply).
-        wcount: ``int64``, each word's count.
+        words: ``int64[n, 3]``: each word's start in ``ids``, current length in
+            tokens (shrinks as merges apply) and count.
         arrays: the growable state, a tuple ``(tb, tstart, tlen, hkeys, hvals, pa, pb,
             pcount, vstart, vlen, pool, hc, hp)`` as :func:`build_state` and the
             trainer prepared it.
@@ -253,7 +253,7 @@ def run_merges(ids, wstart, wlen, wcount, arrays, st, out, n_steps):
         vs, vn = vstart[best], vlen[best]
         room = 0
         for k in range(vn):
-            room += wlen[pool[vs + k]]
+            room += words[pool[vs + k], 1]
         need = st[2] + room
         if need > pa.size:
             pa, pb, pcount = _grown(pa, need), _grown(pb, need), _grown(pcount, need)
@@ -271,9 +271,9 @@ def run_merges(ids, wstart, wlen, wcount, arrays, st, out, n_steps):
         replaced = 0
         for k in range(vn):
             w = pool[vs + k]
-            s = wstart[w]
-            n = wlen[w]
-            c = wcount[w]
+            s = words[w, 0]
+            n = words[w, 1]
+            c = words[w, 2]
             i = 0
             j = 0
             while i < n:
@@ -322,7 +322,7 @@ def run_merges(ids, wstart, wlen, wcount, arrays, st, out, n_steps):
                     ids[s + j] = ids[s + i]
                     j += 1
                     i += 1
-            wlen[w] = j
+            words[w, 1] = j
         # lay out the new pairs' word vectors in the pool (entries are in word-visit order)
         pool = _grown(pool, st[3] + n_new)
         pos = st[3]

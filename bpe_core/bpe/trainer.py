@@ -467,6 +467,8 @@ def _compiled_merge_loop(
     del vec_words, vec_bounds, pair_keys, pair_counts, uniq, starts
     ids = ids8.astype(np.int32)
     del ids8
+    words = np.stack([wstart, lens, wcount], axis=1)  # one row per word: start, length, count
+    del wstart, lens
     arrays = (tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp)
     out = np.zeros((4, n_merges), dtype=np.int64)
 
@@ -474,7 +476,7 @@ def _compiled_merge_loop(
     done = 0
     while done < n_merges:
         want = min(report_every, n_merges - done)
-        arrays, k = run_merges(ids, wstart, lens, wcount, arrays, st, out, want)
+        arrays, k = run_merges(ids, words, arrays, st, out, want)
         done += k
         if k < want:
             break  # no pair left
