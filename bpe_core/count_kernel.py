@@ -41,9 +41,20 @@ import sys
 
 import numpy as np
 import regex
-from numba import njit
 
-__all__ = ["ascii_classes", "cache_dir", "count_gpt2_ascii", "is_ready", "mark_ready"]
+try:
+    from numba import njit
+
+    HAVE_NUMBA = True
+except ImportError:  # no numba: the module still imports (docs, doctests); callers check HAVE_NUMBA
+    HAVE_NUMBA = False
+
+    def njit(*args, **kwargs):
+        """Stand-in for ``numba.njit`` when numba is missing: the function stays plain Python."""
+        return args[0] if args and callable(args[0]) else (lambda f: f)
+
+
+__all__ = ["HAVE_NUMBA", "ascii_classes", "cache_dir", "count_gpt2_ascii", "is_ready", "mark_ready"]
 
 LETTER, DIGIT, SPACE, OTHER = 1, 2, 3, 4
 
@@ -269,7 +280,7 @@ def cache_dir() -> str | None:
 
 def _marker() -> str | None:
     """Path of the file that says the kernels of these very sources are compiled and cached."""
-    folder = cache_dir()
+    folder = cache_dir() if HAVE_NUMBA else None
     if folder is None:
         return None
     import numba

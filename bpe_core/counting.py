@@ -177,7 +177,9 @@ def kernels_ready(force: bool = False) -> bool:
     """
     try:
         from . import count_kernel
-    except ImportError:  # numba missing or broken: the Python paths give the same results
+    except ImportError:  # numba broken: the Python paths give the same results
+        return False
+    if not count_kernel.HAVE_NUMBA:  # numba missing: likewise
         return False
     if force or count_kernel.is_ready():
         return True
@@ -244,7 +246,7 @@ def count_pretokens_fast(
         from . import count_kernel
     except ImportError:
         return None
-    if not force and not count_kernel.is_ready():
+    if not count_kernel.HAVE_NUMBA or (not force and not count_kernel.is_ready()):
         return None
     parts: list[bytes] = []
     n_special = 0

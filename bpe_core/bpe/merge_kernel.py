@@ -42,9 +42,20 @@ happened is :func:`bpe_core.count_kernel.is_ready`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-__all__ = ["build_state", "run_merges"]
+try:
+    from numba import njit
+
+    HAVE_NUMBA = True
+except ImportError:  # no numba: the module still imports (docs, doctests); callers check HAVE_NUMBA
+    HAVE_NUMBA = False
+
+    def njit(*args, **kwargs):
+        """Stand-in for ``numba.njit`` when numba is missing: the function stays plain Python."""
+        return args[0] if args and callable(args[0]) else (lambda f: f)
+
+
+__all__ = ["HAVE_NUMBA", "build_state", "run_merges"]
 
 _EMPTY = -1
 _MUL = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing

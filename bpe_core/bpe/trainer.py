@@ -375,6 +375,8 @@ def warm_compiled_loop() -> None:
     """
     from .. import count_kernel
 
+    if not count_kernel.HAVE_NUMBA:
+        raise ImportError("numba is not installed: the kernels cannot be compiled")
     words = [w.encode() for w in ("low lower lowest newer newest wider widest " * 3 + "aaaa abab").split()]
     counts = list(range(1, len(words) + 1))
     lens = np.array(list(map(len, words)), dtype=np.int64)
