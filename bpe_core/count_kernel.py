@@ -54,7 +54,7 @@ except ImportError:  # no numba: the module still imports (docs, doctests); call
         return args[0] if args and callable(args[0]) else (lambda f: f)
 
 
-__all__ = ["HAVE_NUMBA", "ascii_classes", "cache_dir", "count_gpt2_ascii", "is_ready", "mark_ready"]
+__all__ = ["HAVE_NUMBA", "ascii_classes", "cache_dir", "count_gpt2_ascii", "is_ready", "mark_ready", "warm"]
 
 LETTER, DIGIT, SPACE, OTHER = 1, 2, 3, 4
 
@@ -262,6 +262,17 @@ def count_gpt2_ascii(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tu
             regions = np.concatenate([regions, np.empty_like(regions)])
     rows = table[table[:, 0] >= 0]
     return rows[:, 0], rows[:, 1], rows[:, 2], int(st[3]), regions[: st[4]]
+
+
+def warm() -> None:
+    """Compile (or load from the disk cache) every kernel of this module.
+
+    Includes the table growth (:func:`_rehash`), which is called from Python and
+    which small inputs never reach: a kernel first met in a large count would
+    otherwise be compiled there, in every counting process.
+    """
+    count_gpt2_ascii(np.frombuffer(b"a b", dtype=np.uint8), np.array([0, 3], dtype=np.int64), ascii_classes())
+    _rehash(np.full((4, 4), -1, dtype=np.int64), 8)
 
 
 # ---------------------------------------------------------------------------
