@@ -5,12 +5,17 @@ Usage (the peers live in requirements-dev.txt: ``pip install -r requirements-dev
     python benchmarks/bench_train.py [--corpora small,medium] [--dir /work/corpora] [--workers 2]
                                      [--long] [--scaling] [--repeat 1]
 
-Trainers, each run in a fresh process so that peak memory is measured cleanly,
+Trainers, each run in a fresh process so that peak memory is measured cleanly
+(the numba kernels are compiled into their disk cache first, if they are not, so
+no timed run pays the one-time compile; the ``numba`` column says whether ours
+used them),
 all at the same vocabulary (the same number of merges: peers without special
 tokens get one id less), the GPT-2 split pattern, ``--workers`` processes/threads:
 
 * ``ours``: :func:`bpe_core.train_bpe` on the file (``pathlib.Path``: streamed in
   1 MiB chunks, counted in ``--workers`` processes), special token ``<|endoftext|>``;
+  with ``--python-too`` also ``ours-py``, the same with ``BPE_CORE_KERNELS=python``
+  (the regex counter and the pure-Python merge loop);
 * ``hf``: Hugging Face ``tokenizers`` ``BpeTrainer``, ``ByteLevel`` pre-tokenization
   (``add_prefix_space=False``: GPT-2's regex), all 256 bytes in the alphabet,
   ``RAYON_NUM_THREADS``;
@@ -89,7 +94,9 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
     gpt2 = PATTERNS["gpt2"]
     n_merges = vocab - 256 - len(specials)
     out: dict = {"count": None, "merge": None}
-    if kind == "ours":
+    if kind in ("ours", "ours-py"):
+        if kind == "ours-py":  # the pure-Python counter and merge loop, no numba
+            os.environ["BPE_CORE_KERNELS"] = "python"
         from bpe_core import train_bpe
 
         base = _status_mib("VmRSS")
@@ -99,6 +106,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
         info = tok.training
         out |= {"count": info.count_seconds, "merge": info.merge_seconds, "merges": len(tok.merges)}
         out["distinct"] = info.unique_pretokens
+        out["kernels"] = "numba" in sys.modules  # the compiled counter / merge loop ran
     elif kind == "hf":
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -199,7 +207,7 @@ def _watch_memory(pid: int, every: float = 0.02, deadline: float = float("inf"))
 
 
 def available(kind: str) -> bool:
-    if kind == "ours":
+    if kind in ("ours", "ours-py"):
         return True
     module = {"hf": "tokenizers"}.get(kind, kind)
     try:
@@ -210,12 +218,19 @@ def available(kind: str) -> bool:
 
 
 def bench_case(
-    label: str, path: Path, vocab: int, workers: int, repeat: int, specials: list[str], limit: float
+    label: str,
+    path: Path,
+    vocab: int,
+    workers: int,
+    repeat: int,
+    specials: list[str],
+    limit: float,
+    python_too: bool = False,
 ) -> dict:
     size = path.stat().st_size
     row: dict = {"case": label, "vocab": vocab}
     results = {}
-    for kind in ("ours", *PEERS):
+    for kind in ("ours", *(["ours-py"] if python_too else []), *PEERS):
         if not available(kind):
             continue
         runs = [run_child(kind, path, vocab, workers, specials, limit) for _ in range(repeat)]
@@ -237,7 +252,12 @@ def bench_case(
         "merge s": round(ours["merge"], 2),
         "ours MB/s": round(size / 1e6 / ours["wall"], 1),
         "ours MiB": round(ours["rss_mib"]),
+        "numba": ours.get("kernels"),
     }
+    py = results.get("ours-py")
+    if py and not py.get("timeout"):
+        row |= {"ours-py s": round(py["wall"], 2), "ours-py CPU s": round(py["cpu"], 2)}
+        row |= {"ours-py count/merge s": f"{py['count']:.2f} / {py['merge']:.2f}", "ours-py MiB": round(py["rss_mib"])}
     for kind in PEERS:
         r = results.get(kind)
         if r is None:
@@ -350,6 +370,7 @@ def check_identical_merges(path: Path) -> str:
     def merges(r) -> list:
         return train_bpe_from_counts(r.word_counts, 10_000, [EOT], special_occurrences=r.special_occurrences).merges
 
+    os.environ["BPE_CORE_KERNELS"] = "python"
     whole = train_bpe(path.read_text(encoding="utf-8"), 10_000, [EOT], num_workers=1, chunk_size=1 << 40).merges
     old = counting.PARALLEL_MIN_BYTES
     counting.PARALLEL_MIN_BYTES = 0  # force the workers even on 1 MB
@@ -376,7 +397,28 @@ def check_identical_merges(path: Path) -> str:
         save_count_table(t, Path(tmp) / "t.npz")
         paths["count table"] = load_count_table(Path(tmp) / "t.npz", pattern="gpt2")
     same = {name: merges(r) == whole for name, r in paths.items()}
+    os.environ["BPE_CORE_KERNELS"] = "compiled"  # the numba counter (2 processes) and merge loop
+    try:
+        r = counting.count_file(path, "gpt2", [EOT], num_workers=2, chunk_bytes=1 << 18)
+        same["compiled counter and merge loop"] = merges(r) == whole
+    finally:
+        os.environ["BPE_CORE_KERNELS"] = "auto"
     return f"identical merges to one in-memory str, 1 MB corpus, vocab 10,000: {same}"
+
+
+def warm_kernels() -> str:
+    """Compile the numba kernels into their disk cache now if they are not (so no timed run pays it)."""
+    code = "from bpe_core.count_kernel import is_ready; print(is_ready())"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    ready = subprocess.run([sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True)
+    if ready.stdout.strip() == "True":
+        return "numba kernels: already in the disk cache"
+    t0 = time.perf_counter()
+    warm = "from bpe_core.bpe.trainer import warm_compiled_loop; warm_compiled_loop()"
+    done = subprocess.run([sys.executable, "-c", warm], check=False, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        return f"numba kernels unavailable ({done.stderr.strip().splitlines()[-1:]}): ours runs the Python paths"
+    return f"numba kernels compiled into the disk cache in {time.perf_counter() - t0:.1f} s (once per machine)"
 
 
 def machine() -> str:
@@ -411,7 +453,9 @@ def main() -> None:
     ap.add_argument("--long", action="store_true", help="also the single-long-pre-token inputs")
     ap.add_argument("--scaling", action="store_true", help="also the counting and merge-loop scaling tables")
     ap.add_argument("--no-check", action="store_true", help="skip the identical-merges check")
+    ap.add_argument("--python-too", action="store_true", help="also ours without numba (BPE_CORE_KERNELS=python)")
     args = ap.parse_args()
+    print(warm_kernels())
 
     d = Path(args.dir)
     rows = []
@@ -424,7 +468,7 @@ def main() -> None:
         if args.long:
             cases += [(label, p, 1_000, [], TIME_LIMIT["long"]) for label, p in long_inputs(Path(tmp))]
         for label, path, vocab, specials, limit in cases:
-            rows.append(bench_case(label, path, vocab, args.workers, args.repeat, specials, limit))
+            rows.append(bench_case(label, path, vocab, args.workers, args.repeat, specials, limit, args.python_too))
             print(json.dumps(rows[-1]), flush=True)
     print()
     print(f"Machine: {machine()}; {args.workers} workers/threads; load average {os.getloadavg()[0]:.1f} at the end")

@@ -58,33 +58,46 @@ import glob
 import itertools
 import multiprocessing as mp
 import os
+import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from functools import lru_cache
 
+import numpy as np
 import regex
 
 from .interface import ProgressCallback
 from .pretokenize import (
+    PATTERNS,
+    compile_pattern,
     count_pretokens,
+    iter_pretoken_strings,
     resolve_pattern,
+    split_special,
     surrogate_message,
     validate_special_tokens,
 )
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
+    "FAST_MIN_BYTES",
+    "KERNELS_ENV",
     "PARALLEL_MIN_BYTES",
     "CountResult",
     "count_file",
     "count_files",
     "count_iterable",
+    "count_pretokens_fast",
     "count_text",
     "expand_inputs",
     "file_chunks",
+    "kernels_mode",
+    "kernels_ready",
 ]
 
 DEFAULT_CHUNK_BYTES = 1 << 20
@@ -121,12 +134,180 @@ class CountResult:
     sources: tuple[str, ...] = ()
 
 
+FAST_MIN_BYTES = 1 << 20
+"""Inputs of at least this many bytes (1 MiB) under GPT-2's pattern are counted by the compiled
+counter (:mod:`bpe_core.count_kernel`) when its kernels are ready; smaller ones (the app's
+texts) by the regex, with nothing to import."""
+
+KERNELS_ENV = "BPE_CORE_KERNELS"
+"""Environment variable choosing the numba kernels (the compiled counter here, the compiled
+merge loop of :mod:`bpe_core.bpe.trainer`): ``auto`` (default: for large inputs, once compiled
+into numba's disk cache), ``python`` (never) or ``compiled`` (whenever the input allows,
+compiling in this process if the cache is cold: for tests and benchmarks)."""
+
+_WARM_UP: dict[str, subprocess.Popen] = {}
+"""The background compile started by this process, if any (under ``"process"``)."""
+
+
+def kernels_mode() -> str:
+    """The value of :data:`KERNELS_ENV`: ``"auto"``, ``"python"`` or ``"compiled"``.
+
+    Raises:
+        ValueError: it holds anything else.
+    """
+    mode = os.environ.get(KERNELS_ENV, "auto").strip().lower() or "auto"
+    if mode not in ("auto", "python", "compiled"):
+        raise ValueError(f"{KERNELS_ENV} must be auto, python or compiled, got {mode!r}")
+    return mode
+
+
+def kernels_ready(force: bool = False) -> bool:
+    """True when the numba kernels can run without a compile pause.
+
+    Args:
+        force: accept a cold cache (the caller then compiles in this process).
+
+    Returns:
+        False when numba is missing or broken; else ``force`` or
+        :func:`bpe_core.count_kernel.is_ready`.  A cold cache starts the
+        background compile (:func:`bpe_core.bpe.trainer.warm_compiled_loop`, about
+        10 s of CPU in a detached process, once per machine and source version),
+        once per process, and the caller takes the Python path meanwhile: no
+        training ever waits for a compile.
+    """
+    try:
+        from . import count_kernel
+    except ImportError:  # numba broken: the Python paths give the same results
+        return False
+    if not count_kernel.HAVE_NUMBA:  # numba missing: likewise
+        return False
+    if force or count_kernel.is_ready():
+        return True
+    _start_warm_up()
+    return False
+
+
+def _start_warm_up() -> None:
+    """Compile the kernels into numba's cache in a detached process, once per process."""
+    running = _WARM_UP.get("process")
+    if running is not None and running.poll() is None:
+        return  # still compiling
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    try:
+        _WARM_UP["process"] = subprocess.Popen(
+            [sys.executable, "-c", "from bpe_core.bpe.trainer import warm_compiled_loop; warm_compiled_loop()"],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:  # cannot start a process: stay on the Python paths
+        _WARM_UP.pop("process", None)
+
+
+def _use_fast(source: str, size: int) -> bool:
+    """Whether an input of ``size`` bytes (or characters) under ``source`` goes to the compiled counter."""
+    if source != PATTERNS["gpt2"]:
+        return False
+    mode = kernels_mode()
+    if mode == "python" or (mode == "auto" and size < FAST_MIN_BYTES):
+        return False
+    if not kernels_ready(mode == "compiled"):
+        return False
+    count_pretokens_fast("a b", (), force=True)  # load the machine code here, before workers fork
+    return True
+
+
+def count_pretokens_fast(
+    text: str, specials: tuple[str, ...], *, force: bool = False
+) -> tuple[dict[bytes, int], int, int] | None:
+    """Count the GPT-2 pre-tokens of a text with the compiled counter (:mod:`bpe_core.count_kernel`).
+
+    ASCII stretches are split and counted in compiled code; stretches holding a
+    non-ASCII character (widened to safe cuts) go through the exact regex split
+    (:func:`bpe_core.pretokenize.iter_pretoken_strings`).  Same counts as
+    :func:`bpe_core.pretokenize.count_pretokens` with GPT-2's pattern.
+
+    Args:
+        text: a chunk of text.
+        specials: special-token strings, cut out first.
+        force: run even if the kernels are not in the disk cache (compiling here).
+
+    Returns:
+        ``({pre-token bytes: count}, pre-tokens, special occurrences)``, or ``None``
+        when the compiled counter cannot run here (numba missing, kernels not
+        compiled yet, or a character without a UTF-8 form, whose error the
+        regex path words).
+    """
+    try:
+        from . import count_kernel
+    except ImportError:
+        return None
+    if not count_kernel.HAVE_NUMBA or (not force and not count_kernel.is_ready()):
+        return None
+    parts: list[bytes] = []
+    n_special = 0
+    try:
+        for segment, is_special in split_special(text, specials):
+            if is_special:
+                n_special += 1
+            elif segment:
+                parts.append(segment.encode("utf-8"))
+    except UnicodeEncodeError:
+        return None
+    data = b"".join(parts)
+    bounds = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in parts], out=bounds[1:])
+    del parts
+    buf = np.frombuffer(data, dtype=np.uint8)
+    starts, lengths, counts, pretokens, regions = count_kernel.count_gpt2_ascii(buf, bounds, _ascii_table())
+    out = dict(zip(map(data.__getitem__, map(slice, starts.tolist(), (starts + lengths).tolist())), counts.tolist()))
+    if len(regions):
+        # A region starting at a cut (not at a segment's start) begins with a space or newline
+        # after a visible ASCII character, and one ending at a cut ends with a visible ASCII
+        # character: such regions joined end to end meet at cuts, so one regex pass splits them
+        # all exactly; regions at a segment's edge are split one by one.
+        edges = np.isin(regions[:, 0], bounds) | np.isin(regions[:, 1], bounds)
+        texts = [data[lo:hi].decode("utf-8") for lo, hi in regions.tolist()]
+        inner = "".join(t for t, edge in zip(texts, edges.tolist(), strict=True) if not edge)
+        rx = compile_pattern(PATTERNS["gpt2"])
+        pieces = iter_pretoken_strings(inner, rx) if inner else []
+        for t, edge in zip(texts, edges.tolist(), strict=True):
+            if edge:
+                pieces += iter_pretoken_strings(t, rx)
+        pretokens += len(pieces)
+        get = out.get
+        for piece, c in Counter(pieces).items():
+            key = piece.encode("utf-8")
+            out[key] = get(key, 0) + c
+    return out, int(pretokens), n_special
+
+
+@lru_cache(maxsize=1)
+def _ascii_table() -> np.ndarray:
+    from .count_kernel import ascii_classes
+
+    return ascii_classes()
+
+
 # ---------------------------------------------------------------------------
 # counting one piece of text (runs in workers too: module-level and picklable)
 
 
-def _count_chunk(text: str, source: str, specials: tuple[str, ...]) -> tuple[dict[bytes, int], int, int]:
-    """Count one chunk: ``({pre-token bytes: count}, pre-tokens, special occurrences)``."""
+def _count_chunk(
+    text: str, source: str, specials: tuple[str, ...], fast: bool = False
+) -> tuple[dict[bytes, int], int, int]:
+    """Count one chunk: ``({pre-token bytes: count}, pre-tokens, special occurrences)``.
+
+    ``fast``: try the compiled counter first (GPT-2's pattern only; see :func:`count_pretokens_fast`).
+    """
+    if fast:
+        done = count_pretokens_fast(text, specials)
+        if done is not None:
+            return done
     counts, n_special = count_pretokens(text, source, specials)
     try:  # distinct strings have distinct UTF-8 forms, so the keys stay distinct
         out = dict(zip(map(str.encode, counts), counts.values(), strict=True))
@@ -141,7 +322,7 @@ def _count_chunk(text: str, source: str, specials: tuple[str, ...]) -> tuple[dic
 
 
 def _count_file_range(
-    path: str, start: int, end: int, source: str, specials: tuple[str, ...]
+    path: str, start: int, end: int, source: str, specials: tuple[str, ...], fast: bool = False
 ) -> tuple[dict[bytes, int], int, int]:
     """Read bytes ``[start, end)`` of a file, decode them as UTF-8 and count them."""
     with open(path, "rb") as f:
@@ -157,7 +338,7 @@ def _count_file_range(
     del data
     if start == 0:
         text = text.removeprefix("\ufeff")
-    return _count_chunk(text, source, specials)
+    return _count_chunk(text, source, specials, fast)
 
 
 # ---------------------------------------------------------------------------
@@ -507,6 +688,8 @@ def count_files(
     paths = expand_inputs(inputs)
     tasks = [(path, s, e, source, specials) for path in paths for s, e in file_chunks(path, specials, chunk_bytes)]
     size = sum(t[2] - t[1] for t in tasks)
+    if _use_fast(source, size):
+        tasks = [(*t, True) for t in tasks]
     if size < PARALLEL_MIN_BYTES:
         workers = 1
     workers = max(1, min(workers, len(tasks)))
@@ -622,7 +805,8 @@ def count_iterable(
     chunks: Iterator[str] = _str_chunks(pieces, specials, chunk_chars)
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}")
-    if workers > 1 and total_chars is None and executor is None:
+    known = total_chars
+    if total_chars is None and executor is None:
         # a stream of unknown length: read ahead up to PARALLEL_MIN_BYTES characters, and
         # count a stream that ends before that here, without starting workers
         head: list[str] = []
@@ -634,8 +818,10 @@ def count_iterable(
                 break
         else:
             workers = 1
+        known = n
         chunks = itertools.chain(head, chunks)
-    tasks = ((c, source, specials) for c in chunks)
+    fast = _use_fast(source, PARALLEL_MIN_BYTES if known is None else known)
+    tasks = ((c, source, specials, fast) for c in chunks)
     used = _run(tasks, _count_chunk, workers, merger, executor)
     if total and progress is not None and merger.chunks != total:
         progress("count", merger.chunks, merger.chunks)

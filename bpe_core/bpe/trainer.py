@@ -34,9 +34,18 @@ from operator import add, mul
 
 import numpy as np
 
-from ..counting import DEFAULT_CHUNK_BYTES, count_file, count_files, count_iterable, count_text
+from ..counting import (
+    DEFAULT_CHUNK_BYTES,
+    count_file,
+    count_files,
+    count_iterable,
+    count_pretokens_fast,
+    count_text,
+    kernels_mode,
+    kernels_ready,
+)
 from ..interface import ProgressCallback, TrainingInfo
-from ..pretokenize import PATTERNS, resolve_pattern, validate_special_tokens
+from ..pretokenize import PATTERNS, count_pretokens, resolve_pattern, validate_special_tokens
 from .model import BPETokenizer, MergeStep
 
 __all__ = ["train_bpe", "train_bpe_from_counts", "train_from_spec"]
@@ -203,9 +212,13 @@ def train_bpe_from_counts(
 class _WordTable:
     """The merge loop's input, and the totals the training record keeps.
 
-    Each distinct pre-token of two bytes or more is a ``str`` with one character
-    per token id (``chr(id)``; a byte's id is its value, so latin-1 decoding gives
-    the initial form), next to its count.
+    For the Python loop (``engine == "python"``), each distinct pre-token of two
+    bytes or more is a ``str`` in ``words`` with one character per token id
+    (``chr(id)``; a byte's id is its value, so latin-1 decoding gives the initial
+    form).  For the compiled loop, ``words`` stays empty and the pre-tokens are
+    ``packed`` (their bytes concatenated) with their lengths in ``lens``: no
+    Python object per pre-token outlives the count table.  ``counts`` is in the
+    same order either way.
     """
 
     words: list[str]
@@ -214,17 +227,26 @@ class _WordTable:
     pretokens: int  # pre-token occurrences
     unique_pretokens: int
     special_occurrences: int
+    engine: str = "python"
+    packed: bytes = b""
+    lens: np.ndarray | None = None
 
     @classmethod
     def from_counts(cls, word_counts: Mapping[bytes, int], special_occurrences: int) -> _WordTable:
         multi = [wb for wb in word_counts if len(wb) > 1]  # one-byte pre-tokens hold no pair
+        lens = list(map(len, multi))
+        engine = merge_engine(len(multi), sum(n for n in lens if n > _LONG_WORD))
+        compiled = engine == "compiled"
         return cls(
-            words=[wb.decode("latin-1") for wb in multi],
+            words=[] if compiled else [wb.decode("latin-1") for wb in multi],
             counts=list(map(word_counts.__getitem__, multi)),
             initial_tokens=special_occurrences + sum(map(mul, map(len, word_counts), word_counts.values())),
             pretokens=sum(word_counts.values()),
             unique_pretokens=len(word_counts),
             special_occurrences=special_occurrences,
+            engine=engine,
+            packed=b"".join(multi) if compiled else b"",
+            lens=np.array(lens, dtype=np.int64) if compiled else None,
         )
 
 
@@ -241,7 +263,10 @@ def _train_table(
     first_merge_id = 256 + len(specials)
     n_merges = vocab_size - first_merge_id
     token_bytes: list[bytes] = [bytes([i]) for i in range(256)] + [s.encode("utf-8") for s in specials]
-    pairs_total = sum(map(len, table.words)) - len(table.words)
+    if table.engine == "compiled":
+        pairs_total = len(table.packed) - len(table.counts)
+    else:
+        pairs_total = sum(map(len, table.words)) - len(table.words)
     if len(token_bytes) + min(n_merges, pairs_total) > sys.maxunicode + 1:
         raise ValueError(f"vocab_size {vocab_size} is too large: at most {sys.maxunicode + 1} ids are supported")
 
@@ -251,7 +276,14 @@ def _train_table(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        steps = _merge_loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
+        if table.engine == "compiled":
+            packed, lens = table.packed, table.lens
+            table.packed, table.lens = b"", None
+            steps = _compiled_merge_loop(
+                packed, lens, table.counts, n_merges, token_bytes, table.initial_tokens, progress
+            )
+        else:
+            steps = _merge_loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -280,6 +312,191 @@ def _train_table(
         training=info,
     )
     return tok
+
+
+COMPILED_MIN_PRETOKENS = 50_000
+"""Tables with at least this many distinct pre-tokens (of two bytes or more) may use the compiled merge loop.
+
+Below it (the app's texts: a page of text has a few thousand) the pure-Python
+loop runs, with nothing to import or compile; above it the compiled loop
+(:mod:`bpe_core.bpe.merge_kernel`, numba) pays back importing numba and loading
+its cached machine code (about 0.5 s of CPU): the Python loop takes about
+1.2e-5 s of CPU per distinct pre-token at vocabulary 10,000, the compiled one
+about a sixth of that."""
+
+COMPILED_MAX_LONG_BYTES = 1 << 16
+"""The compiled loop rescans a word per merge that touches it, so tables whose words
+longer than :data:`_LONG_WORD` bytes add up to more than this (64 KiB) stay on the
+Python loop, which keeps such words in :class:`_LongWords`."""
+
+
+def merge_engine(n_words: int, long_bytes: int = 0) -> str:
+    """Which merge loop trains a table: ``"compiled"`` (numba) or ``"python"``.
+
+    Both give identical merges and traces.  ``"compiled"`` needs numba, long
+    words (over 128 bytes) adding up to at most :data:`COMPILED_MAX_LONG_BYTES`,
+    and, unless :data:`bpe_core.counting.KERNELS_ENV` says ``compiled``, at least
+    :data:`COMPILED_MIN_PRETOKENS` words and kernels already compiled into
+    numba's disk cache.  When they are not (the first large training on a
+    machine), this training runs the Python loop and a background process
+    compiles the kernels (:func:`warm_compiled_loop`, about 10 s of CPU, once
+    per machine and source version): no training ever waits for a compile.
+
+    Args:
+        n_words: distinct pre-tokens of two bytes or more.
+        long_bytes: total bytes of those longer than 128 bytes.
+
+    Returns:
+        ``"compiled"`` or ``"python"``.
+
+    Raises:
+        ValueError: :data:`bpe_core.counting.KERNELS_ENV` holds another value.
+    """
+    mode = kernels_mode()
+    if mode == "python" or (mode == "auto" and n_words < COMPILED_MIN_PRETOKENS):
+        return "python"
+    if long_bytes > COMPILED_MAX_LONG_BYTES:
+        return "python"
+    return "compiled" if kernels_ready(mode == "compiled") else "python"
+
+
+def warm_compiled_loop() -> None:
+    """Compile the numba merge loop into its disk cache and mark it ready (what the background process runs).
+
+    Trains a small table through :func:`_compiled_merge_loop` and counts a small
+    text with :func:`bpe_core.counting.count_pretokens_fast`
+    (compiling every kernel for the argument types training uses), checks both
+    against the Python paths, then calls :func:`bpe_core.count_kernel.mark_ready`.
+
+    Raises:
+        ImportError: numba is not installed.
+        AssertionError: the two loops disagree (the kernels are then not used).
+        OSError: the cache directory is not writable.
+    """
+    from .. import count_kernel
+
+    if not count_kernel.HAVE_NUMBA:
+        raise ImportError("numba is not installed: the kernels cannot be compiled")
+    words = [w.encode() for w in ("low lower lowest newer newest wider widest " * 3 + "aaaa abab").split()]
+    counts = list(range(1, len(words) + 1))
+    lens = np.array(list(map(len, words)), dtype=np.int64)
+    got = _compiled_merge_loop(b"".join(words), lens, counts, 30, [bytes([i]) for i in range(256)], 0, None)
+    want = _merge_loop([w.decode("latin-1") for w in words], counts, 30, [bytes([i]) for i in range(256)], 0, None)
+    assert got == want, "the compiled merge loop disagrees with the Python loop"
+    count_kernel.warm()  # every counting kernel, the table growth included
+    sample = "It's 2024: the café's 3 ovens\n\n  baked   42 loaves! " * 20
+    fast = count_pretokens_fast(sample, ("<|endoftext|>",), force=True)
+    regex_counts, _ = count_pretokens(sample, "gpt2", ("<|endoftext|>",))
+    assert fast is not None and fast[0] == {k.encode(): v for k, v in regex_counts.items()}, "compiled counter"
+    count_kernel.mark_ready()
+
+
+def _compiled_merge_loop(
+    packed: bytes,
+    lens: np.ndarray,
+    counts: list[int],
+    n_merges: int,
+    token_bytes: list[bytes],
+    initial_tokens: int,
+    progress: ProgressCallback | None,
+) -> list[MergeStep]:
+    """:func:`_merge_loop` run by :func:`bpe_core.bpe.merge_kernel.run_merges` (same result).
+
+    Args:
+        packed: the distinct pre-tokens of two bytes or more, their bytes concatenated.
+        lens: ``int64``, their lengths in bytes.
+        counts: their occurrence counts, same order.
+        n_merges: merges to learn at most.
+        token_bytes: bytes of each id so far (256 bytes + specials); extended.
+        initial_tokens: tokens of the training text before merging.
+        progress: ``progress("merge", done, n_merges)`` about 200 times.
+
+    The words become one ``int32`` array of token ids; the initial pair table
+    (counts, and the words holding each pair) is built with numpy sorts, as
+    :func:`_pair_table` does.
+    """
+    from .merge_kernel import build_state, run_merges
+
+    n_words = len(lens)
+    ids8 = np.frombuffer(packed, dtype=np.uint8)
+    wcount = np.array(counts, dtype=np.int64)
+    wstart = np.zeros(n_words, dtype=np.int64)
+    np.cumsum(lens[:-1], out=wstart[1:])
+    # every adjacent pair inside a word: 16-bit codes (bytes only at the start), sorted by radix
+    codes = ids8[:-1].astype(np.uint16) << 8 | ids8[1:]
+    keep = np.ones(codes.size, dtype=bool)
+    keep[wstart[1:] - 1] = False  # the last byte of a word pairs with nothing
+    wid = np.repeat(np.arange(n_words, dtype=np.int32), lens)[:-1][keep]
+    codes = codes[keep]
+    del keep
+    order = np.argsort(codes, kind="stable")  # word indices stay ascending within a pair
+    codes, wid = codes[order], wid[order]
+    del order
+    starts = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1)) if codes.size else np.zeros(0, np.int64)
+    uniq = codes[starts]
+    pair_counts = np.add.reduceat(wcount[wid], starts) if codes.size else np.zeros(0, np.int64)
+    first = np.ones(codes.size, dtype=bool)  # one index entry per (pair, word)
+    first[1:] = (codes[1:] != codes[:-1]) | (wid[1:] != wid[:-1])
+    vec_words = wid[first]
+    vec_bounds = np.append(np.searchsorted(codes[first], uniq), vec_words.size).astype(np.int64)
+    del codes, wid, first
+    pair_keys = (uniq.astype(np.int64) >> 8) << 32 | (uniq.astype(np.int64) & 255)
+    n_pairs = pair_keys.size
+
+    n_tokens = len(token_bytes) + n_merges
+    tstart = np.zeros(n_tokens, dtype=np.int64)
+    tlen = np.zeros(n_tokens, dtype=np.int64)
+    tlen[: len(token_bytes)] = list(map(len, token_bytes))
+    np.cumsum(tlen[: len(token_bytes) - 1], out=tstart[1 : len(token_bytes)])
+    known = b"".join(token_bytes)
+    tb = np.zeros(2 * len(known) + 1024, dtype=np.uint8)
+    tb[: len(known)] = np.frombuffer(known, dtype=np.uint8)
+
+    hkeys, hvals, hc, hp = build_state(pair_keys, pair_counts.astype(np.int64), tb, tstart, tlen)
+    room = n_pairs + n_pairs // 2 + 1024
+    pa = np.zeros(room, dtype=np.int32)
+    pb = np.zeros(room, dtype=np.int32)
+    pcount = np.zeros(room, dtype=np.int64)
+    vstart = np.zeros(room, dtype=np.int64)
+    vlen = np.zeros(room, dtype=np.int32)
+    pa[:n_pairs] = pair_keys >> 32
+    pb[:n_pairs] = pair_keys & 0xFFFFFFFF
+    pcount[:n_pairs] = pair_counts
+    vstart[:n_pairs] = vec_bounds[:-1] if n_pairs else vec_bounds[:0]
+    vlen[:n_pairs] = np.diff(vec_bounds) if n_pairs else vec_bounds[:0]
+    pool = np.zeros(vec_words.size + vec_words.size // 4 + 1024, dtype=np.int32)
+    pool[: vec_words.size] = vec_words
+    st = np.array([len(token_bytes), len(known), n_pairs, vec_words.size, hc.size, n_pairs, 0], dtype=np.int64)
+    del vec_words, vec_bounds, pair_keys, pair_counts, uniq, starts
+    ids = ids8.astype(np.int32)
+    del ids8
+    words = np.stack([wstart, lens, wcount], axis=1)  # one row per word: start, length, count
+    del wstart, lens
+    arrays = (tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp)
+    out = np.zeros((4, n_merges), dtype=np.int64)
+
+    report_every = max(1, n_merges // 200)
+    done = 0
+    while done < n_merges:
+        want = min(report_every, n_merges - done)
+        arrays, k = run_merges(ids, words, arrays, st, out, want)
+        done += k
+        if k < want:
+            break  # no pair left
+        if progress is not None:
+            progress("merge", done, n_merges)
+    left, right, count, replaced = (row.tolist() for row in out[:, :done])
+    steps: list[MergeStep] = []
+    tokens = initial_tokens
+    for rank in range(done):
+        a, b = left[rank], right[rank]
+        new_id = len(token_bytes)
+        token_bytes.append(token_bytes[a] + token_bytes[b])
+        tokens -= replaced[rank]
+        steps.append(MergeStep(rank, a, b, new_id, token_bytes[a], token_bytes[b], count[rank], replaced[rank], tokens))
+    if progress is not None:
+        progress("merge", len(steps), n_merges)
+    return steps
 
 
 def _pair_table(
