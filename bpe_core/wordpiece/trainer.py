@@ -41,7 +41,9 @@ import heapq
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+import regex
 
 from ..interface import ProgressCallback, TrainingInfo
 from ..pretokenize import validate_special_tokens
@@ -54,7 +56,15 @@ from .model import (
 )
 from .words import COUNT_CHUNK, count_words, surrogate_error
 
-__all__ = ["PROGRESS_INTERVAL", "Ticker", "train_from_spec", "train_wordpiece"]
+_SPACE = regex.compile(r"\s")
+
+__all__ = [
+    "PROGRESS_INTERVAL",
+    "Ticker",
+    "train_from_spec",
+    "train_wordpiece",
+    "train_wordpiece_from_counts",
+]
 
 _FIRST_SHIFT = 40  # a first occurrence is stored as word_index << 40 | character offset
 
@@ -152,15 +162,128 @@ def train_wordpiece(
     err = surrogate_error(text)
     if err is not None:
         raise err
-    prefix = continuing_subword_prefix
     t0 = time.perf_counter()
     ticker = Ticker(progress)
     chunks = max(1, -(-len(text) // COUNT_CHUNK))
     ticker.now("count", 0, chunks)
     counts, n_special = count_words(text, specials, lowercase, progress=ticker.tick)
     ticker.now("count", chunks, chunks)
-    count_seconds = time.perf_counter() - t0
+    return _train_counted(
+        counts,
+        n_special,
+        time.perf_counter() - t0,
+        vocab_size,
+        specials,
+        lowercase,
+        continuing_subword_prefix,
+        unk_token,
+        max_input_chars_per_word,
+        ticker,
+        progress,
+        name,
+    )
 
+
+def train_wordpiece_from_counts(
+    word_counts: Mapping[str, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
+    *,
+    lowercase: bool = False,
+    special_occurrences: int = 0,
+    continuing_subword_prefix: str = "##",
+    unk_token: str = "[UNK]",
+    max_input_chars_per_word: int = DEFAULT_MAX_INPUT_CHARS_PER_WORD,
+    progress: ProgressCallback | None = None,
+    name: str | None = None,
+) -> WordPieceTokenizer:
+    """Train a WordPiece tokenizer on word counts instead of a text (a count table's, say).
+
+    The result equals :func:`train_wordpiece` on any text whose BERT-style
+    words (:func:`bpe_core.wordpiece.count_words`, after lower-casing when
+    ``lowercase``) are ``word_counts`` **in the same order of first
+    appearance**: ties between equal scores go to the pair met first when
+    scanning the words in that order, so the mapping's order is part of the input.
+
+    Args:
+        word_counts: ``{word: occurrences}`` (``str`` words without whitespace,
+            counts >= 1), iterated in order of first appearance.
+        vocab_size: target vocabulary size in tokens (as :func:`train_wordpiece`).
+        special_tokens: special-token strings, ids 0, 1, ... in the order given
+            (those the words were counted with).
+        lowercase: the words were lower-cased; the tokenizer lower-cases the
+            text it encodes.
+        special_occurrences: special-token occurrences cut out when counting
+            (recorded in ``tokenizer.training``).
+        continuing_subword_prefix: as :func:`train_wordpiece`.
+        unk_token: as :func:`train_wordpiece`.
+        max_input_chars_per_word: as :func:`train_wordpiece`.
+        progress: as :func:`train_wordpiece`, from the merge phase on (no counting).
+        name: as :func:`train_wordpiece`.
+
+    Returns:
+        The trained :class:`WordPieceTokenizer`.
+
+    Raises:
+        TypeError: a word is not a ``str`` or a count not an ``int``.
+        ValueError: an empty word, a word holding whitespace or an unpaired
+            surrogate, a count below 1; the errors of :func:`train_wordpiece`.
+        TrainingCancelled: raised by ``progress``.
+
+    >>> tok = train_wordpiece_from_counts({"hug": 2, "hugs": 1}, 8, special_tokens=["[UNK]"])
+    >>> tok.vocab == train_wordpiece("hug hugs hug", 8, special_tokens=["[UNK]"]).vocab
+    True
+    """
+    specials = validate_special_tokens(special_tokens)
+    check_options(vocab_size, specials, unk_token, continuing_subword_prefix, max_input_chars_per_word)
+    counts: dict[str, int] = {}
+    for w, c in word_counts.items():
+        if not isinstance(w, str):
+            raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r:.40}")
+        if not isinstance(c, int) or isinstance(c, bool):
+            raise TypeError(f"the count of word {w!r:.40} must be an int, got {type(c).__name__}")
+        if c < 1:
+            raise ValueError(f"the count of word {w!r:.40} is {c}; counts must be at least 1")
+        if not w or _SPACE.search(w):
+            raise ValueError(f"{w!r:.40} is not a word: WordPiece words are non-empty and hold no whitespace")
+        err = surrogate_error(w)
+        if err is not None:
+            raise err
+        counts[w] = c
+    if not isinstance(special_occurrences, int) or special_occurrences < 0:
+        raise ValueError(f"special_occurrences must be an int >= 0, got {special_occurrences!r}")
+    ticker = Ticker(progress)
+    return _train_counted(
+        counts,
+        special_occurrences,
+        0.0,
+        vocab_size,
+        specials,
+        lowercase,
+        continuing_subword_prefix,
+        unk_token,
+        max_input_chars_per_word,
+        ticker,
+        progress,
+        name,
+    )
+
+
+def _train_counted(
+    counts: dict[str, int],
+    n_special: int,
+    count_seconds: float,
+    vocab_size: int,
+    specials: tuple[str, ...],
+    lowercase: bool,
+    prefix: str,
+    unk_token: str,
+    max_input_chars_per_word: int,
+    ticker: Ticker,
+    progress: ProgressCallback | None,
+    name: str | None,
+) -> WordPieceTokenizer:
+    """Train on counted words (in order of first appearance): the alphabet, the seeding and the merge loop."""
     t1 = time.perf_counter()
     firsts: set[str] = set()
     inners: set[str] = set()
