@@ -4,9 +4,10 @@
   counted in parallel, :func:`bpe_core.train_bpe`) a WordPiece or a Unigram (``--algorithm``) on UTF-8
   files (names, directories or glob patterns), with a ``tqdm`` progress bar on
   stderr, and save it as the project's JSON.  ``--dask ADDRESS`` counts on a Dask
-  cluster; ``--from-counts TABLE...`` trains BPE from count tables instead of text.
-* ``count FILE... --out TABLE`` -- count pre-tokens into a count table
-  (:mod:`bpe_core.count_table`); ``--from-counts`` adds existing tables in.
+  cluster; ``--from-counts TABLE...`` trains any algorithm from count tables
+  counted for it instead of text (:func:`bpe_core.count_table.train_from_table`).
+* ``count FILE... --out TABLE [--algorithm A]`` -- count pre-tokens into a count table
+  for algorithm ``A`` (:mod:`bpe_core.count_table`); ``--from-counts`` adds existing tables in.
 * ``encode --tokenizer PATH FILE`` -- token ids of a file, space-separated, on stdout.
 * ``compare FILE [--tokenizer PATH ...]`` -- tokens, bytes/token and
   characters/token of a file under GPT-2, cl100k_base and o200k_base (those
@@ -34,12 +35,21 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .bpe import BPETokenizer, train_bpe_from_counts
-from .count_table import CountTable, CountTableError, load_count_tables, merge_count_tables, save_count_table
+from .bpe import BPETokenizer
+from .count_table import (
+    CountTable,
+    CountTableError,
+    count_text_table,
+    load_count_tables,
+    merge_count_tables,
+    save_count_table,
+    train_from_table,
+)
 from .counting import count_files, expand_inputs
 from .formats.bert import wordpiece_to_vocab_txt
 from .formats.huggingface import bpe_to_hf_json, unigram_to_hf_json, wordpiece_to_hf_json
@@ -98,8 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="train a tokenizer on UTF-8 text files (or BPE on count tables) and save it as JSON",
         description="Train a tokenizer on UTF-8 text files: names, directories (every file under them) or glob "
         "patterns, read as one text. BPE streams the files in chunks (never read whole) and counts pre-tokens "
-        "in worker processes or on a Dask cluster (--dask), or trains from count tables (--from-counts) "
-        "without reading any text; WordPiece reads one file into memory.",
+        "in worker processes or on a Dask cluster (--dask); WordPiece and Unigram read one file into memory. "
+        "Any algorithm trains from count tables counted for it (--from-counts) without reading any text.",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 training text: files, directories or globs")
     p.add_argument(
@@ -107,11 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="vocabulary size to train to, counting byte tokens (BPE: 256), special tokens and merges",
     )  # fmt: skip
     _counting_arguments(p)
-    p.add_argument(
-        "--algorithm", choices=algorithm_names(), default="bpe",
-        help=f"one of {', '.join(algorithm_names())} (default: bpe, byte-level BPE)",
-    )  # fmt: skip
-    p.add_argument("--lowercase", action="store_true", help="WordPiece: lower-case the text before training")
+    _algorithm_arguments(p, "training")
     p.add_argument("--out", required=True, metavar="PATH", help="where to write the tokenizer (project JSON)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -119,12 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
         "count",
         help="count the pre-tokens of UTF-8 files into a count table (for train --from-counts)",
         description="Count the pre-tokens of UTF-8 text files (names, directories or globs, read as one text) "
-        "and write a count table: the counts, the pattern and special tokens used, a format version and a "
-        "checksum (a .npz file; see bpe_core.count_table). Tables of shards counted separately add up: "
-        "--from-counts sums existing tables, with or without new files.",
+        "and write a count table for an algorithm (--algorithm; each pre-tokenizes in its own way): the counts, "
+        "the algorithm, pattern and special tokens used, a format version and a checksum (a .npz file; see "
+        "bpe_core.count_table). Tables of shards counted separately add up: --from-counts sums existing "
+        "tables, with or without new files.",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text: files, directories or globs")
     _counting_arguments(p)
+    _algorithm_arguments(p, "counting")
     p.add_argument("--out", required=True, metavar="PATH", help="where to write the count table (.npz)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -166,17 +174,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _algorithm_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    """``--algorithm`` and ``--lowercase`` (``train`` and ``count``)."""
+    p.add_argument(
+        "--algorithm", choices=algorithm_names(), default=None,
+        help=f"one of {', '.join(algorithm_names())} (default: bpe, byte-level BPE; with --from-counts the "
+        "algorithm the tables were counted for, which a given one must match)",
+    )  # fmt: skip
+    p.add_argument(
+        "--lowercase", action="store_true",
+        help=f"WordPiece: lower-case the text before {what} (with --from-counts: the tables must be lower-cased)",
+    )  # fmt: skip
+
+
 def _counting_arguments(p: argparse.ArgumentParser) -> None:
     """The options ``train`` and ``count`` share: pattern, special tokens, workers, Dask, count tables."""
     p.add_argument(
         "--special-token", action="append", default=None, metavar="T", dest="special_tokens",
         help="a special token, cut out of the text and given its own id (repeat for several; "
-        f"WordPiece default: {' '.join(WORDPIECE_SPECIALS)}; with --from-counts: the tables' own)",
+        f"WordPiece default: {' '.join(WORDPIECE_SPECIALS)}; Unigram: <unk>, always added; with --from-counts: "
+        "the tables' own)",
     )  # fmt: skip
     p.add_argument(
         "--pattern", default=None, metavar="NAME",
-        help=f"BPE pre-tokenization pattern: one of {', '.join(PATTERNS)} or a regex "
-        "(default: gpt2, or with --from-counts the tables' own, which a given pattern must match)",
+        help=f"pre-tokenization pattern: one of {', '.join(PATTERNS)} or a regex (default: gpt2 for BPE, "
+        "sentencepiece for Unigram; WordPiece: bert only; with --from-counts the tables' own, which a given "
+        "pattern must match)",
     )  # fmt: skip
     p.add_argument(
         "--workers", type=_positive_int, default=None, metavar="K",
@@ -359,19 +382,53 @@ class _DaskExecutor:
 def _count_inputs(args: argparse.Namespace, progress: _Progress) -> tuple[CountTable, float]:
     """What ``train``/``count`` work from: ``(count table, seconds spent counting text)``.
 
-    Text files are counted, count tables loaded, and all of them added up.
+    Text files are counted for the algorithm (``--algorithm``, default the
+    tables' or ``bpe``), count tables loaded and checked against it, and all of
+    them added up.
     """
     specials = args.special_tokens
+    algorithm = args.algorithm
+    lowercase = True if args.lowercase else None
     tables: list[CountTable] = []
     seconds = 0.0
     try:
         if args.from_counts:
-            tables.append(load_count_tables(args.from_counts, pattern=args.pattern, special_tokens=specials))
-            pattern = tables[0].pattern if args.pattern is None else args.pattern
-            specials = tables[0].special_tokens if specials is None else specials
+            tables.append(
+                load_count_tables(
+                    args.from_counts,
+                    pattern=args.pattern,
+                    special_tokens=specials,
+                    algorithm=algorithm,
+                    lowercase=lowercase,
+                )
+            )
+            first = tables[0]
+            algorithm, pattern, lowercase = first.algorithm, first.pattern, first.lowercase
+            specials = first.special_tokens if specials is None else specials
         else:
-            pattern = args.pattern or "gpt2"
-        if args.files:
+            algorithm = algorithm or "bpe"
+            alg = get_algorithm(algorithm)
+            pattern = args.pattern or alg.default_pattern
+            specials = alg.default_special_tokens if specials is None else specials
+            lowercase = bool(args.lowercase) and alg.uses_lowercase
+        if args.files and algorithm != "bpe":
+            if args.dask:
+                raise CLIError(f"--dask counts BPE pre-tokens only; {algorithm} counts its words in this process")
+            for name in expand_inputs(args.files):
+                t0 = time.perf_counter()
+                tables.append(
+                    count_text_table(
+                        _read_text(name),
+                        algorithm,
+                        pattern,
+                        specials,
+                        lowercase=lowercase,
+                        sources=[name],
+                        progress=progress,
+                    )
+                )
+                seconds += time.perf_counter() - t0
+        elif args.files:
             with _DaskExecutor(args.dask) as executor:
                 counted = count_files(
                     args.files,
@@ -414,40 +471,36 @@ def cmd_train(args: argparse.Namespace) -> int:
     """``train``: train and save; prints a one-line summary on stderr."""
     if not args.files and not args.from_counts:
         raise CLIError("train needs FILE arguments or --from-counts TABLE")
-    if args.algorithm != "bpe" and (args.from_counts or args.dask):
-        raise CLIError(
-            "--from-counts and --dask train BPE only: WordPiece breaks ties by the order in which words first "
-            "appear, which a count table does not keep"
-        )
     if args.from_counts and args.files:
         raise CLIError("train takes FILE arguments or --from-counts, not both (add files to a table with count)")
+    if args.dask and args.algorithm not in (None, "bpe"):
+        raise CLIError(f"--dask counts BPE pre-tokens only; {args.algorithm} counts its words in this process")
     check_outputs([args.out], _input_files(args))
     progress = _Progress(not args.quiet)
     try:
-        if args.algorithm != "bpe":  # kind switch: only BPE trains from count tables (streamed, Dask)
+        if args.files and args.algorithm not in (None, "bpe"):  # kind switch: a text read into memory
             alg = get_algorithm(args.algorithm)
             if len(args.files) != 1 or not os.path.isfile(args.files[0]):
                 what = "one file" if len(args.files) != 1 else f"a file ({args.files[0]} is not one)"
-                raise CLIError(f"{alg.label} trains on {what}")
+                raise CLIError(f"{alg.label} trains on {what} (or on count tables: count, then --from-counts)")
             specials = alg.default_special_tokens if args.special_tokens is None else tuple(args.special_tokens)
             pattern = alg.default_pattern if alg.fixed_pattern or args.pattern is None else args.pattern
             spec = TrainingSpec(alg.name, args.vocab_size, pattern, specials, args.lowercase and alg.uses_lowercase)
             text = Path(args.files[0]) if alg.reads_files else _read_text(args.files[0])
             tok = spec.train(text, progress=progress, num_workers=args.workers)
-        else:
+        else:  # BPE streamed from files, or any algorithm from count tables
             table, count_seconds = _count_inputs(args, progress)
-            pattern = table.pattern_name or table.pattern
-            tok = train_bpe_from_counts(
-                table.word_counts,
-                args.vocab_size,
-                args.special_tokens or table.special_tokens,
-                pattern,
-                special_occurrences=table.special_occurrences,
-                progress=progress,
-                name=f"BPE ({pattern})" if table.pattern_name else "BPE (custom pattern)",
-            )
+            try:
+                tok = train_from_table(
+                    table,
+                    args.vocab_size,
+                    special_tokens=args.special_tokens,
+                    lowercase=True if args.lowercase else None,
+                    progress=progress,
+                )
+            except CountTableError as exc:
+                raise CLIError(f"{', '.join(args.from_counts or args.files)}: {exc}") from None
             tok.training.count_seconds = count_seconds
-            tok.training.pretokens = table.pretokens
     except (ValueError, TypeError) as exc:
         raise CLIError(str(exc)) from None
     finally:
@@ -481,7 +534,8 @@ def cmd_count(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     print(
         f"counted {table.pretokens:,} pre-tokens ({len(table.word_counts):,} distinct, "
-        f"{table.special_occurrences:,} special tokens) from {len(table.sources)} file(s); saved to {args.out}",
+        f"{table.special_occurrences:,} special tokens) {table.describe()} from {len(table.sources)} file(s); "
+        f"saved to {args.out}",
         file=sys.stderr,
     )
     return 0

@@ -142,7 +142,10 @@ def test_a_bad_table_is_one_clear_line_with_exit_code_2(shards):
         (["train", "--from-counts", "half.npz"], "not a readable count table"),
         (["train", "--from-counts", "text.npz"], "not a readable count table"),
         (["train", "--from-counts", "missing.npz"], "cannot read missing.npz"),
-        (["train", "--from-counts", "good.npz", "--algorithm", "wordpiece"], "train BPE only"),
+        (
+            ["train", "--from-counts", "good.npz", "--algorithm", "wordpiece"],
+            "counted for bpe with the gpt2 pattern, not for wordpiece",
+        ),
         (["train", str(a), "--from-counts", "good.npz"], "not both"),
         (["train"], "needs FILE arguments or --from-counts"),
         (["count", "nothing*.txt"], "no file matches"),

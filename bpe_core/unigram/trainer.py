@@ -122,7 +122,8 @@ import math
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import regex
@@ -157,6 +158,8 @@ _TINY = 1e-10  # the smallest expected count the M-step uses (digamma(0) is -inf
 
 
 def _read_text(text) -> str:
+    if isinstance(text, CountedWords):
+        return ""  # counted already (train_unigram_from_counts): no text to read
     if isinstance(text, bytes | bytearray | memoryview):
         raise TypeError("text must be a str (the text), an os.PathLike (a file) or an iterable of str, got bytes")
     if isinstance(text, str):
@@ -177,6 +180,74 @@ def _read_text(text) -> str:
     raise TypeError(
         f"text must be a str (the text), an os.PathLike (a file) or an iterable of str, got {type(text).__name__}"
     )
+
+
+class CountedWords(NamedTuple):
+    """Words counted already, given to :func:`train_unigram` in place of a text (:func:`train_unigram_from_counts`).
+
+    Attributes:
+        counts: ``{word: occurrences}`` in order of first appearance (as :func:`count_unigram_words` gives).
+        special_occurrences: special-token occurrences cut out when counting.
+    """
+
+    counts: dict[str, int]
+    special_occurrences: int
+
+
+def train_unigram_from_counts(
+    word_counts: Mapping[str, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    pattern: str = SENTENCEPIECE,
+    *,
+    special_occurrences: int = 0,
+    **options,
+) -> UnigramTokenizer:
+    """Train a Unigram tokenizer on word counts instead of a text (a count table's, say).
+
+    The result equals :func:`train_unigram` on any text whose
+    :func:`count_unigram_words` (with ``pattern`` and ``special_tokens`` plus the
+    unknown token) are ``word_counts`` in the same order of first appearance
+    (the order sets the seed's and the lattices' order).
+
+    Args:
+        word_counts: ``{word: occurrences}`` (non-empty ``str`` words, counts >= 1),
+            iterated in order of first appearance.
+        vocab_size: as :func:`train_unigram`.
+        special_tokens: as :func:`train_unigram` (those the words were counted with).
+        pattern: the pattern the words were counted with (``"sentencepiece"``:
+            ``▁``-marked words); the tokenizer encodes with it.
+        special_occurrences: special-token occurrences cut out when counting.
+        options: the keyword options of :func:`train_unigram` (``progress``,
+            ``name``, ``unk_token``, ...).
+
+    Returns:
+        The trained :class:`UnigramTokenizer`.
+
+    Raises:
+        TypeError: a word is not a ``str`` or a count not an ``int``.
+        ValueError: an empty word, an unpaired surrogate, a count below 1; the
+            errors of :func:`train_unigram`.
+
+    >>> text = "hug pug pun bun hugs " * 20
+    >>> words, n = count_unigram_words(text, special_tokens=["<unk>"])
+    >>> train_unigram_from_counts(words, 20).vocab == train_unigram(text, 20).vocab
+    True
+    """
+    counts: dict[str, int] = {}
+    for w, c in word_counts.items():
+        if not isinstance(w, str):
+            raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r:.40}")
+        if not isinstance(c, int) or isinstance(c, bool):
+            raise TypeError(f"the count of word {w!r:.40} must be an int, got {type(c).__name__}")
+        if c < 1 or not w:
+            raise ValueError(f"word {w!r:.40} has count {c}: words must be non-empty and counted at least once")
+        if _SURROGATE.search(w):
+            raise ValueError(f"word {w!r:.40} holds an unpaired surrogate, which is not a character")
+        counts[w] = c
+    if not isinstance(special_occurrences, int) or special_occurrences < 0:
+        raise ValueError(f"special_occurrences must be an int >= 0, got {special_occurrences!r}")
+    return train_unigram(CountedWords(counts, special_occurrences), vocab_size, special_tokens, pattern, **options)
 
 
 def count_unigram_words(
@@ -663,7 +734,7 @@ def train_unigram(
     t0 = time.perf_counter()
     if progress:
         progress("count", 0, 1)
-    word_counts, n_special_occ = count_unigram_words(raw, pattern, specials)
+    word_counts, n_special_occ = text if isinstance(text, CountedWords) else count_unigram_words(raw, pattern, specials)
     del raw
     if progress:
         progress("count", 1, 1)

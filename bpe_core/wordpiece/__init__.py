@@ -3,7 +3,8 @@
 * :mod:`~bpe_core.wordpiece.model` -- :class:`WordPieceTokenizer`: the ordered
   vocabulary, views, the training trace (:class:`WordPieceMerge`), JSON form.
 * :mod:`~bpe_core.wordpiece.words` -- lower-casing and BERT-style words (:func:`count_words`).
-* :mod:`~bpe_core.wordpiece.trainer` -- :func:`train_wordpiece`: the incremental merge loop.
+* :mod:`~bpe_core.wordpiece.trainer` -- :func:`train_wordpiece` (and :func:`train_wordpiece_from_counts`,
+  from counted words): the incremental merge loop.
 * :mod:`~bpe_core.wordpiece.encoder` -- greedy longest-match-first, decoding, spans.
 * :mod:`~bpe_core.wordpiece.trace` -- training replayed to any step, and
   encoding step by step (the Merges and Encode pages).
@@ -23,7 +24,7 @@ from .trace import (
     explain_score_tie,
     wordpiece_encode_steps,
 )
-from .trainer import train_from_spec, train_wordpiece
+from .trainer import train_from_spec, train_wordpiece, train_wordpiece_from_counts
 from .words import count_words, lowercase_text
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "explain_score_tie",
     "lowercase_text",
     "train_wordpiece",
+    "train_wordpiece_from_counts",
     "wordpiece_encode_steps",
 ]
 
