@@ -212,7 +212,8 @@ def test_colour_modes_match_the_server_colours(page):
         page.goto(page.url.split("?")[0] + f"?colour={mode}&size=600")
         page.wait_for_function("() => window.__bpeLive && window.__bpeLive.size === 600", timeout=60_000)
         got = page.evaluate(
-            "() => Array.from(window.__bpeLive.view.querySelectorAll('.tk'), e => e.style.background).slice(0, 300)"
+            "() => Array.from(window.__bpeLive.view.querySelectorAll('.tk'), e => getComputedStyle(e).backgroundColor)"
+            ".slice(0, 300)"
         )
         view = tok.with_vocab_size(600)
         want = render.token_colours(view.token_spans(text), mode, max_rank=600 - view.min_vocab_size - 1)[:300]
