@@ -43,11 +43,12 @@ from __future__ import annotations
 import heapq
 import weakref
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .bpe import BPETokenizer
 from .pretokenize import pretokenize, split_special
 from .spans import TokenSpan, spans_from_token_bytes
+from .unigram import UnigramTokenizer
 from .wordpiece import WordPieceTokenizer
 
 __all__ = [
@@ -56,6 +57,8 @@ __all__ = [
     "WordPieceVersions",
     "bpe_boundaries",
     "bpe_size_totals",
+    "unigram_size_totals",
+    "unigram_versions",
     "wordpiece_size_totals",
     "wordpiece_versions",
 ]
@@ -595,7 +598,7 @@ def wordpiece_size_totals(tok: WordPieceTokenizer, text: str) -> list[int]:
     return out
 
 
-def size_totals(tok: BPETokenizer | WordPieceTokenizer, text: str) -> list[int]:
+def size_totals(tok: BPETokenizer | WordPieceTokenizer | UnigramTokenizer, text: str) -> list[int]:
     """Tokens of ``text`` at every vocabulary size of ``tok``, ``min_vocab_size`` first.
 
     Read off the training trace when ``tok`` was trained on ``text`` is not
@@ -609,4 +612,137 @@ def size_totals(tok: BPETokenizer | WordPieceTokenizer, text: str) -> list[int]:
         return bpe_size_totals(tok, text)
     if isinstance(tok, WordPieceTokenizer):
         return wordpiece_size_totals(tok, text)
+    if isinstance(tok, UnigramTokenizer):
+        return unigram_size_totals(tok, text)
     raise TypeError(f"no live view for {type(tok).__name__}")
+
+
+# ---------------------------------------------------------------------------
+# Unigram
+
+
+def _unigram_word_versions(
+    views: dict, full: UnigramTokenizer, bounds: list[tuple[int, int]], text: str
+) -> list[tuple[int, list[TokenSpan]]]:
+    """The segmentations of one word (as it appears in the text) over all sizes: ``[(first size, spans), ...]``.
+
+    ``bounds``: each training state's size interval ``(a, S]`` (sizes ``a + 1 .. S`` are that state cut
+    short).  Inside one interval the scores are fixed and shrinking the size only removes pieces, so the
+    Viterbi path at size ``n`` stays best down to (not including) the largest learned id it uses; only
+    there is the word segmented again.
+    """
+    found: list[tuple[int, list[TokenSpan]]] = []
+    for a, top in bounds:
+        n = top
+        while n > a:
+            view = views.get(n)
+            if view is None:
+                view = views[n] = full.with_vocab_size(n)
+            spans = view.token_spans(text)
+            used = [s.id for s in spans if s.rank is not None]
+            m = max(used, default=a)
+            found.append((max(m, a) + 1, spans))
+            n = m
+    found.sort(key=lambda v: v[0])
+    out: list[tuple[int, list[TokenSpan]]] = []
+    for size, spans in found:
+        if not out or [(s.id, s.start, s.end) for s in out[-1][1]] != [(s.id, s.start, s.end) for s in spans]:
+            out.append((size, spans))
+    return out
+
+
+def _state_bounds(full: UnigramTokenizer) -> list[tuple[int, int]]:
+    lo = full.min_vocab_size
+    bounds = []
+    prev = lo - 1
+    for s in full.training_states():
+        if s > prev:
+            bounds.append((prev, s))
+            prev = s
+    if prev < full.max_vocab_size:
+        bounds.append((prev, full.max_vocab_size))
+    return bounds
+
+
+def unigram_versions(tok: UnigramTokenizer, text: str) -> WordPieceVersions:
+    """Every word of ``text`` with its Unigram segmentations over all sizes of ``tok``.
+
+    Each size ``n`` is a point of the pruning sequence (the smallest training
+    state of size ``>= n`` cut short to ids below ``n``), and the Viterbi
+    segmentation is not monotone in ``n``, so each distinct word gets its
+    versions, as WordPiece's (:func:`wordpiece_versions`); the words and their
+    offsets come from :meth:`UnigramTokenizer.encode_steps`, each word's
+    tokens from ``with_vocab_size(n).token_spans(word)`` (a word is encoded
+    on its own, so its spans are those in the text, shifted).
+
+    Args:
+        tok: a Unigram tokenizer (its full size range is used).
+        text: the text to draw.
+
+    Returns:
+        A :class:`WordPieceVersions` (the same shape: units of versions);
+        ``spans_at(k)`` equals ``tok.with_vocab_size(k).token_spans(text)``.
+
+    Raises:
+        TypeError: ``tok`` is not a :class:`UnigramTokenizer`; ``text`` not a ``str``.
+        ValueError: ``text`` holds an unpaired surrogate.
+
+    Cost: one lattice pass over ``text``; per distinct word, one Viterbi per
+    training state plus one per size at which a piece it uses is removed.
+    """
+    if not isinstance(tok, UnigramTokenizer):
+        raise TypeError(f"unigram_versions needs a UnigramTokenizer, got {type(tok).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    lo = full.min_vocab_size
+    bounds = _state_bounds(full)
+    views: dict = {full.max_vocab_size: full}
+    memo: dict[str, list[tuple[int, list[TokenSpan]]]] = {}
+    units: list[list[tuple[int, list[TokenSpan]]]] = []
+    for w in full.encode_steps(text, 0):
+        if w.is_special:
+            (i,) = w.ids
+            units.append([(lo, [TokenSpan(i, w.text.encode("utf-8"), w.text, w.start, w.end, True)])])
+            continue
+        vs = memo.get(w.text)
+        if vs is None:
+            vs = memo[w.text] = _unigram_word_versions(views, full, bounds, w.text)
+        shift = w.start
+        units.append(
+            [(size, [replace(s, start=s.start + shift, end=s.end + shift) for s in spans]) for size, spans in vs]
+        )
+    return WordPieceVersions(text, lo, full.max_vocab_size, units)
+
+
+def unigram_size_totals(tok: UnigramTokenizer, text: str) -> list[int]:
+    """Tokens of ``text`` at every size ``min_vocab_size..max_vocab_size`` (one list entry each).
+
+    Equal to ``[len(tok.with_vocab_size(k).encode(text)) for k in sizes]``, from
+    the versions of each distinct word (:func:`unigram_versions`).
+
+    Raises:
+        TypeError, ValueError: as :func:`unigram_versions`.
+    """
+    if not isinstance(tok, UnigramTokenizer):
+        raise TypeError(f"unigram_size_totals needs a UnigramTokenizer, got {type(tok).__name__}")
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    lo, hi = full.min_vocab_size, full.max_vocab_size
+    bounds = _state_bounds(full)
+    views: dict = {hi: full}
+    counts = Counter((w.text, w.is_special) for w in full.encode_steps(text, 0))
+    delta = [0] * (hi - lo + 2)
+    for (word, special), c in counts.items():
+        if special:
+            delta[0] += c
+            continue
+        prev = 0
+        for s, spans in _unigram_word_versions(views, full, bounds, word):
+            delta[s - lo] += c * (len(spans) - prev)
+            prev = len(spans)
+    out = []
+    total = 0
+    for k in range(hi - lo + 1):
+        total += delta[k]
+        out.append(total)
+    return out

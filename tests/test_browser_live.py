@@ -9,6 +9,7 @@ import pytest
 
 from bpe_core import train_bpe
 from bpe_core.pretokenize import pretoken_prefix
+from bpe_core.unigram import train_unigram
 from bpe_core.wordpiece import train_wordpiece
 from tests.browser import screenshot, wait_idle
 from tests.conftest import sample
@@ -86,13 +87,34 @@ def test_small_text_at_every_size_wordpiece(page):
     screenshot(page, "live-wordpiece")
 
 
-@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece"])
+def test_small_text_at_every_size_unigram(page):
+    text = sample("english")
+    page.goto(page.url.split("?")[0] + "?src=sample&sample=english&algo=unigram&pattern=sentencepiece")
+    page.wait_for_function(
+        "() => window.__bpeLive && window.__bpeLive.model && window.__bpeLive.model.kind === 'unigram'",
+        timeout=120_000,
+    )
+    wait_idle(page)
+    tok = train_unigram(text, 1000)
+    assert page.evaluate("() => [Number(window.__bpeLive.slider.min), Number(window.__bpeLive.slider.max)]") == [
+        tok.min_vocab_size,
+        tok.max_vocab_size,
+    ]
+    # every slider position is a point of the pruning: the training states and the rounds stopped early
+    sizes = list(range(tok.min_vocab_size, tok.max_vocab_size + 1))
+    assert set(tok.training_states()) <= set(sizes)
+    _check_sizes(page, tok, text, text, sizes)
+    screenshot(page, "live-unigram")
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
 def test_20000_character_drawn_text_at_50_sizes(page, tmp_path, algorithm):
     whole = _long_text()
     path = tmp_path / "long.txt"
     path.write_text(whole, encoding="utf-8")
-    if algorithm == "wordpiece":
-        page.get_by_text("WordPiece", exact=True).click()
+    if algorithm != "bpe":
+        label = {"wordpiece": re.compile(r"^WordPiece$"), "unigram": re.compile(r"^Unigram\b")}[algorithm]
+        page.get_by_text(label).first.click()
         wait_idle(page)
     _upload(page, path)
     page.wait_for_function(
@@ -101,7 +123,12 @@ def test_20000_character_drawn_text_at_50_sizes(page, tmp_path, algorithm):
         timeout=120_000,
     )
     wait_idle(page, 120_000)
-    tok = train_bpe(whole, 1000, ["<|endoftext|>"]) if algorithm == "bpe" else train_wordpiece(whole, 1000)
+    trainers = {
+        "bpe": lambda: train_bpe(whole, 1000, ["<|endoftext|>"]),
+        "wordpiece": lambda: train_wordpiece(whole, 1000),
+        "unigram": lambda: train_unigram(whole, 1000),
+    }
+    tok = trainers[algorithm]()
     drawn = pretoken_prefix(whole, MAX_DRAW_CHARS, tok.pattern, tuple(tok.special_tokens))
     assert len(drawn) >= MAX_DRAW_CHARS and page.evaluate("() => window.__bpeLive.model.tm.cps.length") == len(drawn)
     lo, hi = tok.min_vocab_size, tok.max_vocab_size

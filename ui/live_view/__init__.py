@@ -27,8 +27,17 @@ from typing import Any
 import streamlit as st
 
 from bpe_core import BPETokenizer
-from bpe_core.live import NEVER, bpe_boundaries, bpe_size_totals, wordpiece_size_totals, wordpiece_versions
+from bpe_core.live import (
+    NEVER,
+    bpe_boundaries,
+    bpe_size_totals,
+    unigram_size_totals,
+    unigram_versions,
+    wordpiece_size_totals,
+    wordpiece_versions,
+)
 from bpe_core.pretokenize import pretoken_prefix
+from bpe_core.unigram import UnigramTokenizer
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import state_keys as sk
 from ui.view import session_size  # one rule for the shared slider value, server slider and live view
@@ -47,6 +56,9 @@ PRESENTATION_SCALE = 1.6
 """Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`, issue 17 item 3)."""
 
 _component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=False)
+
+Drawable = BPETokenizer | WordPieceTokenizer | UnigramTokenizer
+"""The tokenizers the live view draws (the algorithms of :data:`_KINDS`)."""
 
 
 def _pack(values: list[int]) -> dict[str, Any]:
@@ -72,7 +84,7 @@ def _gz_json(obj: Any) -> str:
     return base64.b64encode(gzip.compress(raw, 6, mtime=0)).decode("ascii")
 
 
-def whole_text_totals(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on_text: bool) -> list[int]:
+def whole_text_totals(tok: Drawable, text: str, trained_on_text: bool) -> list[int]:
     """Tokens of the whole ``text`` at every vocabulary size, ``min_vocab_size`` first.
 
     BPE trained on ``text``: read off the trace (free).  Otherwise computed by
@@ -94,9 +106,7 @@ def _wordpiece_totals(full: WordPieceTokenizer, text: str, trained_on_text: bool
     return wordpiece_size_totals(full, text)
 
 
-def text_payload(
-    tok: BPETokenizer | WordPieceTokenizer, text: str, drawn: str, totals: list[int] | None
-) -> dict[str, Any]:
+def text_payload(tok: Drawable, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
     """The data the browser needs to draw ``drawn`` at every size of ``tok`` (JSON-ready).
 
     Args:
@@ -149,8 +159,25 @@ def _bpe_tables(full: BPETokenizer, drawn: str, lo: int) -> dict[str, Any]:
 def _wordpiece_tables(full: WordPieceTokenizer, drawn: str, lo: int) -> dict[str, Any]:
     """The browser's WordPiece tables: each word's segmentation over sizes (see ``wordpiece_versions``)."""
     del lo
-    out: dict[str, Any] = {}
-    v = wordpiece_versions(full, drawn)
+    return _word_tables("wordpiece", full, wordpiece_versions(full, drawn), always_display=False)
+
+
+def _unigram_totals(full: UnigramTokenizer, text: str, trained_on_text: bool) -> list[int]:
+    del trained_on_text  # each distinct word once, whatever the text
+    return unigram_size_totals(full, text)
+
+
+def _unigram_tables(full: UnigramTokenizer, drawn: str, lo: int) -> dict[str, Any]:
+    """The browser's Unigram tables: each word's segmentation at every point of the pruning (``unigram_versions``)."""
+    del lo
+    return _word_tables("unigram", full, unigram_versions(full, drawn), always_display=True)
+
+
+def _word_tables(kind: str, full: Any, v: Any, *, always_display: bool) -> dict[str, Any]:
+    """Units of versions (WordPiece, Unigram) as gzipped JSON rows ``[id, start, end, flags(, display)]``.
+
+    ``display`` travels when the token is partial, or always (Unigram: the piece with its ``▁``).
+    """
     ids: set[int] = set()
     units = []
     for versions in v.units:
@@ -160,32 +187,38 @@ def _wordpiece_tables(full: WordPieceTokenizer, drawn: str, lo: int) -> dict[str
             for s in spans:
                 ids.add(s.id)
                 flags = int(s.is_partial) | (int(s.is_special) << 1) | (int(s.is_continuation) << 2)
-                row.append([s.id, s.start, s.end, flags] + ([s.display] if s.is_partial else []))
+                row.append([s.id, s.start, s.end, flags] + ([s.display] if s.is_partial or always_display else []))
             unit.append([size, row])
         units.append(unit)
-    out["kind"] = "wordpiece"
-    out["wp"] = _gz_json(
-        {
-            "units": units,
-            "rank": [[i, full.rank_of(i)] for i in sorted(ids) if full.rank_of(i) is not None],
-            "tokens": [[i, full.token_bytes(i).decode("utf-8", errors="replace")] for i in sorted(ids)],
-        }
-    )
-    return out
+    return {
+        "kind": kind,
+        "wp": _gz_json(
+            {
+                "units": units,
+                "rank": [[i, full.rank_of(i)] for i in sorted(ids) if full.rank_of(i) is not None],
+                "tokens": [[i, full.token_bytes(i).decode("utf-8", errors="replace")] for i in sorted(ids)],
+            }
+        ),
+    }
 
 
-_KINDS = {"bpe": (_bpe_totals, _bpe_tables), "wordpiece": (_wordpiece_totals, _wordpiece_tables)}
+_KINDS = {
+    "bpe": (_bpe_totals, _bpe_tables),
+    "wordpiece": (_wordpiece_totals, _wordpiece_tables),
+    "unigram": (_unigram_totals, _unigram_tables),
+}
 """Algorithm -> (whole-text totals at every size, the drawn text's tables): what the browser needs per algorithm.
 
-The two algorithms need different exact data (BPE: one vanishing size per byte boundary, since its
-segmentations nest; WordPiece: each word's segmentation at the sizes where it changes, since greedy
-longest match does not nest); an algorithm not listed here is drawn on the server."""
+The algorithms need different exact data (BPE: one vanishing size per byte boundary, since its
+segmentations nest; WordPiece and Unigram: each word's segmentation at the sizes where it changes, since
+greedy longest match and Viterbi over a pruned vocabulary do not nest); an algorithm not listed here is
+drawn on the server."""
 
 
 _PAYLOADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def cached_payload(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on_text: bool) -> dict[str, Any]:
+def cached_payload(tok: Drawable, text: str, trained_on_text: bool) -> dict[str, Any]:
     """:func:`text_payload` of ``text``'s drawn prefix, remembered per (full tokenizer, text)."""
     full = tok.with_vocab_size(tok.max_vocab_size)
     memo = _PAYLOADS.setdefault(full, {})
@@ -218,7 +251,7 @@ def _copy_size(component_key: str, key: str) -> None:
 
 
 def live_text(
-    tok: BPETokenizer | WordPieceTokenizer,
+    tok: Drawable,
     text: str,
     *,
     trained_on_text: bool = True,

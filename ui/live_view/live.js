@@ -184,7 +184,7 @@ function hexBytes(bytes) {
 function displayOf(m, t) {
   const tm = m.tm;
   if (t.disp !== undefined && t.disp !== null) return t.disp;
-  if (!t.partial || m.kind === "wordpiece") return tm.cps.slice(t.s, t.e).join("");
+  if (!t.partial || (m.kind !== "bpe" && m.kind !== "merges")) return tm.cps.slice(t.s, t.e).join("");
   // byte-fallback notation for the bytes of characters the token only partly holds
   let out = "";
   for (let c = t.s; c < t.e; c++) {
@@ -199,10 +199,11 @@ function displayOf(m, t) {
 }
 
 function tooltip(m, t) {
-  const kind = t.special ? "special token" : t.rank !== null ? `merge #${t.rank + 1}` : "base token";
+  const learned = m.kind === "unigram" ? `piece #${t.rank + 1}` : `merge #${t.rank + 1}`;
+  const kind = t.special ? "special token" : t.rank !== null ? learned : "base token";
   const lines = [`id ${t.id} · ${kind}`];
   let bytes;
-  if (m.kind !== "wordpiece") {
+  if (m.kind === "bpe" || m.kind === "merges") {
     bytes = m.tm.bytes.subarray(t.bs, t.be);
   } else {
     const s = m.wpToken.get(t.id);
