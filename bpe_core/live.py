@@ -43,7 +43,9 @@ from __future__ import annotations
 import heapq
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .bpe import BPETokenizer
 from .pretokenize import pretokenize, split_special
@@ -60,6 +62,7 @@ __all__ = [
     "unigram_size_totals",
     "unigram_versions",
     "wordpiece_size_totals",
+    "wordpiece_step_versions",
     "wordpiece_versions",
 ]
 
@@ -514,12 +517,24 @@ def wordpiece_versions(tok: WordPieceTokenizer, text: str) -> WordPieceVersions:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     full = tok.with_vocab_size(tok.max_vocab_size)
+    units = _word_units(full, text, lambda word: word_versions(full, word), full.min_vocab_size)
+    return WordPieceVersions(text, full.min_vocab_size, full.max_vocab_size, units)
+
+
+def _word_units(
+    full: WordPieceTokenizer, text: str, versions: Callable[[str], list[tuple[int, tuple[int, ...]]]], lo: int
+) -> list[list[tuple[int, list[TokenSpan]]]]:
+    """Lay out each word occurrence's versions (``versions(word) -> [(first key, ids), ...]``) as spans of ``text``.
+
+    One layout pass (:meth:`WordPieceTokenizer.token_spans_with`) per version depth; a special token is one
+    unit with one version keyed ``lo``.
+    """
     memo: dict[str, list[tuple[int, tuple[int, ...]]]] = {}
 
     def versions_of(word: str) -> list[tuple[int, tuple[int, ...]]]:
         v = memo.get(word)
         if v is None:
-            v = memo[word] = word_versions(full, word)
+            v = memo[word] = versions(word)
         return v
 
     # pass 0 learns the words (and lays out version 0); each further pass lays out version d
@@ -544,7 +559,6 @@ def wordpiece_versions(tok: WordPieceTokenizer, text: str) -> WordPieceVersions:
     pos = [0] * depth
     unk = full.unknown_id
     words = iter(order)
-    lo = full.min_vocab_size
     while pos[0] < len(layouts[0]):
         span = layouts[0][pos[0]]
         if span.is_special and (span.start, span.end) in special_at:
@@ -563,7 +577,59 @@ def wordpiece_versions(tok: WordPieceTokenizer, text: str) -> WordPieceVersions:
             if d < len(vs):
                 unit.append((vs[d][0], spans))
         units.append(unit)
-    return WordPieceVersions(text, lo, full.max_vocab_size, units)
+    return units
+
+
+def wordpiece_step_versions(tok: WordPieceTokenizer, text: str, replay: Any) -> WordPieceVersions:
+    """Every word of ``text`` as WordPiece *training* holds it after each merge step ``0..n`` (the Merges page).
+
+    The trainer's segmentation (:meth:`WordPieceReplay.view`), not greedy encoding: versions are keyed by
+    the step (merges applied), not the vocabulary size.  A word only ever joins pieces as merges apply, so
+    its token count falls at each change: equal segmentations at two steps mean none between, and each
+    word's change steps are found by bisection over ``replay.word_pieces(word, k)``.
+
+    Args:
+        tok: the trained WordPiece tokenizer (full trace).
+        text: the text to draw (normally a prefix of the training text).
+        replay: ``tok.replay(training text)`` (:class:`bpe_core.wordpiece.trace.WordPieceReplay`).
+
+    Returns:
+        A :class:`WordPieceVersions` whose "sizes" are steps (``min_vocab_size`` 0, ``max_vocab_size`` the
+        number of merges); ``spans_at(k)`` equals ``replay.view(k).token_spans(text)``.
+
+    Raises:
+        TypeError: ``tok`` is not a :class:`WordPieceTokenizer`; ``text`` not a ``str``.
+    """
+    if not isinstance(tok, WordPieceTokenizer):
+        raise TypeError(f"wordpiece_step_versions needs a WordPieceTokenizer, got {type(tok).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    n = replay.n_merges
+    unk = full.unknown_id
+    at = replay.word_pieces
+
+    def versions(word: str) -> list[tuple[int, tuple[int, ...]]]:
+        first = at(word, 0)
+        if first is None:
+            return [(0, (unk,))]
+        out = [(0, first)]
+
+        def find(a: int, ida: tuple[int, ...], b: int, idb: tuple[int, ...]) -> None:
+            if ida == idb:
+                return
+            if b - a == 1:
+                out.append((b, idb))
+                return
+            mid = (a + b) // 2
+            idm = at(word, mid)
+            find(a, ida, mid, idm)
+            find(mid, idm, b, idb)
+
+        find(0, first, n, at(word, n))
+        return out
+
+    return WordPieceVersions(text, 0, n, _word_units(full, text, versions, 0))
 
 
 def wordpiece_size_totals(tok: WordPieceTokenizer, text: str) -> list[int]:

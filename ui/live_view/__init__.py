@@ -34,6 +34,7 @@ from bpe_core.live import (
     unigram_size_totals,
     unigram_versions,
     wordpiece_size_totals,
+    wordpiece_step_versions,
     wordpiece_versions,
 )
 from bpe_core.pretokenize import pretoken_prefix
@@ -296,42 +297,83 @@ MAX_STEP_CHARS = 6_000
 """The Merges player draws about this many characters of the training text (as the server view's window)."""
 
 
-def merges_payload(tok: BPETokenizer, text: str) -> dict[str, Any]:
-    """The Merges player's data: the drawn text's boundary tables plus the whole trace (JSON-ready).
+def merges_payload(tok: BPETokenizer | WordPieceTokenizer, text: str) -> dict[str, Any]:
+    """The Merges player's data: the drawn text at every step plus the whole trace (JSON-ready).
 
     Args:
-        tok: a BPE tokenizer trained on ``text`` here (its trace covers every merge).
+        tok: a BPE or WordPiece tokenizer trained on ``text`` here (its trace covers every merge).
         text: its training text.
 
     Returns:
-        :func:`text_payload`'s dict with ``kind="merges"`` and ``"trace"``: per
-        merge (rank order) ``left``, ``right``, ``newId``, ``count``, ``replaced``;
-        ``totals`` is the training text's token count after each step (step 0 first).
+        :func:`text_payload`'s dict with ``kind="merges"`` and ``"trace"``: per merge (rank order) ``left``,
+        ``right``, ``newId``, ``count``, ``replaced`` (BPE: the drawn text's boundary tables); for WordPiece
+        ``base="wordpiece"``, the trainer's segmentation of each word at every step
+        (:func:`bpe_core.live.wordpiece_step_versions`, ``lo`` 0 and ``hi`` the number of merges) and per
+        merge its strings and scores.  ``totals`` is the training text's token count after each step (step 0
+        first).
 
     Raises:
         ValueError: ``tok`` has no full training trace.
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
     trace = full.trace
-    if full.training is None or len(trace) != full.max_vocab_size - full.min_vocab_size:
+    wordpiece = isinstance(full, WordPieceTokenizer)
+    complete = len(trace) == full.max_vocab_size - full.min_vocab_size or (wordpiece and bool(trace))
+    if full.training is None or not complete:
         raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
     memo = _PAYLOADS.setdefault(full, {})
     key = ("merges", hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest())
     payload = memo.get(key)
     if payload is None:
         drawn = pretoken_prefix(text, MAX_STEP_CHARS, full.pattern, tuple(full.special_tokens))
-        payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
+        totals = [full.training.initial_tokens] + [s.tokens_after for s in trace]
+        if wordpiece:
+            payload = _wordpiece_merges_payload(full, text, drawn, totals)
+        else:
+            payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
+            payload["trace"] = {
+                "left": [s.left_id for s in trace],
+                "right": [s.right_id for s in trace],
+                "newId": [s.new_id for s in trace],
+                "count": [s.count for s in trace],
+                "replaced": [s.replaced for s in trace],
+            }
         payload["kind"] = "merges"
-        payload["trace"] = {
-            "left": [s.left_id for s in trace],
-            "right": [s.right_id for s in trace],
-            "newId": [s.new_id for s in trace],
-            "count": [s.count for s in trace],
-            "replaced": [s.replaced for s in trace],
-        }
         payload["v"] = "m" + payload["v"]
         memo[key] = payload
     return payload
+
+
+def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str, totals: list[int]) -> dict[str, Any]:
+    """WordPiece's player data: the trainer's segmentation per step (keyed 0..n) and each merge's card."""
+    trace = full.trace
+    v = wordpiece_step_versions(full, drawn, full.replay(text))
+    out: dict[str, Any] = {
+        "lo": 0,
+        "hi": len(trace),
+        "base": "wordpiece",
+        "text": drawn,
+        "textChars": len(text),
+        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
+        "maxTokens": MAX_DRAW_TOKENS,
+        "totals": _pack(totals),
+    }
+    out.update(_word_tables("wordpiece", full, v, always_display=False))
+    out["trace"] = {
+        "left": [s.left_id for s in trace],
+        "right": [s.right_id for s in trace],
+        "newId": [s.new_id for s in trace],
+        "leftText": [s.left for s in trace],
+        "rightText": [s.right for s in trace],
+        "mergedText": [s.merged for s in trace],
+        "score": [s.score for s in trace],
+        "pairFreq": [s.pair_freq for s in trace],
+        "leftFreq": [s.left_freq for s in trace],
+        "rightFreq": [s.right_freq for s in trace],
+        "added": [bool(s.added) for s in trace],
+    }
+    out["v"] = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    return out
 
 
 def _copy_step(component_key: str, key: str) -> None:
@@ -347,7 +389,7 @@ def _copy_step(component_key: str, key: str) -> None:
 
 
 def merges_player(
-    tok: BPETokenizer,
+    tok: BPETokenizer | WordPieceTokenizer,
     text: str,
     step: int,
     *,
@@ -357,14 +399,14 @@ def merges_player(
     key: str = "merges_player",
     step_key: str = "merge_step",
 ) -> int:
-    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) for a trained BPE tokenizer.
+    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) for a BPE or WordPiece tokenizer.
 
     Playing, stepping and sliding happen in the browser; when it stops (Pause,
     the end, a button, the slider released) the browser reports the step and a
     callback writes it to ``st.session_state[step_key]`` before the page runs.
 
     Args:
-        tok: a BPE tokenizer trained on ``text`` (full trace).
+        tok: a BPE or WordPiece tokenizer trained on ``text`` (full trace).
         text: its training text.
         step: the step to show (0 = no merge) when the page draws.
         show_whitespace: draw spaces, tabs and newlines visibly.
@@ -380,7 +422,7 @@ def merges_player(
         ValueError: ``tok`` has no full training trace.
     """
     payload = dict(merges_payload(tok, text))
-    n = tok.max_vocab_size - tok.min_vocab_size
+    n = payload["hi"] - payload["lo"]
     step = min(max(int(step), 0), n)
     payload.update(step=step, ws=bool(show_whitespace), mode=colour_mode, scale=float(font_scale))
     st.session_state[sk.component_version_key(key)] = payload["v"]
@@ -432,10 +474,10 @@ def follow_typing(labels: tuple[str, ...] = ("Your text",), delay_ms: int = TYPI
 
 
 def plays_merges(history: Any) -> bool:
-    """Whether the Merges page's history can be played in the browser: a BPE merge story.
+    """Whether the Merges page's history can be played in the browser: a BPE or WordPiece merge story.
 
-    The player replays byte-level merges from the boundary sizes; WordPiece's and Unigram's stories are
-    drawn on the server.
+    The player replays byte-level merges from the boundary sizes and WordPiece's from each word's
+    segmentation per step; Unigram's pruning story is drawn on the server.
     """
     return history.story == "merges" and history.tokenizer.algorithm in _PLAYABLE
 
@@ -445,5 +487,5 @@ def supports(tok: Any) -> bool:
     return tok.algorithm in _KINDS
 
 
-_PLAYABLE = frozenset({"bpe"})
-"""Algorithms whose Merges story the browser player replays (from BPE's boundary sizes)."""
+_PLAYABLE = frozenset({"bpe", "wordpiece"})
+"""Algorithms whose Merges story the browser player replays."""

@@ -151,9 +151,11 @@ function textModel(text) {
 }
 
 async function decode(data) {
-  const m = { data, kind: data.kind, lo: data.lo, hi: data.hi, tm: textModel(data.text) };
+  // the Merges player of WordPiece draws word versions keyed by step: its model is a WordPiece one
+  const kind = data.kind === "merges" && data.base === "wordpiece" ? "wordpiece" : data.kind;
+  const m = { data, kind, lo: data.lo, hi: data.hi, tm: textModel(data.text) };
   m.totals = data.totals ? await typed(data.totals) : null;
-  if (data.kind === "bpe" || data.kind === "merges") {
+  if (data.bpe) {
     const b = data.bpe;
     m.rank = await typed(b.rank);
     m.gone = b.gone ? await typed(b.gone) : null;
@@ -659,7 +661,7 @@ class BlockPainter {
       if (o.hl || st.hl || changed) {
         let any = false;
         for (let j = 0; j < st.toks.length; j++) {
-          const h = !!o.hl && o.hl.has(st.toks[j].rank);
+          const h = !!o.hl && o.hl.has(o.hlById ? st.toks[j].id : st.toks[j].rank);
           const node = st.nodes[j];
           if (node._hl !== h) {
             node.classList.toggle("hl", h);
@@ -1234,8 +1236,37 @@ class MergesView {
     const frag = document.createDocumentFragment();
     const no = el("div", "no", k ? `Merge #${fmt(k)}` : "Step 0");
     frag.appendChild(no);
+    const wp = m.kind === "wordpiece";
     if (!k) {
-      frag.appendChild(el("div", null, `No merge yet: every byte is its own token. The training text is ${fmt(tot[0])} tokens, one per byte. Press Next or Play.`));
+      const unit = wp ? "character" : "byte";
+      frag.appendChild(el("div", null, `No merge yet: every ${unit} is its own token. The training text is ${fmt(tot[0])} tokens. Press Next or Play.`));
+    } else if (wp) {
+      const r = k - 1;
+      const chip = (text, id, extra) => {
+        const c = el("span", "chip" + (extra || ""));
+        appendVisible(c, text, true);
+        c.appendChild(el("small", null, `id ${id}`));
+        c.dataset.id = String(id);
+        return c;
+      };
+      const row = el("div", "mg-pair");
+      row.append(chip(tr.leftText[r], tr.left[r]), el("span", "op", "+"), chip(tr.rightText[r], tr.right[r]), el("span", "op", "→"), chip(tr.mergedText[r], tr.newId[r], " new"));
+      frag.appendChild(row);
+      const before = tot[k - 1],
+        after = tot[k];
+      const facts = [
+        ["Score", Number(tr.score[r]).toPrecision(4), `= ${fmt(tr.pairFreq[r])} / (${fmt(tr.leftFreq[r])} × ${fmt(tr.rightFreq[r])})`],
+        ["Pair frequency", fmt(tr.pairFreq[r]), "when chosen"],
+        ["Tokens of the text", `${fmt(before)} → ${fmt(after)}`, before ? `−${fmt(before - after)} (${((100 * (before - after)) / before).toFixed(1)}%)` : ""],
+      ];
+      if (!tr.added[r]) facts.push(["New id", "none", `${tr.mergedText[r]} already existed`]);
+      const fs = el("div", "facts");
+      for (const [l, v, d] of facts) {
+        const f = el("div", "fact");
+        f.append(el("div", "l", l), el("div", "v", v), el("div", "d", d));
+        fs.appendChild(f);
+      }
+      frag.appendChild(fs);
     } else {
       const r = k - 1;
       const chip = (id, extra) => {
@@ -1278,17 +1309,20 @@ class MergesView {
     this.slider.value = String(k);
     this.bFirst.disabled = this.bPrev.disabled = k === 0;
     this.bNext.disabled = this.bLast.disabled = k >= this.n;
-    if (!m.blocks) prepareBPE(m);
+    const wp = m.kind === "wordpiece";
+    if (!m.blocks) (wp ? prepareWP : prepareBPE)(m);
     this.painter = this.painter || new BlockPainter(this.view);
-    // highlighted: the tokens made by this step (while playing: by every step this frame applied)
+    // highlighted: the tokens made by this step (while playing: by every step this frame applied); BPE
+    // knows them by rank, WordPiece by id (a merge that re-makes a token highlights its earlier copies too)
     const from = Math.min(this.hlFrom === null || this.hlFrom === undefined ? k - 1 : this.hlFrom, k - 1);
     const hl = new Set();
-    for (let r = Math.max(from, 0); r < k; r++) hl.add(r);
+    for (let r = Math.max(from, 0); r < k; r++) hl.add(wp ? m.trace.newId[r] : r);
     this.painter.paint(m, L, this.data.maxTokens, {
       ws: this.data.ws,
       mode: this.data.mode,
       maxRank: Math.max(this.n - 1, 0),
       hl: k ? hl : null,
+      hlById: wp,
       version: this.version,
       scale: this.data.scale || 1,
     });
@@ -1297,7 +1331,7 @@ class MergesView {
     if (k)
       for (const st of this.painter.state)
         for (let i = 0; i < st.toks.length; i++)
-          if (hl.has(st.toks[i].rank)) {
+          if (hl.has(wp ? st.toks[i].id : st.toks[i].rank)) {
             made++;
             if (first === null) first = st.nodes[i];
           }
@@ -1307,7 +1341,7 @@ class MergesView {
     this.view.dataset.made = String(made);
     this.caption.textContent = k
       ? `The text after ${fmt(k)} merge${k === 1 ? "" : "s"}. Highlighted: the ${fmt(made)} token${made === 1 ? "" : "s"} made by ${which}; everything else is dimmed.`
-      : "The text before any merge: one token per byte.";
+      : `The text before any merge: one token per ${wp ? "character" : "byte"}.`;
     this.drawCard();
     this.firstMade = first; // scrolled into sight at the next frame, when the layout is fresh anyway
   }
