@@ -139,8 +139,8 @@ def drag(pg, algorithm: str) -> dict:
 
 
 def play(pg, seconds: float) -> dict:
-    pg.wait_for_function("() => window.__bpeMerges && window.__bpeMerges.model", timeout=120_000)
-    wait_idle(pg)
+    pg.wait_for_function("() => window.__bpeMerges && window.__bpeMerges.model", timeout=300_000)
+    wait_idle(pg, 300_000)
     # the browser's own frame rate on this page (Play draws at most one step per frame)
     fps = pg.evaluate(
         "() => new Promise(done => { let n = 0; const t0 = performance.now(); const f = now => { n++;"
@@ -237,8 +237,8 @@ def first_render(browser, url: str, path: str, ready: str) -> float:
     pg = ctx.new_page()
     t0 = time.perf_counter()
     pg.goto(url + path)
-    pg.wait_for_function(ready, timeout=120_000)
-    wait_idle(pg)
+    pg.wait_for_function(ready, timeout=300_000)
+    wait_idle(pg, 300_000)
     dt = time.perf_counter() - t0
     ctx.close()
     return dt

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import itertools
 import json
 import sys
 import weakref
@@ -174,6 +175,41 @@ def _unigram_tables(full: UnigramTokenizer, drawn: str, lo: int) -> dict[str, An
     return _word_tables("unigram", full, unigram_versions(full, drawn), always_display=True)
 
 
+def _split_at_newlines(text: str, units: list) -> list:
+    """Cut each unit after every newline inside it that is a token edge in all its versions.
+
+    A Unigram word can hold newlines (``Point``, two newlines, ``Every`` is one word); the browser starts a block of
+    lines only between units, so without this cut a text with few spaces before its newlines would be one
+    block.  Each part keeps the versions in which it differs (the first one always).
+    """
+    out = []
+    for versions in units:
+        first = versions[0][1]
+        if not first or "\n" not in text[first[0].start : first[-1].end]:
+            out.append(versions)
+            continue
+        cuts = []
+        for p in range(first[0].start + 1, first[-1].end):
+            if text[p - 1] == "\n" and all(
+                any(t.end == p for t in spans) and any(t.start == p for t in spans) for _size, spans in versions
+            ):
+                cuts.append(p)
+        if not cuts:
+            out.append(versions)
+            continue
+        edges = [None, *cuts, None]
+        for a, b in itertools.pairwise(edges):
+            part = []
+            for size, spans in versions:
+                piece = [
+                    t for t in spans if (a is None or t.start >= a) and (b is None or (t.end <= b and t.start < b))
+                ]
+                if not part or [(t.id, t.start, t.end) for t in part[-1][1]] != [(t.id, t.start, t.end) for t in piece]:
+                    part.append((size, piece))
+            out.append(part)
+    return out
+
+
 def _word_tables(kind: str, full: Any, v: Any, *, always_display: bool) -> dict[str, Any]:
     """Units of versions (WordPiece, Unigram) as gzipped JSON rows ``[id, start, end, flags(, display)]``.
 
@@ -181,7 +217,7 @@ def _word_tables(kind: str, full: Any, v: Any, *, always_display: bool) -> dict[
     """
     ids: set[int] = set()
     units = []
-    for versions in v.units:
+    for versions in _split_at_newlines(v.text, v.units):
         unit = []
         for size, spans in versions:
             row = []

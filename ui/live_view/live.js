@@ -309,8 +309,9 @@ function prepareWP(m) {
   for (let u = 1; u < units.length; u++) {
     const [, prevEnd] = range(u - 1);
     const [start] = range(u);
+    // a newline between the two units, or ending the one before (a Unigram word cut after its newline)
     let nl = -1;
-    for (let c = start - 1; c >= prevEnd; c--)
+    for (let c = start - 1; c >= Math.min(prevEnd, start - 1) && c >= 0; c--)
       if (cps[c] === "\n") {
         nl = c;
         break;
