@@ -353,9 +353,8 @@ def merges_payload(tok: BPETokenizer | WordPieceTokenizer, text: str) -> dict[st
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
     trace = full.trace
-    wordpiece = isinstance(full, WordPieceTokenizer)
-    complete = len(trace) == full.max_vocab_size - full.min_vocab_size or (wordpiece and bool(trace))
-    if full.training is None or not complete:
+    build = _MERGE_PLAYERS.get(full.algorithm)
+    if build is None or full.training is None or not trace:
         raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
     memo = _PAYLOADS.setdefault(full, {})
     key = ("merges", hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest())
@@ -363,20 +362,27 @@ def merges_payload(tok: BPETokenizer | WordPieceTokenizer, text: str) -> dict[st
     if payload is None:
         drawn = pretoken_prefix(text, MAX_STEP_CHARS, full.pattern, tuple(full.special_tokens))
         totals = [full.training.initial_tokens] + [s.tokens_after for s in trace]
-        if wordpiece:
-            payload = _wordpiece_merges_payload(full, text, drawn, totals)
-        else:
-            payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
-            payload["trace"] = {
-                "left": [s.left_id for s in trace],
-                "right": [s.right_id for s in trace],
-                "newId": [s.new_id for s in trace],
-                "count": [s.count for s in trace],
-                "replaced": [s.replaced for s in trace],
-            }
+        payload = build(full, text, drawn, totals)
         payload["kind"] = "merges"
         payload["v"] = "m" + payload["v"]
         memo[key] = payload
+    return payload
+
+
+def _bpe_merges_payload(full: BPETokenizer, text: str, drawn: str, totals: list[int]) -> dict[str, Any]:
+    """BPE's player data: the drawn text's boundary tables and each merge's pair, count and replacements."""
+    del totals  # the same numbers, from the trace via whole_text_totals
+    trace = full.trace
+    if len(trace) != full.max_vocab_size - full.min_vocab_size:  # one merge per size, or the trace is cut
+        raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
+    payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
+    payload["trace"] = {
+        "left": [s.left_id for s in trace],
+        "right": [s.right_id for s in trace],
+        "newId": [s.new_id for s in trace],
+        "count": [s.count for s in trace],
+        "replaced": [s.replaced for s in trace],
+    }
     return payload
 
 
@@ -523,5 +529,9 @@ def supports(tok: Any) -> bool:
     return tok.algorithm in _KINDS
 
 
-_PLAYABLE = frozenset({"bpe", "wordpiece"})
+_MERGE_PLAYERS = {"bpe": _bpe_merges_payload, "wordpiece": _wordpiece_merges_payload}
+"""Algorithm -> the Merges player's data builder: BPE replays merges from its boundary sizes, WordPiece
+from each word's trainer segmentation per step (its greedy encoding is not what training held)."""
+
+_PLAYABLE = frozenset(_MERGE_PLAYERS)
 """Algorithms whose Merges story the browser player replays."""
