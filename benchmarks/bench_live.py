@@ -13,11 +13,14 @@ system Chromium with Playwright:
   (real ``input`` events).  For each event: the live view's own time
   (re-segmentation and DOM update, ``view.times``), and separately, for 120
   sizes set one by one, the time until the new layout is done (the same
-  update plus a forced style/layout read).  Median and 95th percentile, for
-  byte-level BPE and WordPiece.  Goal: median <= 16 ms (one frame).
+  update plus a forced style/layout read), both for 100 neighbouring positions
+  (a sweep, as a drag sends them) and for 120 random jumps.  Median and 95th
+  percentile, for byte-level BPE, WordPiece and Unigram.  Goal: median <= 16 ms
+  (one frame).
 * **play**: the Merges page's Play at the top speed (60 merges/s) for
-  ``--play-seconds``: merges per second reached and whether any step was
-  skipped or repeated.  Goal: >= 30 merges/s, none dropped.
+  ``--play-seconds``: merges per second reached, frames that drew, and
+  whether any step was skipped or repeated (Play applies as many steps per
+  frame as speed x elapsed time asks).  Goal: >= 30 merges/s, none dropped.
 * **bytes**: the JSON the server sends the live view per (text, tokenizer).
 * **first render**: browser time from opening the Playground / Merges page
   in a fresh context to the live view drawn and the script idle; and the
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -92,7 +96,7 @@ def long_text(chars: int) -> str:
 
 
 def drag(pg, algorithm: str) -> dict:
-    """Hold the thumb and sweep the slider; then time 120 single updates including layout."""
+    """Hold the thumb and sweep the slider; then time a 100-position sweep and 120 random jumps, with layout."""
     pg.evaluate("() => { window.__bpeLive.times.length = 0; }")
     slider = pg.locator(".bpe-live .live-slider")
     box = slider.bounding_box()
@@ -103,6 +107,15 @@ def drag(pg, algorithm: str) -> dict:
         pg.mouse.move(box["x"] + box["width"] * frac, y, steps=25)
     pg.mouse.up()
     js_times = pg.evaluate("() => window.__bpeLive.times.slice()")
+    # a drag's updates with the layout they cause: 100 neighbouring positions across the range (as a mouse
+    # sweep sends them), each update followed by a forced style and layout
+    sweep = pg.evaluate(
+        """() => { const v = window.__bpeLive, s = v.slider, lo = Number(s.min), hi = Number(s.max), out = [];
+          for (let i = 0; i <= 100; i++) { const k = Math.round(hi - (hi - lo) * i / 100);
+            const t0 = performance.now(); s.value = String(k); s.dispatchEvent(new Event('input'));
+            v.view.offsetHeight; v.view.getBoundingClientRect(); out.push(performance.now() - t0); }
+          return out; }"""
+    )
     layout = pg.evaluate(
         """() => { const v = window.__bpeLive, s = v.slider, lo = Number(s.min), hi = Number(s.max), out = [];
           for (let i = 0; i < 120; i++) { const k = Math.round(lo + (hi - lo) * ((i * 37) % 120) / 119);
@@ -116,16 +129,18 @@ def drag(pg, algorithm: str) -> dict:
         "drag events": len(js_times),
         "JS median ms": round(statistics.median(js_times), 2),
         "JS p95 ms": round(pct(js_times, 0.95), 2),
-        "with layout median ms": round(statistics.median(times), 2),
-        "with layout p95 ms": round(pct(times, 0.95), 2),
+        "sweep + layout median ms": round(statistics.median(sweep), 2),
+        "sweep + layout p95 ms": round(pct(sweep, 0.95), 2),
+        "random jumps + layout median ms": round(statistics.median(times), 2),
+        "random jumps + layout p95 ms": round(pct(times, 0.95), 2),
         "drawn chars": drawn_chars,
         "drawn tokens (last)": drawn_tokens,
     }
 
 
 def play(pg, seconds: float) -> dict:
-    pg.wait_for_function("() => window.__bpeMerges && window.__bpeMerges.model", timeout=120_000)
-    wait_idle(pg)
+    pg.wait_for_function("() => window.__bpeMerges && window.__bpeMerges.model", timeout=300_000)
+    wait_idle(pg, 300_000)
     # the browser's own frame rate on this page (Play draws at most one step per frame)
     fps = pg.evaluate(
         "() => new Promise(done => { let n = 0; const t0 = performance.now(); const f = now => { n++;"
@@ -137,9 +152,9 @@ def play(pg, seconds: float) -> dict:
     t0 = time.perf_counter()
     pg.locator(".bpe-merges .mg-btn.play").click()
     pg.wait_for_timeout(int(seconds * 1000))
-    visited, times, n = pg.evaluate(
-        "() => { const v = window.__bpeMerges; const r = [v.visited.slice(), v.times.slice(), v.n]; v.pause(); "
-        "return r; }"
+    visited, times, n, draws = pg.evaluate(
+        "() => { const v = window.__bpeMerges; const r = [v.visited.slice(), v.times.slice(), v.n, v.frames];"
+        " v.pause(); return r; }"
     )
     elapsed = time.perf_counter() - t0
     in_order = visited == list(range(visited[0], visited[0] + len(visited))) if visited else False
@@ -147,6 +162,7 @@ def play(pg, seconds: float) -> dict:
         "steps": len(visited),
         "merges/s": round(len(visited) / elapsed, 1),
         "idle frames/s": round(fps, 1),
+        "draws (frames with a step)": draws,
         "in order, none dropped": in_order,
         "step median ms": round(statistics.median(times), 2) if times else None,
         "step p95 ms": round(pct(times, 0.95), 2) if times else None,
@@ -156,6 +172,7 @@ def play(pg, seconds: float) -> dict:
 
 def payload_bytes(text_label: str, text: str) -> list[dict]:
     from bpe_core import train_bpe
+    from bpe_core.unigram import train_unigram
     from bpe_core.wordpiece import train_wordpiece
     from ui.live_view import cached_payload, merges_payload
 
@@ -163,6 +180,7 @@ def payload_bytes(text_label: str, text: str) -> list[dict]:
     for algo, tok in (
         ("bpe", train_bpe(text, 1000, ["<|endoftext|>"])),
         ("wordpiece", train_wordpiece(text, 1000)),
+        ("unigram", train_unigram(text, 1000)),
     ):
         t0 = time.perf_counter()
         payload = cached_payload(tok, text, True)
@@ -219,8 +237,8 @@ def first_render(browser, url: str, path: str, ready: str) -> float:
     pg = ctx.new_page()
     t0 = time.perf_counter()
     pg.goto(url + path)
-    pg.wait_for_function(ready, timeout=120_000)
-    wait_idle(pg)
+    pg.wait_for_function(ready, timeout=300_000)
+    wait_idle(pg, 300_000)
     dt = time.perf_counter() - t0
     ctx.close()
     return dt
@@ -298,6 +316,12 @@ def main() -> None:
                 )
                 wait_idle(pg, 180_000)
                 drags.append(drag(pg, "wordpiece"))
+                pg.get_by_text(re.compile(r"^Unigram\b")).first.click()
+                pg.wait_for_function(
+                    "() => window.__bpeLive.model && window.__bpeLive.model.kind === 'unigram'", timeout=300_000
+                )
+                wait_idle(pg, 300_000)
+                drags.append(drag(pg, "unigram"))
             ctx.close()
             print(f"**Drag on a {args.chars:,}-character text (the first ~20,000 drawn)**\n")
             table(drags)

@@ -43,11 +43,14 @@ from __future__ import annotations
 import heapq
 import weakref
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .bpe import BPETokenizer
 from .pretokenize import pretokenize, split_special
 from .spans import TokenSpan, spans_from_token_bytes
+from .unigram import UnigramTokenizer
 from .wordpiece import WordPieceTokenizer
 
 __all__ = [
@@ -56,7 +59,10 @@ __all__ = [
     "WordPieceVersions",
     "bpe_boundaries",
     "bpe_size_totals",
+    "unigram_size_totals",
+    "unigram_versions",
     "wordpiece_size_totals",
+    "wordpiece_step_versions",
     "wordpiece_versions",
 ]
 
@@ -511,12 +517,24 @@ def wordpiece_versions(tok: WordPieceTokenizer, text: str) -> WordPieceVersions:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     full = tok.with_vocab_size(tok.max_vocab_size)
+    units = _word_units(full, text, lambda word: word_versions(full, word), full.min_vocab_size)
+    return WordPieceVersions(text, full.min_vocab_size, full.max_vocab_size, units)
+
+
+def _word_units(
+    full: WordPieceTokenizer, text: str, versions: Callable[[str], list[tuple[int, tuple[int, ...]]]], lo: int
+) -> list[list[tuple[int, list[TokenSpan]]]]:
+    """Lay out each word occurrence's versions (``versions(word) -> [(first key, ids), ...]``) as spans of ``text``.
+
+    One layout pass (:meth:`WordPieceTokenizer.token_spans_with`) per version depth; a special token is one
+    unit with one version keyed ``lo``.
+    """
     memo: dict[str, list[tuple[int, tuple[int, ...]]]] = {}
 
     def versions_of(word: str) -> list[tuple[int, tuple[int, ...]]]:
         v = memo.get(word)
         if v is None:
-            v = memo[word] = word_versions(full, word)
+            v = memo[word] = versions(word)
         return v
 
     # pass 0 learns the words (and lays out version 0); each further pass lays out version d
@@ -541,7 +559,6 @@ def wordpiece_versions(tok: WordPieceTokenizer, text: str) -> WordPieceVersions:
     pos = [0] * depth
     unk = full.unknown_id
     words = iter(order)
-    lo = full.min_vocab_size
     while pos[0] < len(layouts[0]):
         span = layouts[0][pos[0]]
         if span.is_special and (span.start, span.end) in special_at:
@@ -560,7 +577,59 @@ def wordpiece_versions(tok: WordPieceTokenizer, text: str) -> WordPieceVersions:
             if d < len(vs):
                 unit.append((vs[d][0], spans))
         units.append(unit)
-    return WordPieceVersions(text, lo, full.max_vocab_size, units)
+    return units
+
+
+def wordpiece_step_versions(tok: WordPieceTokenizer, text: str, replay: Any) -> WordPieceVersions:
+    """Every word of ``text`` as WordPiece *training* holds it after each merge step ``0..n`` (the Merges page).
+
+    The trainer's segmentation (:meth:`WordPieceReplay.view`), not greedy encoding: versions are keyed by
+    the step (merges applied), not the vocabulary size.  A word only ever joins pieces as merges apply, so
+    its token count falls at each change: equal segmentations at two steps mean none between, and each
+    word's change steps are found by bisection over ``replay.word_pieces(word, k)``.
+
+    Args:
+        tok: the trained WordPiece tokenizer (full trace).
+        text: the text to draw (normally a prefix of the training text).
+        replay: ``tok.replay(training text)`` (:class:`bpe_core.wordpiece.trace.WordPieceReplay`).
+
+    Returns:
+        A :class:`WordPieceVersions` whose "sizes" are steps (``min_vocab_size`` 0, ``max_vocab_size`` the
+        number of merges); ``spans_at(k)`` equals ``replay.view(k).token_spans(text)``.
+
+    Raises:
+        TypeError: ``tok`` is not a :class:`WordPieceTokenizer`; ``text`` not a ``str``.
+    """
+    if not isinstance(tok, WordPieceTokenizer):
+        raise TypeError(f"wordpiece_step_versions needs a WordPieceTokenizer, got {type(tok).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    n = replay.n_merges
+    unk = full.unknown_id
+    at = replay.word_pieces
+
+    def versions(word: str) -> list[tuple[int, tuple[int, ...]]]:
+        first = at(word, 0)
+        if first is None:
+            return [(0, (unk,))]
+        out = [(0, first)]
+
+        def find(a: int, ida: tuple[int, ...], b: int, idb: tuple[int, ...]) -> None:
+            if ida == idb:
+                return
+            if b - a == 1:
+                out.append((b, idb))
+                return
+            mid = (a + b) // 2
+            idm = at(word, mid)
+            find(a, ida, mid, idm)
+            find(mid, idm, b, idb)
+
+        find(0, first, n, at(word, n))
+        return out
+
+    return WordPieceVersions(text, 0, n, _word_units(full, text, versions, 0))
 
 
 def wordpiece_size_totals(tok: WordPieceTokenizer, text: str) -> list[int]:
@@ -595,7 +664,7 @@ def wordpiece_size_totals(tok: WordPieceTokenizer, text: str) -> list[int]:
     return out
 
 
-def size_totals(tok: BPETokenizer | WordPieceTokenizer, text: str) -> list[int]:
+def size_totals(tok: BPETokenizer | WordPieceTokenizer | UnigramTokenizer, text: str) -> list[int]:
     """Tokens of ``text`` at every vocabulary size of ``tok``, ``min_vocab_size`` first.
 
     Read off the training trace when ``tok`` was trained on ``text`` is not
@@ -609,4 +678,137 @@ def size_totals(tok: BPETokenizer | WordPieceTokenizer, text: str) -> list[int]:
         return bpe_size_totals(tok, text)
     if isinstance(tok, WordPieceTokenizer):
         return wordpiece_size_totals(tok, text)
+    if isinstance(tok, UnigramTokenizer):
+        return unigram_size_totals(tok, text)
     raise TypeError(f"no live view for {type(tok).__name__}")
+
+
+# ---------------------------------------------------------------------------
+# Unigram
+
+
+def _unigram_word_versions(
+    views: dict, full: UnigramTokenizer, bounds: list[tuple[int, int]], text: str
+) -> list[tuple[int, list[TokenSpan]]]:
+    """The segmentations of one word (as it appears in the text) over all sizes: ``[(first size, spans), ...]``.
+
+    ``bounds``: each training state's size interval ``(a, S]`` (sizes ``a + 1 .. S`` are that state cut
+    short).  Inside one interval the scores are fixed and shrinking the size only removes pieces, so the
+    Viterbi path at size ``n`` stays best down to (not including) the largest learned id it uses; only
+    there is the word segmented again.
+    """
+    found: list[tuple[int, list[TokenSpan]]] = []
+    for a, top in bounds:
+        n = top
+        while n > a:
+            view = views.get(n)
+            if view is None:
+                view = views[n] = full.with_vocab_size(n)
+            spans = view.token_spans(text)
+            used = [s.id for s in spans if s.rank is not None]
+            m = max(used, default=a)
+            found.append((max(m, a) + 1, spans))
+            n = m
+    found.sort(key=lambda v: v[0])
+    out: list[tuple[int, list[TokenSpan]]] = []
+    for size, spans in found:
+        if not out or [(s.id, s.start, s.end) for s in out[-1][1]] != [(s.id, s.start, s.end) for s in spans]:
+            out.append((size, spans))
+    return out
+
+
+def _state_bounds(full: UnigramTokenizer) -> list[tuple[int, int]]:
+    lo = full.min_vocab_size
+    bounds = []
+    prev = lo - 1
+    for s in full.training_states():
+        if s > prev:
+            bounds.append((prev, s))
+            prev = s
+    if prev < full.max_vocab_size:
+        bounds.append((prev, full.max_vocab_size))
+    return bounds
+
+
+def unigram_versions(tok: UnigramTokenizer, text: str) -> WordPieceVersions:
+    """Every word of ``text`` with its Unigram segmentations over all sizes of ``tok``.
+
+    Each size ``n`` is a point of the pruning sequence (the smallest training
+    state of size ``>= n`` cut short to ids below ``n``), and the Viterbi
+    segmentation is not monotone in ``n``, so each distinct word gets its
+    versions, as WordPiece's (:func:`wordpiece_versions`); the words and their
+    offsets come from :meth:`UnigramTokenizer.encode_steps`, each word's
+    tokens from ``with_vocab_size(n).token_spans(word)`` (a word is encoded
+    on its own, so its spans are those in the text, shifted).
+
+    Args:
+        tok: a Unigram tokenizer (its full size range is used).
+        text: the text to draw.
+
+    Returns:
+        A :class:`WordPieceVersions` (the same shape: units of versions);
+        ``spans_at(k)`` equals ``tok.with_vocab_size(k).token_spans(text)``.
+
+    Raises:
+        TypeError: ``tok`` is not a :class:`UnigramTokenizer`; ``text`` not a ``str``.
+        ValueError: ``text`` holds an unpaired surrogate.
+
+    Cost: one lattice pass over ``text``; per distinct word, one Viterbi per
+    training state plus one per size at which a piece it uses is removed.
+    """
+    if not isinstance(tok, UnigramTokenizer):
+        raise TypeError(f"unigram_versions needs a UnigramTokenizer, got {type(tok).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    lo = full.min_vocab_size
+    bounds = _state_bounds(full)
+    views: dict = {full.max_vocab_size: full}
+    memo: dict[str, list[tuple[int, list[TokenSpan]]]] = {}
+    units: list[list[tuple[int, list[TokenSpan]]]] = []
+    for w in full.encode_steps(text, 0):
+        if w.is_special:
+            (i,) = w.ids
+            units.append([(lo, [TokenSpan(i, w.text.encode("utf-8"), w.text, w.start, w.end, True)])])
+            continue
+        vs = memo.get(w.text)
+        if vs is None:
+            vs = memo[w.text] = _unigram_word_versions(views, full, bounds, w.text)
+        shift = w.start
+        units.append(
+            [(size, [replace(s, start=s.start + shift, end=s.end + shift) for s in spans]) for size, spans in vs]
+        )
+    return WordPieceVersions(text, lo, full.max_vocab_size, units)
+
+
+def unigram_size_totals(tok: UnigramTokenizer, text: str) -> list[int]:
+    """Tokens of ``text`` at every size ``min_vocab_size..max_vocab_size`` (one list entry each).
+
+    Equal to ``[len(tok.with_vocab_size(k).encode(text)) for k in sizes]``, from
+    the versions of each distinct word (:func:`unigram_versions`).
+
+    Raises:
+        TypeError, ValueError: as :func:`unigram_versions`.
+    """
+    if not isinstance(tok, UnigramTokenizer):
+        raise TypeError(f"unigram_size_totals needs a UnigramTokenizer, got {type(tok).__name__}")
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    lo, hi = full.min_vocab_size, full.max_vocab_size
+    bounds = _state_bounds(full)
+    views: dict = {hi: full}
+    counts = Counter((w.text, w.is_special) for w in full.encode_steps(text, 0))
+    delta = [0] * (hi - lo + 2)
+    for (word, special), c in counts.items():
+        if special:
+            delta[0] += c
+            continue
+        prev = 0
+        for s, spans in _unigram_word_versions(views, full, bounds, word):
+            delta[s - lo] += c * (len(spans) - prev)
+            prev = len(spans)
+    out = []
+    total = 0
+    for k in range(hi - lo + 1):
+        total += delta[k]
+        out.append(total)
+    return out

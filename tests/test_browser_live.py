@@ -9,6 +9,7 @@ import pytest
 
 from bpe_core import train_bpe
 from bpe_core.pretokenize import pretoken_prefix
+from bpe_core.unigram import train_unigram
 from bpe_core.wordpiece import train_wordpiece
 from tests.browser import screenshot, wait_idle
 from tests.conftest import sample
@@ -86,7 +87,27 @@ def test_small_text_at_every_size_wordpiece(page):
     screenshot(page, "live-wordpiece")
 
 
-@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece"])
+def test_small_text_at_every_size_unigram(page):
+    text = sample("english")
+    page.goto(page.url.split("?")[0] + "?src=sample&sample=english&algo=unigram&pattern=sentencepiece")
+    page.wait_for_function(
+        "() => window.__bpeLive && window.__bpeLive.model && window.__bpeLive.model.kind === 'unigram'",
+        timeout=120_000,
+    )
+    wait_idle(page)
+    tok = train_unigram(text, 1000)
+    assert page.evaluate("() => [Number(window.__bpeLive.slider.min), Number(window.__bpeLive.slider.max)]") == [
+        tok.min_vocab_size,
+        tok.max_vocab_size,
+    ]
+    # every slider position is a point of the pruning: the training states and the rounds stopped early
+    sizes = list(range(tok.min_vocab_size, tok.max_vocab_size + 1))
+    assert set(tok.training_states()) <= set(sizes)
+    _check_sizes(page, tok, text, text, sizes)
+    screenshot(page, "live-unigram")
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
 def test_20000_character_drawn_text_at_50_sizes(page, tmp_path, algorithm):
     whole = _long_text()
     path = tmp_path / "long.txt"
@@ -94,6 +115,9 @@ def test_20000_character_drawn_text_at_50_sizes(page, tmp_path, algorithm):
     if algorithm == "wordpiece":
         page.get_by_text("WordPiece", exact=True).click()
         wait_idle(page)
+    elif algorithm == "unigram":  # with its own pre-tokenization (the URL may carry the previous test's pattern)
+        page.goto(page.url.split("?")[0] + "?algo=unigram&pattern=sentencepiece")
+        wait_idle(page, 120_000)
     _upload(page, path)
     page.wait_for_function(
         "n => window.__bpeLive && window.__bpeLive.data && window.__bpeLive.data.textChars === n",
@@ -101,7 +125,12 @@ def test_20000_character_drawn_text_at_50_sizes(page, tmp_path, algorithm):
         timeout=120_000,
     )
     wait_idle(page, 120_000)
-    tok = train_bpe(whole, 1000, ["<|endoftext|>"]) if algorithm == "bpe" else train_wordpiece(whole, 1000)
+    trainers = {
+        "bpe": lambda: train_bpe(whole, 1000, ["<|endoftext|>"]),
+        "wordpiece": lambda: train_wordpiece(whole, 1000),
+        "unigram": lambda: train_unigram(whole, 1000),
+    }
+    tok = trainers[algorithm]()
     drawn = pretoken_prefix(whole, MAX_DRAW_CHARS, tok.pattern, tuple(tok.special_tokens))
     assert len(drawn) >= MAX_DRAW_CHARS and page.evaluate("() => window.__bpeLive.model.tm.cps.length") == len(drawn)
     lo, hi = tok.min_vocab_size, tok.max_vocab_size
@@ -212,7 +241,8 @@ def test_colour_modes_match_the_server_colours(page):
         page.goto(page.url.split("?")[0] + f"?colour={mode}&size=600")
         page.wait_for_function("() => window.__bpeLive && window.__bpeLive.size === 600", timeout=60_000)
         got = page.evaluate(
-            "() => Array.from(window.__bpeLive.view.querySelectorAll('.tk'), e => e.style.background).slice(0, 300)"
+            "() => Array.from(window.__bpeLive.view.querySelectorAll('.tk'), e => getComputedStyle(e).backgroundColor)"
+            ".slice(0, 300)"
         )
         view = tok.with_vocab_size(600)
         want = render.token_colours(view.token_spans(text), mode, max_rank=600 - view.min_vocab_size - 1)[:300]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import train_bpe
-from tests.browser import screenshot
+from tests.browser import screenshot, wait_idle
 from tests.conftest import sample
 from ui.render import readable
 
@@ -82,3 +82,53 @@ def test_encode_page_shows_each_merge(page, server):
     assert page.locator(".enc-steps b").count() == 0  # the typed markup is text
     assert page.locator(".enc-tok.new").count() > 0
     screenshot(page, "encode-steps")
+
+
+def test_wordpiece_merges_player_is_exact_and_plays_every_step(page, server):
+    from bpe_core.wordpiece import train_wordpiece
+    from tests.test_browser_live import _visible
+
+    text = sample("english")
+    tok = train_wordpiece(text, 1000)
+    replay = tok.replay(text)
+    page.set_viewport_size({"width": 1400, "height": 1600})
+    page.goto(f"{server}/merges?src=sample&sample=english&algo=wordpiece")
+    page.wait_for_function(
+        "() => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === 'wordpiece'",
+        timeout=120_000,
+    )
+    wait_idle(page)
+    drawn = page.evaluate("() => window.__bpeMerges.data.text")
+    assert text.startswith(drawn) and len(drawn) > 1000
+    n = replay.n_merges
+    assert page.evaluate("() => window.__bpeMerges.n") == n
+    # the trainer's segmentation (as the server-drawn page draws it) at every 9th step and the last
+    steps = sorted({*range(0, n + 1, 9), n})
+    got = page.evaluate(
+        """ks => ks.map(k => { const v = window.__bpeMerges; v.go(k, false);
+          return [Array.from(v.view.querySelectorAll('.tk'), e => [Number(e.dataset.id), Number(e.dataset.s),
+                    Number(e.dataset.e), e.textContent]),
+                  Array.from(v.view.querySelectorAll('.tk.hl'), e => Number(e.dataset.id)),
+                  v.card.querySelector('.no').textContent]; })""",
+        steps,
+    )
+    for k, (tokens, hl, card) in zip(steps, got):
+        want = [[s.id, s.start, s.end, _visible(s.display)] for s in replay.view(k).token_spans(drawn)]
+        assert tokens == want, k
+        assert card == (f"Merge #{k:,}" if k else "Step 0")
+        assert set(hl) <= ({tok.trace[k - 1].new_id} if k else set())
+    # Play at the top speed: every step in order, none skipped or repeated; the server hears where it stopped
+    page.evaluate("() => window.__bpeMerges.go(0, false)")
+    page.locator(".bpe-merges .mg-speed").select_option("60")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_timeout(3000)
+    page.get_by_role("button", name="Pause").click()
+    visited = page.evaluate("() => window.__bpeMerges.visited")
+    assert len(visited) > 1 and visited == list(range(1, 1 + len(visited)))
+    final = visited[-1]
+    made = page.evaluate(
+        "() => Array.from(window.__bpeMerges.view.querySelectorAll('.tk.hl'), e => Number(e.dataset.id))"
+    )
+    assert set(made) <= {tok.trace[final - 1].new_id}
+    page.wait_for_function("k => location.search.includes('step=' + k)", arg=final, timeout=30_000)
+    screenshot(page, "merges-wordpiece-player")

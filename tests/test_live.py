@@ -11,6 +11,8 @@ from bpe_core.live import (
     NEVER,
     bpe_boundaries,
     bpe_size_totals,
+    unigram_size_totals,
+    unigram_versions,
     word_versions,
     wordpiece_size_totals,
     wordpiece_versions,
@@ -163,3 +165,31 @@ def test_module_examples_run():
 
     result = doctest.testmod(bpe_core.live)
     assert result.attempted >= 2 and result.failed == 0
+
+
+@pytest.mark.parametrize("pattern", ["sentencepiece", "gpt2"])
+def test_unigram_every_size_equals_token_spans(english, multi, pattern):
+    from bpe_core.unigram import SENTENCEPIECE, train_unigram
+
+    text = english[:2500] + "<|endoftext|>" + multi[:600] + ODD
+    pat = SENTENCEPIECE if pattern == "sentencepiece" else "gpt2"
+    tok = train_unigram(text, 700, special_tokens=["<|endoftext|>"], pattern=pat)
+    v = unigram_versions(tok, text)
+    totals = unigram_size_totals(tok, text)
+    assert len(totals) == tok.max_vocab_size - tok.min_vocab_size + 1
+    # every size: each one is a point of the pruning (a state, or the next round stopped early)
+    for k in range(tok.min_vocab_size, tok.max_vocab_size + 1):
+        view = tok.with_vocab_size(k)
+        assert _key(v.spans_at(k)) == _key(view.token_spans(text)), k
+        assert totals[k - tok.min_vocab_size] == len(view.encode(text)), k
+    # not monotone: some word takes a segmentation at a smaller size that it leaves at a larger one
+    assert any(len(unit) > 1 for unit in v.units)
+
+
+def test_unigram_bad_arguments(english):
+    from bpe_core.unigram import train_unigram
+
+    with pytest.raises(TypeError, match="UnigramTokenizer"):
+        unigram_versions(train_bpe(english, 300), "x")
+    with pytest.raises(TypeError, match="str"):
+        unigram_versions(train_unigram(english, 300), b"x")

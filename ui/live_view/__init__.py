@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import itertools
 import json
 import sys
 import weakref
@@ -27,8 +28,18 @@ from typing import Any
 import streamlit as st
 
 from bpe_core import BPETokenizer
-from bpe_core.live import NEVER, bpe_boundaries, bpe_size_totals, wordpiece_size_totals, wordpiece_versions
+from bpe_core.live import (
+    NEVER,
+    bpe_boundaries,
+    bpe_size_totals,
+    unigram_size_totals,
+    unigram_versions,
+    wordpiece_size_totals,
+    wordpiece_step_versions,
+    wordpiece_versions,
+)
 from bpe_core.pretokenize import pretoken_prefix
+from bpe_core.unigram import UnigramTokenizer
 from bpe_core.wordpiece import WordPieceTokenizer
 from ui import state_keys as sk
 from ui.view import session_size  # one rule for the shared slider value, server slider and live view
@@ -47,6 +58,9 @@ PRESENTATION_SCALE = 1.5
 """Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`, issue 17 item 3): 15 px -> 22.5 px."""
 
 _component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=False)
+
+Drawable = BPETokenizer | WordPieceTokenizer | UnigramTokenizer
+"""The tokenizers the live view draws (the algorithms of :data:`_KINDS`)."""
 
 
 def _pack(values: list[int]) -> dict[str, Any]:
@@ -72,7 +86,7 @@ def _gz_json(obj: Any) -> str:
     return base64.b64encode(gzip.compress(raw, 6, mtime=0)).decode("ascii")
 
 
-def whole_text_totals(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on_text: bool) -> list[int]:
+def whole_text_totals(tok: Drawable, text: str, trained_on_text: bool) -> list[int]:
     """Tokens of the whole ``text`` at every vocabulary size, ``min_vocab_size`` first.
 
     BPE trained on ``text``: read off the trace (free).  Otherwise computed by
@@ -94,9 +108,7 @@ def _wordpiece_totals(full: WordPieceTokenizer, text: str, trained_on_text: bool
     return wordpiece_size_totals(full, text)
 
 
-def text_payload(
-    tok: BPETokenizer | WordPieceTokenizer, text: str, drawn: str, totals: list[int] | None
-) -> dict[str, Any]:
+def text_payload(tok: Drawable, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
     """The data the browser needs to draw ``drawn`` at every size of ``tok`` (JSON-ready).
 
     Args:
@@ -149,43 +161,101 @@ def _bpe_tables(full: BPETokenizer, drawn: str, lo: int) -> dict[str, Any]:
 def _wordpiece_tables(full: WordPieceTokenizer, drawn: str, lo: int) -> dict[str, Any]:
     """The browser's WordPiece tables: each word's segmentation over sizes (see ``wordpiece_versions``)."""
     del lo
-    out: dict[str, Any] = {}
-    v = wordpiece_versions(full, drawn)
+    return _word_tables("wordpiece", full, wordpiece_versions(full, drawn), always_display=False)
+
+
+def _unigram_totals(full: UnigramTokenizer, text: str, trained_on_text: bool) -> list[int]:
+    del trained_on_text  # each distinct word once, whatever the text
+    return unigram_size_totals(full, text)
+
+
+def _unigram_tables(full: UnigramTokenizer, drawn: str, lo: int) -> dict[str, Any]:
+    """The browser's Unigram tables: each word's segmentation at every point of the pruning (``unigram_versions``)."""
+    del lo
+    return _word_tables("unigram", full, unigram_versions(full, drawn), always_display=True)
+
+
+def _split_at_newlines(text: str, units: list) -> list:
+    """Cut each unit after every newline inside it that is a token edge in all its versions.
+
+    A Unigram word can hold newlines (``Point``, two newlines, ``Every`` is one word); the browser starts a block of
+    lines only between units, so without this cut a text with few spaces before its newlines would be one
+    block.  Each part keeps the versions in which it differs (the first one always).
+    """
+    out = []
+    for versions in units:
+        first = versions[0][1]
+        if not first or "\n" not in text[first[0].start : first[-1].end]:
+            out.append(versions)
+            continue
+        cuts = []
+        for p in range(first[0].start + 1, first[-1].end):
+            if text[p - 1] == "\n" and all(
+                any(t.end == p for t in spans) and any(t.start == p for t in spans) for _size, spans in versions
+            ):
+                cuts.append(p)
+        if not cuts:
+            out.append(versions)
+            continue
+        edges = [None, *cuts, None]
+        for a, b in itertools.pairwise(edges):
+            part = []
+            for size, spans in versions:
+                piece = [
+                    t for t in spans if (a is None or t.start >= a) and (b is None or (t.end <= b and t.start < b))
+                ]
+                if not part or [(t.id, t.start, t.end) for t in part[-1][1]] != [(t.id, t.start, t.end) for t in piece]:
+                    part.append((size, piece))
+            out.append(part)
+    return out
+
+
+def _word_tables(kind: str, full: Any, v: Any, *, always_display: bool) -> dict[str, Any]:
+    """Units of versions (WordPiece, Unigram) as gzipped JSON rows ``[id, start, end, flags(, display)]``.
+
+    ``display`` travels when the token is partial, or always (Unigram: the piece with its ``▁``).
+    """
     ids: set[int] = set()
     units = []
-    for versions in v.units:
+    for versions in _split_at_newlines(v.text, v.units):
         unit = []
         for size, spans in versions:
             row = []
             for s in spans:
                 ids.add(s.id)
                 flags = int(s.is_partial) | (int(s.is_special) << 1) | (int(s.is_continuation) << 2)
-                row.append([s.id, s.start, s.end, flags] + ([s.display] if s.is_partial else []))
+                row.append([s.id, s.start, s.end, flags] + ([s.display] if s.is_partial or always_display else []))
             unit.append([size, row])
         units.append(unit)
-    out["kind"] = "wordpiece"
-    out["wp"] = _gz_json(
-        {
-            "units": units,
-            "rank": [[i, full.rank_of(i)] for i in sorted(ids) if full.rank_of(i) is not None],
-            "tokens": [[i, full.token_bytes(i).decode("utf-8", errors="replace")] for i in sorted(ids)],
-        }
-    )
-    return out
+    return {
+        "kind": kind,
+        "wp": _gz_json(
+            {
+                "units": units,
+                "rank": [[i, full.rank_of(i)] for i in sorted(ids) if full.rank_of(i) is not None],
+                "tokens": [[i, full.token_bytes(i).decode("utf-8", errors="replace")] for i in sorted(ids)],
+            }
+        ),
+    }
 
 
-_KINDS = {"bpe": (_bpe_totals, _bpe_tables), "wordpiece": (_wordpiece_totals, _wordpiece_tables)}
+_KINDS = {
+    "bpe": (_bpe_totals, _bpe_tables),
+    "wordpiece": (_wordpiece_totals, _wordpiece_tables),
+    "unigram": (_unigram_totals, _unigram_tables),
+}
 """Algorithm -> (whole-text totals at every size, the drawn text's tables): what the browser needs per algorithm.
 
-The two algorithms need different exact data (BPE: one vanishing size per byte boundary, since its
-segmentations nest; WordPiece: each word's segmentation at the sizes where it changes, since greedy
-longest match does not nest); an algorithm not listed here is drawn on the server."""
+The algorithms need different exact data (BPE: one vanishing size per byte boundary, since its
+segmentations nest; WordPiece and Unigram: each word's segmentation at the sizes where it changes, since
+greedy longest match and Viterbi over a pruned vocabulary do not nest); an algorithm not listed here is
+drawn on the server."""
 
 
 _PAYLOADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def cached_payload(tok: BPETokenizer | WordPieceTokenizer, text: str, trained_on_text: bool) -> dict[str, Any]:
+def cached_payload(tok: Drawable, text: str, trained_on_text: bool) -> dict[str, Any]:
     """:func:`text_payload` of ``text``'s drawn prefix, remembered per (full tokenizer, text)."""
     full = tok.with_vocab_size(tok.max_vocab_size)
     memo = _PAYLOADS.setdefault(full, {})
@@ -224,7 +294,7 @@ def _copy_size(component_key: str, key: str) -> None:
 
 
 def live_text(
-    tok: BPETokenizer | WordPieceTokenizer,
+    tok: Drawable,
     text: str,
     *,
     trained_on_text: bool = True,
@@ -272,42 +342,89 @@ MAX_STEP_CHARS = 6_000
 """The Merges player draws about this many characters of the training text (as the server view's window)."""
 
 
-def merges_payload(tok: BPETokenizer, text: str) -> dict[str, Any]:
-    """The Merges player's data: the drawn text's boundary tables plus the whole trace (JSON-ready).
+def merges_payload(tok: BPETokenizer | WordPieceTokenizer, text: str) -> dict[str, Any]:
+    """The Merges player's data: the drawn text at every step plus the whole trace (JSON-ready).
 
     Args:
-        tok: a BPE tokenizer trained on ``text`` here (its trace covers every merge).
+        tok: a BPE or WordPiece tokenizer trained on ``text`` here (its trace covers every merge).
         text: its training text.
 
     Returns:
-        :func:`text_payload`'s dict with ``kind="merges"`` and ``"trace"``: per
-        merge (rank order) ``left``, ``right``, ``newId``, ``count``, ``replaced``;
-        ``totals`` is the training text's token count after each step (step 0 first).
+        :func:`text_payload`'s dict with ``kind="merges"`` and ``"trace"``: per merge (rank order) ``left``,
+        ``right``, ``newId``, ``count``, ``replaced`` (BPE: the drawn text's boundary tables); for WordPiece
+        ``base="wordpiece"``, the trainer's segmentation of each word at every step
+        (:func:`bpe_core.live.wordpiece_step_versions`, ``lo`` 0 and ``hi`` the number of merges) and per
+        merge its strings and scores.  ``totals`` is the training text's token count after each step (step 0
+        first).
 
     Raises:
         ValueError: ``tok`` has no full training trace.
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
     trace = full.trace
-    if full.training is None or len(trace) != full.max_vocab_size - full.min_vocab_size:
+    build = _MERGE_PLAYERS.get(full.algorithm)
+    if build is None or full.training is None or not trace:
         raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
     memo = _PAYLOADS.setdefault(full, {})
     key = ("merges", hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest())
     payload = memo.get(key)
     if payload is None:
         drawn = pretoken_prefix(text, MAX_STEP_CHARS, full.pattern, tuple(full.special_tokens))
-        payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
+        totals = [full.training.initial_tokens] + [s.tokens_after for s in trace]
+        payload = build(full, text, drawn, totals)
         payload["kind"] = "merges"
-        payload["trace"] = {
-            "left": [s.left_id for s in trace],
-            "right": [s.right_id for s in trace],
-            "newId": [s.new_id for s in trace],
-            "count": [s.count for s in trace],
-            "replaced": [s.replaced for s in trace],
-        }
         payload["v"] = "m" + payload["v"]
         memo[key] = payload
     return payload
+
+
+def _bpe_merges_payload(full: BPETokenizer, text: str, drawn: str, totals: list[int]) -> dict[str, Any]:
+    """BPE's player data: the drawn text's boundary tables and each merge's pair, count and replacements."""
+    del totals  # the same numbers, from the trace via whole_text_totals
+    trace = full.trace
+    if len(trace) != full.max_vocab_size - full.min_vocab_size:  # one merge per size, or the trace is cut
+        raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
+    payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
+    payload["trace"] = {
+        "left": [s.left_id for s in trace],
+        "right": [s.right_id for s in trace],
+        "newId": [s.new_id for s in trace],
+        "count": [s.count for s in trace],
+        "replaced": [s.replaced for s in trace],
+    }
+    return payload
+
+
+def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str, totals: list[int]) -> dict[str, Any]:
+    """WordPiece's player data: the trainer's segmentation per step (keyed 0..n) and each merge's card."""
+    trace = full.trace
+    v = wordpiece_step_versions(full, drawn, full.replay(text))
+    out: dict[str, Any] = {
+        "lo": 0,
+        "hi": len(trace),
+        "base": "wordpiece",
+        "text": drawn,
+        "textChars": len(text),
+        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
+        "maxTokens": MAX_DRAW_TOKENS,
+        "totals": _pack(totals),
+    }
+    out.update(_word_tables("wordpiece", full, v, always_display=False))
+    out["trace"] = {
+        "left": [s.left_id for s in trace],
+        "right": [s.right_id for s in trace],
+        "newId": [s.new_id for s in trace],
+        "leftText": [s.left for s in trace],
+        "rightText": [s.right for s in trace],
+        "mergedText": [s.merged for s in trace],
+        "score": [s.score for s in trace],
+        "pairFreq": [s.pair_freq for s in trace],
+        "leftFreq": [s.left_freq for s in trace],
+        "rightFreq": [s.right_freq for s in trace],
+        "added": [bool(s.added) for s in trace],
+    }
+    out["v"] = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    return out
 
 
 def _copy_step(component_key: str, key: str) -> None:
@@ -323,7 +440,7 @@ def _copy_step(component_key: str, key: str) -> None:
 
 
 def merges_player(
-    tok: BPETokenizer,
+    tok: BPETokenizer | WordPieceTokenizer,
     text: str,
     step: int,
     *,
@@ -334,14 +451,14 @@ def merges_player(
     key: str = "merges_player",
     step_key: str = "merge_step",
 ) -> int:
-    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) for a trained BPE tokenizer.
+    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) for a BPE or WordPiece tokenizer.
 
     Playing, stepping and sliding happen in the browser; when it stops (Pause,
     the end, a button, the slider released) the browser reports the step and a
     callback writes it to ``st.session_state[step_key]`` before the page runs.
 
     Args:
-        tok: a BPE tokenizer trained on ``text`` (full trace).
+        tok: a BPE or WordPiece tokenizer trained on ``text`` (full trace).
         text: its training text.
         step: the step to show (0 = no merge) when the page draws.
         show_whitespace: draw spaces, tabs and newlines visibly.
@@ -358,7 +475,7 @@ def merges_player(
         ValueError: ``tok`` has no full training trace.
     """
     payload = dict(merges_payload(tok, text))
-    n = tok.max_vocab_size - tok.min_vocab_size
+    n = payload["hi"] - payload["lo"]
     step = min(max(int(step), 0), n)
     payload.update(step=step, ws=bool(show_whitespace), mode=colour_mode, **_presentation(font_scale, present))
     st.session_state[sk.component_version_key(key)] = payload["v"]
@@ -410,10 +527,10 @@ def follow_typing(labels: tuple[str, ...] = ("Your text",), delay_ms: int = TYPI
 
 
 def plays_merges(history: Any) -> bool:
-    """Whether the Merges page's history can be played in the browser: a BPE merge story.
+    """Whether the Merges page's history can be played in the browser: a BPE or WordPiece merge story.
 
-    The player replays byte-level merges from the boundary sizes; WordPiece's and Unigram's stories are
-    drawn on the server.
+    The player replays byte-level merges from the boundary sizes and WordPiece's from each word's
+    segmentation per step; Unigram's pruning story is drawn on the server.
     """
     return history.story == "merges" and history.tokenizer.algorithm in _PLAYABLE
 
@@ -423,8 +540,12 @@ def supports(tok: Any) -> bool:
     return tok.algorithm in _KINDS
 
 
-_PLAYABLE = frozenset({"bpe"})
-"""Algorithms whose Merges story the browser player replays (from BPE's boundary sizes)."""
+_MERGE_PLAYERS = {"bpe": _bpe_merges_payload, "wordpiece": _wordpiece_merges_payload}
+"""Algorithm -> the Merges player's data builder: BPE replays merges from its boundary sizes, WordPiece
+from each word's trainer segmentation per step (its greedy encoding is not what training held)."""
+
+_PLAYABLE = frozenset(_MERGE_PLAYERS)
+"""Algorithms whose Merges story the browser player replays."""
 
 
 # ---------------------------------------------------------------------------
@@ -445,7 +566,7 @@ def _memo_payload(tok: Any, memo_key: tuple, make: Any) -> dict[str, Any]:
 
 
 def group_slider(
-    tok: BPETokenizer | WordPieceTokenizer,
+    tok: Drawable,
     *,
     group: str,
     key: str,
@@ -477,7 +598,7 @@ def group_slider(
 
 
 def group_column(
-    tok: BPETokenizer | WordPieceTokenizer,
+    tok: Drawable,
     text: str,
     drawn: str,
     *,

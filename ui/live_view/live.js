@@ -151,9 +151,11 @@ function textModel(text) {
 }
 
 async function decode(data) {
-  const m = { data, kind: data.kind, lo: data.lo, hi: data.hi, tm: textModel(data.text) };
+  // the Merges player of WordPiece draws word versions keyed by step: its model is a WordPiece one
+  const kind = data.kind === "merges" && data.base === "wordpiece" ? "wordpiece" : data.kind;
+  const m = { data, kind, lo: data.lo, hi: data.hi, tm: textModel(data.text) };
   m.totals = data.totals ? await typed(data.totals) : null;
-  if (data.kind === "bpe" || data.kind === "merges") {
+  if (data.bpe) {
     const b = data.bpe;
     m.rank = await typed(b.rank);
     m.gone = b.gone ? await typed(b.gone) : null;
@@ -181,26 +183,181 @@ function hexBytes(bytes) {
   return parts.join(" ") + (bytes.length > 24 ? " …" : "");
 }
 
-function bpeTokens(m, L, cap) {
-  // tokens of the drawn text at vocabulary size L, at most `cap`
-  // -> {s: code point start, e: end, id, rank, partial, special, bs, be (bytes)}
-  const { rank, gone, step, tm } = m;
+function displayOf(m, t) {
+  const tm = m.tm;
+  if (t.disp !== undefined && t.disp !== null) return t.disp;
+  if (!t.partial || (m.kind !== "bpe" && m.kind !== "merges")) return tm.cps.slice(t.s, t.e).join("");
+  // byte-fallback notation for the bytes of characters the token only partly holds
+  let out = "";
+  for (let c = t.s; c < t.e; c++) {
+    const cs = tm.cpByte[c],
+      ce = tm.cpByte[c + 1];
+    if (cs >= t.bs && ce <= t.be) out += tm.cps[c];
+    else
+      for (let b = Math.max(cs, t.bs); b < Math.min(ce, t.be); b++)
+        out += "<0x" + tm.bytes[b].toString(16).toUpperCase().padStart(2, "0") + ">";
+  }
+  return out;
+}
+
+function tooltip(m, t) {
+  const learned = m.kind === "unigram" ? `piece #${t.rank + 1}` : `merge #${t.rank + 1}`;
+  const kind = t.special ? "special token" : t.rank !== null ? learned : "base token";
+  const lines = [`id ${t.id} · ${kind}`];
+  let bytes;
+  if (m.kind === "bpe" || m.kind === "merges") {
+    bytes = m.tm.bytes.subarray(t.bs, t.be);
+  } else {
+    const s = m.wpToken.get(t.id);
+    bytes = new TextEncoder().encode(s);
+    if (!t.partial && s !== displayOf(m, t)) lines.push(`token ${s}`);
+  }
+  lines.push(`bytes ${hexBytes(bytes)} (${bytes.length})`);
+  if (t.partial) lines.push("part of a multi-byte character");
+  return lines.join("\n");
+}
+
+
+// ---- blocks: the drawn text cut into runs of lines, each redrawn only when one of its tokens changes ----
+//
+// A block ends just after a newline at a place that is a token edge at every size (a pre-token edge for
+// byte-level BPE, the space between two words for WordPiece), so no token crosses a block and the lines
+// break exactly as in one flow.  Each block carries the sorted vocabulary sizes at which its
+// segmentation changes (a range query: it changed between sizes a < b when one of them lies in (a, b])
+// and its token count at any size (a binary search), so a slider move touches only the blocks it
+// changes.  Blocks are `content-visibility: auto`: the browser lays out only those in sight.
+
+const MIN_BLOCK = 240; // bytes (BPE) or characters (WordPiece) at least per block
+
+function upperBound(arr, x) {
+  // number of values <= x in the sorted array
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (arr[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function prepareBPE(m) {
+  const { rank, gone, tm, lo } = m;
   const n = tm.nBytes;
-  const lo = m.lo;
+  const g = new Uint32Array(Math.max(n - 1, 0));
+  for (let i = 0; i < n - 1; i++) {
+    const r = rank[i];
+    g[i] = gone ? gone[i] : r === NEVER ? NEVER : r === INSIDE_SPECIAL ? lo : lo + 1 + r;
+  }
+  m.goneArr = g;
+  const blocks = [];
+  const add = (bs, be) => {
+    const sizes = [];
+    let always = 0;
+    let lines = 1;
+    for (let i = bs; i < be - 1; i++) {
+      const v = g[i];
+      if (v <= lo) always++;
+      else if (v !== NEVER) sizes.push(v);
+      if (tm.bytes[i] === 10) lines++;
+    }
+    const s = Uint32Array.from(sizes).sort();
+    // count(L) = base - (sizes <= L); as sizes only remove boundaries, a block changed iff its count did
+    blocks.push({ bs, be, sizes: s, base: be - bs - always, deltas: null, lines });
+  };
+  let bs = 0;
+  for (let i = 0; i < n - 1; i++)
+    if (tm.bytes[i] === 10 && g[i] === NEVER && i + 1 - bs >= MIN_BLOCK) {
+      add(bs, i + 1);
+      bs = i + 1;
+    }
+  if (n > 0) add(bs, n);
+  m.blocks = blocks;
+}
+
+function prepareWP(m) {
+  const units = m.units;
+  const cps = m.tm.cps;
+  const range = (u) => {
+    const rows = units[u][0][1];
+    return [rows[0][1], rows[rows.length - 1][2]];
+  };
+  const blocks = [];
+  const add = (cs, ce, u0, u1) => {
+    const ev = [];
+    let base = 0;
+    let lines = 1;
+    for (let u = u0; u < u1; u++) {
+      const vs = units[u];
+      let prev = vs[0][1].length;
+      base += prev;
+      for (let v = 1; v < vs.length; v++) {
+        ev.push([vs[v][0], vs[v][1].length - prev]);
+        prev = vs[v][1].length;
+      }
+    }
+    for (let c = cs; c < ce; c++) if (cps[c] === "\n") lines++;
+    ev.sort((a, b) => a[0] - b[0]);
+    const sizes = Uint32Array.from(ev, (e) => e[0]);
+    const deltas = new Int32Array(ev.length); // running sum of token-count changes
+    let run = 0;
+    ev.forEach((e, i) => (deltas[i] = run += e[1]));
+    blocks.push({ cs, ce, u0, u1, sizes, base, deltas, lines });
+  };
+  let cs = 0;
+  let u0 = 0;
+  for (let u = 1; u < units.length; u++) {
+    const [, prevEnd] = range(u - 1);
+    const [start] = range(u);
+    // a newline between the two units, or ending the one before (a Unigram word cut after its newline)
+    let nl = -1;
+    for (let c = start - 1; c >= Math.min(prevEnd, start - 1) && c >= 0; c--)
+      if (cps[c] === "\n") {
+        nl = c;
+        break;
+      }
+    if (nl >= 0 && nl + 1 - cs >= MIN_BLOCK) {
+      add(cs, nl + 1, u0, u);
+      cs = nl + 1;
+      u0 = u;
+    }
+  }
+  add(cs, cps.length, u0, units.length);
+  m.blocks = blocks;
+}
+
+function blockCount(b, L) {
+  const k = upperBound(b.sizes, L);
+  if (!b.deltas) return b.base - k;
+  return b.base + (k ? b.deltas[k - 1] : 0);
+}
+
+function blockChanged(b, a, c) {
+  if (a === c) return false;
+  return upperBound(b.sizes, Math.max(a, c)) !== upperBound(b.sizes, Math.min(a, c));
+}
+
+function bpeRange(m, L, bs, be, cap) {
+  // tokens of bytes [bs, be) at vocabulary size L (bs and be are edges at every size), at most `cap`
+  // -> {s: code point start, e: end, id, rank, partial, special, bs, be (bytes), k: sort key}
+  const { rank, step, tm } = m;
+  const g = m.goneArr;
   const out = [];
-  let start = 0;
+  if (cap <= 0) return out;
+  let start = bs;
   let best = -1;
   let bestRank = -1;
   const key = step || rank;
-  for (let i = 0; i < n; i++) {
-    let ends = i === n - 1;
+  for (let i = bs; i < be; i++) {
+    let ends = i === be - 1;
     if (!ends) {
-      const r = rank[i];
-      const g = gone ? gone[i] : r === NEVER ? NEVER : r === INSIDE_SPECIAL ? lo : lo + 1 + r;
-      if (g > L) ends = true;
-      else if (r !== INSIDE_SPECIAL && key[i] > best) {
-        best = key[i];
-        bestRank = r;
+      if (g[i] > L) ends = true;
+      else {
+        const r = rank[i];
+        if (r !== INSIDE_SPECIAL && key[i] > best) {
+          best = key[i];
+          bestRank = r;
+        }
       }
     }
     if (ends) {
@@ -220,7 +377,7 @@ function bpeTokens(m, L, cap) {
       const s = tm.byteCp[start];
       const e = tm.byteCp[i] + 1;
       const partial = tm.cpByte[s] !== start || tm.cpByte[e] !== i + 1;
-      out.push({ s, e, id, rank: tokRank, partial, special, bs: start, be: i + 1 });
+      out.push({ s, e, id, rank: tokRank, partial, special, bs: start, be: i + 1, k: start });
       if (out.length >= cap) break;
       start = i + 1;
       best = -1;
@@ -230,80 +387,69 @@ function bpeTokens(m, L, cap) {
   return out;
 }
 
-function wpTokens(m, L, cap) {
+function bpeTokens(m, L, cap) {
+  // the whole drawn text at size L, at most `cap` tokens
+  return bpeRange(m, L, 0, m.tm.nBytes, cap);
+}
+
+function wpToken(m, row) {
+  let t = row._t;
+  if (!t) {
+    const [id, s, e, flags, disp] = row;
+    t = row._t = {
+      s,
+      e,
+      id,
+      rank: m.wpRank.has(id) ? m.wpRank.get(id) : null,
+      partial: !!(flags & 1),
+      special: !!(flags & 2),
+      cont: !!(flags & 4),
+      disp,
+      k: s,
+    };
+  }
+  return t;
+}
+
+function wpRange(m, L, u0, u1, cap) {
   const out = [];
-  for (const unit of m.units) {
+  for (let u = u0; u < u1 && out.length < cap; u++) {
+    const unit = m.units[u];
     let chosen = unit[0][1];
-    for (const [s, toks] of unit) {
+    for (const [s, rows] of unit) {
       if (s > L) break;
-      chosen = toks;
+      chosen = rows;
     }
-    for (const t of chosen) {
-      const [id, s, e, flags, disp] = t;
-      out.push({
-        s,
-        e,
-        id,
-        rank: m.wpRank.has(id) ? m.wpRank.get(id) : null,
-        partial: !!(flags & 1),
-        special: !!(flags & 2),
-        cont: !!(flags & 4),
-        disp,
-      });
-      if (out.length >= cap) return out;
+    for (const row of chosen) {
+      out.push(wpToken(m, row));
+      if (out.length >= cap) break;
     }
   }
   return out;
 }
 
-function displayOf(m, t) {
-  const tm = m.tm;
-  if (t.disp !== undefined && t.disp !== null) return t.disp;
-  if (!t.partial || m.kind === "wordpiece") return tm.cps.slice(t.s, t.e).join("");
-  // byte-fallback notation for the bytes of characters the token only partly holds
-  let out = "";
-  for (let c = t.s; c < t.e; c++) {
-    const cs = tm.cpByte[c],
-      ce = tm.cpByte[c + 1];
-    if (cs >= t.bs && ce <= t.be) out += tm.cps[c];
-    else
-      for (let b = Math.max(cs, t.bs); b < Math.min(ce, t.be); b++)
-        out += "<0x" + tm.bytes[b].toString(16).toUpperCase().padStart(2, "0") + ">";
+// cycle colours follow positions: a token gets class c<local index % 8>, its block p<first index % 8>,
+// and the CSS paints PALETTE[(p + c) % 8]; so a shift before a block costs one class change on it
+let PHASE_CSS = null;
+function phaseCss() {
+  if (!PHASE_CSS) {
+    const rules = [];
+    for (let p = 0; p < 8; p++)
+      for (let c = 0; c < 8; c++)
+        rules.push(`.bpe-live .bpe-view .blk.p${p} > .tk.c${c} { background: ${PALETTE[(p + c) % 8]}; }`);
+    PHASE_CSS = document.createElement("style");
+    PHASE_CSS.textContent = rules.join("\n");
+    document.head.appendChild(PHASE_CSS);
   }
-  return out;
 }
 
-function tooltip(m, t) {
-  const kind = t.special ? "special token" : t.rank !== null ? `merge #${t.rank + 1}` : "base token";
-  const lines = [`id ${t.id} · ${kind}`];
-  let bytes;
-  if (m.kind !== "wordpiece") {
-    bytes = m.tm.bytes.subarray(t.bs, t.be);
-  } else {
-    const s = m.wpToken.get(t.id);
-    bytes = new TextEncoder().encode(s);
-    if (!t.partial && s !== displayOf(m, t)) lines.push(`token ${s}`);
-  }
-  lines.push(`bytes ${hexBytes(bytes)} (${bytes.length})`);
-  if (t.partial) lines.push("part of a multi-byte character");
-  return lines.join("\n");
-}
-
-
-// ---- drawing byte-level tokens: only the tokens that changed are rebuilt ----
-
-class BPEPainter {
-  // Each token is two nodes, <wbr> then its <span>; a size change rebuilds only the runs of tokens whose
-  // boundaries changed, then recolours (cycle colours follow positions) and re-marks what differs.
+class BlockPainter {
   constructor(el) {
     this.el = el;
-    this.reset();
-  }
-
-  reset() {
-    this.toks = [];
-    this.nodes = [];
-    this.el.replaceChildren();
+    this.key = null;
+    this.state = [];
+    this.flatCache = null;
+    this.drawn = 0;
   }
 
   make(m, t, showWs) {
@@ -311,20 +457,78 @@ class BPEPainter {
     let cls = "tk";
     if (t.partial) cls += " partial";
     if (t.special) cls += " special";
+    if (t.cont) cls += " cont";
     span.className = cls;
     span.dataset.id = String(t.id);
-    span.dataset.b = String(t.bs);
+    if (t.bs !== undefined) span.dataset.b = String(t.bs);
     span.dataset.s = String(t.s);
     span.dataset.e = String(t.e);
     appendVisible(span, displayOf(m, t), showWs);
     return span;
   }
 
-  paint(m, toks, showWs, colourOf, hlRank) {
-    const old = this.toks;
-    const oldNodes = this.nodes;
+  reset(m, key, scale) {
+    this.key = key;
+    this.model = m;
+    const frag = document.createDocumentFragment();
+    this.state = m.blocks.map((b) => {
+      const div = document.createElement("div");
+      div.className = "blk";
+      div.style.containIntrinsicBlockSize = `auto ${Math.round(b.lines * 28.5 * scale)}px`;
+      frag.appendChild(div);
+      return { el: div, L: null, n: -1, tail: null, toks: [], nodes: [], phase: -1, colourKey: null, hl: false };
+    });
+    this.el.replaceChildren(frag);
+    this.flatCache = null;
+  }
+
+  renderBlock(m, b, st, showWs) {
+    const frag = document.createDocumentFragment();
+    const nodes = new Array(st.toks.length);
+    if (b.deltas) {
+      // WordPiece: the text between words is drawn as gaps; a continuation sticks to the piece before
+      const cps = m.tm.cps;
+      let pos = b.cs;
+      for (let j = 0; j < st.toks.length; j++) {
+        const t = st.toks[j];
+        if (t.s > pos) {
+          frag.appendChild(document.createElement("wbr"));
+          const gap = el("span", "gap");
+          appendVisible(gap, cps.slice(pos, t.s).join(""), showWs);
+          frag.appendChild(gap);
+        }
+        pos = Math.max(pos, t.e);
+        if (!t.cont) frag.appendChild(document.createElement("wbr"));
+        const span = this.make(m, t, showWs);
+        if (j + 1 < st.toks.length && st.toks[j + 1].cont) span.classList.add("before-cont");
+        frag.appendChild(span);
+        nodes[j] = span;
+      }
+      if (st.tail && pos < b.ce) {
+        frag.appendChild(document.createElement("wbr"));
+        const gap = el("span", "gap");
+        appendVisible(gap, cps.slice(pos, b.ce).join(""), showWs);
+        frag.appendChild(gap);
+      }
+    } else {
+      if (st.oldToks && st.oldToks.length) return this.patchBPE(m, st, showWs);
+      for (let j = 0; j < st.toks.length; j++) {
+        const span = this.make(m, st.toks[j], showWs);
+        frag.append(document.createElement("wbr"), span);
+        nodes[j] = span;
+      }
+    }
+    st.el.replaceChildren(frag);
+    st.nodes = nodes;
+  }
+
+  patchBPE(m, st, showWs) {
+    // byte-level tokens: keep the spans of the tokens that did not change, rebuild only the runs between
+    // (each token is two nodes, <wbr> then its <span>)
+    const old = st.oldToks;
+    const oldNodes = st.nodes;
+    const toks = st.toks;
     const nodes = new Array(toks.length);
-    // 1. the runs that differ: [old from, old to, new from, new to], found without touching the DOM
     const runs = [];
     let i = 0;
     let j = 0;
@@ -360,54 +564,151 @@ class BPEPainter {
       }
       runs.push([i0, i, j0, j]);
     }
-    for (const [, , j0, j1] of runs) for (let y = j0; y < j1; y++) nodes[y] = this.make(m, toks[y], showWs);
-    // 2. a few runs: patch them in place; many (a big jump): one rebuild that reuses the unchanged spans
-    //    (thousands of single insertions cost far more than one)
-    if (runs.length <= 24) {
-      for (const [i0, i1, j0, j1] of runs) {
-        const anchor = i1 < old.length ? oldNodes[i1].previousSibling : null;
-        for (let x = i0; x < i1; x++) {
-          oldNodes[x].previousSibling.remove();
-          oldNodes[x].remove();
-        }
-        const frag = document.createDocumentFragment();
-        for (let y = j0; y < j1; y++) frag.append(document.createElement("wbr"), nodes[y]);
-        this.el.insertBefore(frag, anchor);
-      }
-    } else {
-      this.el.replaceChildren();
+    if (runs.length > 16) {
+      // many runs: one rebuild of the block that reuses the unchanged spans (cheaper than many insertions)
+      for (const [, , j0, j1] of runs) for (let y = j0; y < j1; y++) nodes[y] = this.make(m, toks[y], showWs);
       const frag = document.createDocumentFragment();
       for (let y = 0; y < toks.length; y++) frag.append(document.createElement("wbr"), nodes[y]);
-      this.el.appendChild(frag);
+      st.el.replaceChildren(frag);
+      st.nodes = nodes;
+      return true;
     }
-    for (let y = 0; y < toks.length; y++) {
-      const node = nodes[y];
-      const t = toks[y];
-      const c = colourOf(t, y);
-      if (node._bg !== c) {
-        node.style.background = c;
-        node._bg = c;
+    for (const [i0, i1, j0, j1] of runs) {
+      const anchor = i1 < old.length ? oldNodes[i1].previousSibling : null;
+      for (let x = i0; x < i1; x++) {
+        oldNodes[x].previousSibling.remove();
+        oldNodes[x].remove();
       }
-      const h = hlRank !== null && t.rank === hlRank;
-      if (node._hl !== h) {
-        node.classList.toggle("hl", h);
-        node._hl = h;
+      const frag = document.createDocumentFragment();
+      for (let y = j0; y < j1; y++) {
+        nodes[y] = this.make(m, toks[y], showWs);
+        frag.append(document.createElement("wbr"), nodes[y]);
       }
+      st.el.insertBefore(frag, anchor);
     }
-    this.toks = toks;
-    this.nodes = nodes;
+    st.nodes = nodes;
+    return true;
+  }
+
+  paint(m, L, cap, o) {
+    // o: {ws, mode, maxRank, hl: Set of ranks to highlight or null, version, scale}
+    const key = `${o.ws}|${o.mode}|${o.version}`;
+    if (this.key !== key || this.model !== m) this.reset(m, key, o.scale || 1);
+    if (o.mode === "cycle") phaseCss();
+    const blocks = m.blocks;
+    const nb = blocks.length;
+    // 1. what each block draws (binary searches only)
+    const wants = new Int32Array(nb);
+    let start = 0;
+    for (let i = 0; i < nb; i++) {
+      const c = blockCount(blocks[i], L);
+      const w = Math.min(c, Math.max(cap - start, 0));
+      wants[i] = w;
+      start += w;
+    }
+    this.drawn = start;
+    // 2. rebuild the blocks that changed; re-phase, recolour and re-mark the others
+    const colourKey = o.mode === "rank" ? `r${o.maxRank}` : o.mode;
+    const colourOf = colourFn(o.mode, o.maxRank);
+    let changedAny = false;
+    start = 0;
+    for (let i = 0; i < nb; i++) {
+      const b = blocks[i];
+      const st = this.state[i];
+      const w = wants[i];
+      // WordPiece draws the text between two words half in each block: the tail only when the next word is drawn
+      let tail = null;
+      if (b.deltas) tail = i + 1 < nb ? wants[i + 1] > 0 : this.drawn < cap;
+      const changed = st.L === null || st.n !== w || st.tail !== tail || blockChanged(b, st.L, L);
+      if (changed) {
+        st.oldToks = st.toks;
+        st.toks = w <= 0 ? [] : b.deltas ? wpRange(m, L, b.u0, b.u1, w) : bpeRange(m, L, b.bs, b.be, w);
+        st.tail = tail;
+        if (b.deltas && i + 1 === nb && tail) st.tail = this.restIsSpace(m, b, st.toks);
+        this.renderBlock(m, b, st, o.ws);
+        st.oldToks = null;
+        st.n = w;
+        st.colourKey = null;
+        changedAny = true;
+      }
+      st.L = L;
+      if (o.mode === "cycle") {
+        const p = start % 8;
+        if (st.phase !== p || changed) {
+          st.el.className = `blk p${p}`;
+          st.phase = p;
+        }
+        if (changed)
+          for (let j = 0; j < st.nodes.length; j++) {
+            const node = st.nodes[j];
+            const c = j % 8;
+            if (node._c !== c) {
+              if (node._c !== undefined) node.classList.replace(`c${node._c}`, `c${c}`);
+              else node.classList.add(`c${c}`);
+              node._c = c;
+            }
+          }
+      } else if (st.colourKey !== colourKey) {
+        for (let j = 0; j < st.nodes.length; j++) {
+          const node = st.nodes[j];
+          const c = colourOf(st.toks[j], start + j);
+          if (node._bg !== c) {
+            node.style.background = c;
+            node._bg = c;
+          }
+        }
+        st.colourKey = colourKey;
+      }
+      if (o.hl || st.hl || changed) {
+        let any = false;
+        for (let j = 0; j < st.toks.length; j++) {
+          const h = !!o.hl && o.hl.has(o.hlById ? st.toks[j].id : st.toks[j].rank);
+          const node = st.nodes[j];
+          if (node._hl !== h) {
+            node.classList.toggle("hl", h);
+            node._hl = h;
+          }
+          any = any || h;
+        }
+        st.hl = any;
+      }
+      start += w;
+    }
+    if (changedAny) this.flatCache = null;
+  }
+
+  restIsSpace(m, b, toks) {
+    // the original flow drew the text after the last word only when it is whitespace
+    const from = toks.length ? toks[toks.length - 1].e : b.cs;
+    const rest = m.tm.cps.slice(from, b.ce).join("");
+    return rest === "" || /^\s+$/.test(rest);
+  }
+
+  flat() {
+    // every drawn token and its span, in text order (built when asked: hover, ids, tests)
+    if (!this.flatCache) {
+      const toks = [];
+      const nodes = [];
+      for (const st of this.state) {
+        for (const t of st.toks) toks.push(t);
+        for (const n of st.nodes) nodes.push(n);
+      }
+      this.flatCache = { toks, nodes };
+    }
+    return this.flatCache;
   }
 
   indexOf(node) {
-    // the token index of a drawn span (binary search on its first byte)
-    const b = Number(node.dataset.b);
+    // the token index of a drawn span (binary search on its first byte, or character for WordPiece)
+    const { toks } = this.flat();
+    const k = node.dataset.b !== undefined ? Number(node.dataset.b) : Number(node.dataset.s);
     let lo = 0;
-    let hi = this.toks.length - 1;
+    let hi = toks.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const v = this.toks[mid].bs;
-      if (v === b) return mid;
-      if (v < b) lo = mid + 1;
+      const v = toks[mid].k;
+      if (v === k) return mid;
+      if (v < k) lo = mid + 1;
       else hi = mid - 1;
     }
     return -1;
@@ -537,13 +838,19 @@ class LiveView {
     if (!this.model || (L === this.size && !force)) return;
     const t0 = performance.now();
     this.size = L;
-    const m = this.model;
-    const cap = this.data.maxTokens;
-    this.tokens = m.kind === "bpe" ? bpeTokens(m, L, cap) : wpTokens(m, L, cap);
     this.draw();
     groupFollow(this, L); // group.js: the columns sharing this slider redraw too
     this.times.push(performance.now() - t0);
     if (this.times.length > 5000) this.times.shift();
+  }
+
+  get tokens() {
+    // the drawn tokens in text order (null before the first draw)
+    return this.painter ? this.painter.flat().toks : null;
+  }
+
+  get nodes() {
+    return this.painter ? this.painter.flat().nodes : null;
   }
 
   report() {
@@ -560,76 +867,23 @@ class LiveView {
   draw() {
     const m = this.model;
     const d = this.data;
-    const toks = this.tokens;
-    const showWs = d.ws;
+    if (!m.blocks) (m.kind === "bpe" ? prepareBPE : prepareWP)(m);
+    this.painter = this.painter || new BlockPainter(this.view);
     const maxRank = Math.max(this.size - m.lo - 1, 0);
-    if (m.kind === "bpe") {
-      const key = `${d.ws}|${this.version}`; // new text or whitespace drawing: nothing to reuse
-      if (!this.painter || this.painted !== key) {
-        this.painter = this.painter || new BPEPainter(this.view);
-        this.painter.reset();
-        this.painted = key;
-      }
-      this.painter.paint(m, toks, showWs, colourFn(d.mode, maxRank), null);
-      this.nodes = this.painter.nodes;
-    } else {
-      this.painted = null;
-      this.drawWordPiece(colourFn(d.mode, maxRank));
-    }
+    this.painter.paint(m, this.size, d.maxTokens, {
+      ws: d.ws,
+      mode: d.mode,
+      maxRank,
+      hl: null,
+      version: this.version,
+      scale: d.scale || 1,
+    });
     this.drawCounts();
     if (this.idsBox.open) this.drawIds();
   }
 
-  drawWordPiece(colourOf) {
-    const m = this.model;
-    const d = this.data;
-    const toks = this.tokens;
-    const showWs = d.ws;
-    const frag = document.createDocumentFragment();
-    const nodes = new Array(toks.length);
-    let pos = 0;
-    const text = m.tm.cps;
-    for (let i = 0; i < toks.length; i++) {
-      const t = toks[i];
-      if (t.s > pos) {
-        frag.appendChild(document.createElement("wbr"));
-        const gap = el("span", "gap");
-        appendVisible(gap, text.slice(pos, t.s).join(""), showWs);
-        frag.appendChild(gap);
-      }
-      pos = Math.max(pos, t.e);
-      if (i && !t.cont) frag.appendChild(document.createElement("wbr"));
-      const span = document.createElement("span");
-      let cls = "tk";
-      if (t.partial) cls += " partial";
-      if (t.special) cls += " special";
-      if (t.cont) cls += " cont";
-      if (i + 1 < toks.length && toks[i + 1].cont) cls += " before-cont";
-      span.className = cls;
-      span.style.background = colourOf(t, i);
-      span.dataset.id = String(t.id);
-      span.dataset.i = String(i);
-      span.dataset.s = String(t.s);
-      span.dataset.e = String(t.e);
-      appendVisible(span, displayOf(m, t), showWs);
-      frag.appendChild(span);
-      nodes[i] = span;
-    }
-    if (pos < text.length && toks.length < d.maxTokens) {
-      const rest = text.slice(pos).join("");
-      if (/^\s+$/.test(rest)) {
-        frag.appendChild(document.createElement("wbr"));
-        const gap = el("span", "gap");
-        appendVisible(gap, rest, showWs);
-        frag.appendChild(gap);
-      }
-    }
-    this.view.replaceChildren(frag);
-    this.nodes = nodes;
-  }
-
   indexOf(node) {
-    return node.dataset.i !== undefined ? Number(node.dataset.i) : this.painter.indexOf(node);
+    return this.painter.indexOf(node);
   }
 
   drawCounts() {
@@ -637,7 +891,7 @@ class LiveView {
     const d = this.data;
     const L = this.size;
     this.sizeText.textContent = fmt(L);
-    const total = m.totals ? m.totals[L - m.lo] : this.tokens.length;
+    const total = m.totals ? m.totals[L - m.lo] : this.painter.drawn;
     const cards = [
       ["Tokens", fmt(total), d.textBytes ? `-${Math.round((1 - total / d.textBytes) * 100)}% vs bytes` : ""],
       ["Characters", fmt(d.textChars), ""],
@@ -656,11 +910,12 @@ class LiveView {
     this.counts.replaceChildren(frag);
     this.counts.dataset.total = String(total);
     this.view.dataset.size = String(L);
-    this.view.dataset.drawn = String(this.tokens.length);
-    const drawnAll = this.tokens.length >= total;
-    this.note.textContent = drawnAll
-      ? `${fmt(this.tokens.length)} tokens drawn.`
-      : `Showing the first ${fmt(this.tokens.length)} of ${fmt(total)} tokens; all counts cover the whole text.`;
+    const drawn = this.painter.drawn;
+    this.view.dataset.drawn = String(drawn);
+    this.note.textContent =
+      drawn >= total
+        ? `${fmt(drawn)} tokens drawn.`
+        : `Showing the first ${fmt(drawn)} of ${fmt(total)} tokens; all counts cover the whole text.`;
     groupCounts(this, total); // group.js: a Compare column's title and count line
   }
 
@@ -880,16 +1135,21 @@ class MergesView {
     return b;
   }
 
-  go(k, report, force) {
+  get tokens() {
+    return this.painter ? this.painter.flat().toks : null;
+  }
+
+  go(k, report, force, from) {
+    // draw step k; `from`: the first step applied since the last draw (Play applies several per frame)
     if (!this.model) return;
     k = Math.min(Math.max(k, 0), this.n);
     if (k === this.step && !force) return;
     const t0 = performance.now();
     this.step = k;
+    this.hlFrom = from === undefined ? null : from;
     this.draw();
     this.times.push(performance.now() - t0);
     if (this.times.length > 5000) this.times.shift();
-    if (this.playing) this.visited.push(k);
     if (report) this.report();
   }
 
@@ -897,6 +1157,7 @@ class MergesView {
     if (this.step >= this.n) this.go(0, false);
     this.playing = true;
     this.visited = [];
+    this.frames = 0;
     this.bPlay.textContent = "⏸ Pause";
     const rate = Number(this.speed.value);
     let last = performance.now();
@@ -905,11 +1166,17 @@ class MergesView {
       if (!this.playing) return;
       owed += ((now - last) * rate) / 1000;
       last = now;
-      // one step per frame at most, so no step is ever skipped; a late frame catches up on the next ones
       this.keepInSight();
-      if (owed >= 1) {
-        owed = Math.min(owed - 1, 2);
-        this.go(this.step + 1, false);
+      // as many steps as the time since the last frame asks for (speed x elapsed), drawn once; every
+      // step is still visited in order (the counter and `visited` see each one); after a stall of the
+      // page at most a quarter second's worth is caught up, the rest is dropped from the debt, not the steps
+      const due = Math.min(Math.floor(owed), Math.max(2, Math.ceil(rate / 4)), this.n - this.step);
+      if (due >= 1) {
+        owed = Math.min(owed - due, 1);
+        const from = this.step;
+        for (let s = from + 1; s <= from + due; s++) this.visited.push(s);
+        this.frames++;
+        this.go(from + due, false, false, from);
         if (this.step >= this.n) {
           this.pause();
           return;
@@ -934,6 +1201,7 @@ class MergesView {
     this.playing = false;
     cancelAnimationFrame(this.raf);
     this.bPlay.textContent = "▶ Play";
+    if (this.hlFrom !== null && this.hlFrom !== undefined) this.go(this.step, false, true); // the last step's tokens
     if (report) this.report(0);
   }
 
@@ -975,8 +1243,37 @@ class MergesView {
     const frag = document.createDocumentFragment();
     const no = el("div", "no", k ? `Merge #${fmt(k)}` : "Step 0");
     frag.appendChild(no);
+    const wp = m.kind === "wordpiece";
     if (!k) {
-      frag.appendChild(el("div", null, `No merge yet: every byte is its own token. The training text is ${fmt(tot[0])} tokens, one per byte. Press Next or Play.`));
+      const unit = wp ? "character" : "byte";
+      frag.appendChild(el("div", null, `No merge yet: every ${unit} is its own token. The training text is ${fmt(tot[0])} tokens. Press Next or Play.`));
+    } else if (wp) {
+      const r = k - 1;
+      const chip = (text, id, extra) => {
+        const c = el("span", "chip" + (extra || ""));
+        appendVisible(c, text, true);
+        c.appendChild(el("small", null, `id ${id}`));
+        c.dataset.id = String(id);
+        return c;
+      };
+      const row = el("div", "mg-pair");
+      row.append(chip(tr.leftText[r], tr.left[r]), el("span", "op", "+"), chip(tr.rightText[r], tr.right[r]), el("span", "op", "→"), chip(tr.mergedText[r], tr.newId[r], " new"));
+      frag.appendChild(row);
+      const before = tot[k - 1],
+        after = tot[k];
+      const facts = [
+        ["Score", Number(tr.score[r]).toPrecision(4), `= ${fmt(tr.pairFreq[r])} / (${fmt(tr.leftFreq[r])} × ${fmt(tr.rightFreq[r])})`],
+        ["Pair frequency", fmt(tr.pairFreq[r]), "when chosen"],
+        ["Tokens of the text", `${fmt(before)} → ${fmt(after)}`, before ? `−${fmt(before - after)} (${((100 * (before - after)) / before).toFixed(1)}%)` : ""],
+      ];
+      if (!tr.added[r]) facts.push(["New id", "none", `${tr.mergedText[r]} already existed`]);
+      const fs = el("div", "facts");
+      for (const [l, v, d] of facts) {
+        const f = el("div", "fact");
+        f.append(el("div", "l", l), el("div", "v", v), el("div", "d", d));
+        fs.appendChild(f);
+      }
+      frag.appendChild(fs);
     } else {
       const r = k - 1;
       const chip = (id, extra) => {
@@ -1019,31 +1316,39 @@ class MergesView {
     this.slider.value = String(k);
     this.bFirst.disabled = this.bPrev.disabled = k === 0;
     this.bNext.disabled = this.bLast.disabled = k >= this.n;
-    const toks = bpeTokens(m, L, this.data.maxTokens);
-    this.tokens = toks;
-    const key = `${this.data.ws}|${this.version}`;
-    if (!this.painter || this.painted !== key) {
-      this.painter = this.painter || new BPEPainter(this.view);
-      this.painter.reset();
-      this.painted = key;
-    }
-    this.painter.paint(m, toks, this.data.ws, colourFn(this.data.mode, Math.max(this.n - 1, 0)), k ? k - 1 : null);
+    const wp = m.kind === "wordpiece";
+    if (!m.blocks) (wp ? prepareWP : prepareBPE)(m);
+    this.painter = this.painter || new BlockPainter(this.view);
+    // highlighted: the tokens made by this step (while playing: by every step this frame applied); BPE
+    // knows them by rank, WordPiece by id (a merge that re-makes a token highlights its earlier copies too)
+    const from = Math.min(this.hlFrom === null || this.hlFrom === undefined ? k - 1 : this.hlFrom, k - 1);
+    const hl = new Set();
+    for (let r = Math.max(from, 0); r < k; r++) hl.add(wp ? m.trace.newId[r] : r);
+    this.painter.paint(m, L, this.data.maxTokens, {
+      ws: this.data.ws,
+      mode: this.data.mode,
+      maxRank: Math.max(this.n - 1, 0),
+      hl: k ? hl : null,
+      hlById: wp,
+      version: this.version,
+      scale: this.data.scale || 1,
+    });
     let made = 0;
     let first = null;
-    if (k) {
-      const nodes = this.painter.nodes;
-      for (let i = 0; i < toks.length; i++)
-        if (toks[i].rank === k - 1) {
-          made++;
-          if (first === null) first = nodes[i];
-        }
-    }
+    if (k)
+      for (const st of this.painter.state)
+        for (let i = 0; i < st.toks.length; i++)
+          if (hl.has(wp ? st.toks[i].id : st.toks[i].rank)) {
+            made++;
+            if (first === null) first = st.nodes[i];
+          }
+    const which = from < k - 1 ? `merges #${fmt(from + 1)}–#${fmt(k)}` : `merge #${fmt(k)}`;
     this.view.classList.toggle("focus", k > 0);
     this.view.dataset.step = String(k);
     this.view.dataset.made = String(made);
     this.caption.textContent = k
-      ? `The text after ${fmt(k)} merge${k === 1 ? "" : "s"}. Highlighted: the ${fmt(made)} token${made === 1 ? "" : "s"} made by merge #${k}; everything else is dimmed.`
-      : "The text before any merge: one token per byte.";
+      ? `The text after ${fmt(k)} merge${k === 1 ? "" : "s"}. Highlighted: the ${fmt(made)} token${made === 1 ? "" : "s"} made by ${which}; everything else is dimmed.`
+      : `The text before any merge: one token per ${wp ? "character" : "byte"}.`;
     this.drawCard();
     this.firstMade = first; // scrolled into sight at the next frame, when the layout is fresh anyway
     if (!this.playing) requestAnimationFrame(() => this.keepInSight()); // a step, the slider, a new page
@@ -1056,7 +1361,7 @@ class MergesView {
       this.tip.hidden = true;
       return;
     }
-    this.tip.textContent = tooltip(this.model, this.tokens[this.painter.indexOf(tk)]);
+    this.tip.textContent = tooltip(this.model, this.painter.flat().toks[this.painter.indexOf(tk)]);
     const rb = this.root.getBoundingClientRect(),
       tb = tk.getBoundingClientRect();
     this.tip.style.left = `${Math.max(0, tb.left - rb.left)}px`;
