@@ -81,7 +81,7 @@ if compare.uses_slider(settings, picked or [], patterns):
     try:
         with st.spinner("Training…"):
             trained = compare.sidebar_tokenizer(settings)
-        live = compare.draws_live(trained)
+        live = compare.draws_live(trained, settings.text)
         size = compare.live_slider(trained) if live else view.vocab_slider(trained)
         st.caption(
             f"The vocabulary size of the {view_of(settings.spec.algorithm).short} the sidebar trains, "

@@ -18,7 +18,8 @@ st.caption(
 )
 
 tok = view.trained_or_stop(settings)
-if st.session_state.get(sk.SERVER_VIEW) or not live_view.supports(tok):  # drawn on the server: a slider move reruns
+# drawn on the server (asked for, or an algorithm/length the live view does not draw): a slider move reruns
+if st.session_state.get(sk.SERVER_VIEW) or not live_view.supports(tok, settings.text):
     size = view.vocab_slider(tok)
     current = tok.with_vocab_size(size)
     counts = view.token_counts(settings.text, tok, current, trained_on_text=settings.imported is None)

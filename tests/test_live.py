@@ -193,3 +193,19 @@ def test_unigram_bad_arguments(english):
         unigram_versions(train_bpe(english, 300), "x")
     with pytest.raises(TypeError, match="str"):
         unigram_versions(train_unigram(english, 300), b"x")
+
+
+def test_unigram_is_live_up_to_its_length_limit_and_the_others_always(english):
+    """Past ``LIVE_MAX_CHARS`` Unigram is drawn on the server (its tables cost more than training); BPE and
+    WordPiece stay live on the same text."""
+    from bpe_core.unigram import train_unigram
+    from ui import live_view
+
+    text = english
+    limit = live_view.LIVE_MAX_CHARS["unigram"]
+    long_text = (text * (limit // len(text) + 2))[: limit + 1]
+    uni = train_unigram(text, 600)
+    assert live_view.supports(uni, text) and live_view.supports(uni, long_text[:limit])
+    assert not live_view.supports(uni, long_text)
+    for tok in (train_bpe(text, 400), train_wordpiece(text, 400)):
+        assert live_view.supports(tok, long_text)

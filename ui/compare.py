@@ -854,9 +854,13 @@ def live_slider(tok: TrainedTokenizer) -> int:
     return live_view.group_slider(tok, group=LIVE_GROUP, key=sk.COMPARE_LIVE_SLIDER, size_key=sk.VOCAB_SIZE)
 
 
-def draws_live(tok: Tokenizer) -> bool:
-    """Whether Compare draws the sidebar's ``tok`` live in the browser (no "Draw on the server", a known algorithm)."""
-    return not st.session_state.get(sk.SERVER_VIEW) and live_view.supports(tok)
+def draws_live(tok: Tokenizer, text: str = "") -> bool:
+    """Whether Compare draws the sidebar's ``tok`` on ``text`` live in the browser.
+
+    True without "Draw on the server" for an algorithm and text length the live view draws
+    (:func:`ui.live_view.supports`).
+    """
+    return not st.session_state.get(sk.SERVER_VIEW) and live_view.supports(tok, text)
 
 
 def draw_views(
@@ -896,7 +900,7 @@ def draw_views(
             shown = sp[:DRAW_TOKENS]
             mark = marked_tokens(shown, differing) if highlight else None
             with col:
-                if live and not highlight and b.follows is not None and live_view.supports(b.tokenizer):
+                if live and not highlight and b.follows is not None and live_view.supports(b.tokenizer, text):
                     live_view.group_column(
                         b.tokenizer,
                         text,
