@@ -143,3 +143,21 @@ def train_bpe_small():
     from bpe_core import train_bpe
 
     return train_bpe("hug pug pun bun hugs " * 10, 261)
+
+
+def test_insights_token_menu_names_a_unigram_piece_not_a_merge(tok):
+    """Insights' token menu labels a learned Unigram token by its piece rank and score (HF's reading of the
+    export), and a BPE token by its merge."""
+    import json
+
+    from tokenizers import Tokenizer
+
+    from bpe_core import unigram_to_hf_json
+    from ui.insights_view import token_label
+
+    hf_vocab = json.loads(Tokenizer.from_str(unigram_to_hf_json(tok)).to_str())["model"]["vocab"]
+    i = tok.min_vocab_size + 2
+    piece, score = hf_vocab[i]
+    assert token_label(tok, i).endswith(f"  ·  piece #3, score {score:.2f}  ·  id {i}")
+    assert "merge" not in token_label(tok, i) and tok.id_to_token(i) == piece
+    assert "  ·  merge #5  ·  id 260" in token_label(train_bpe_small(), 260)

@@ -138,8 +138,13 @@ def _counts(cache_key: str, text: str, _tok: Tokenizer) -> dict[int, int]:
 
 
 def token_label(tok: Trained, token_id: int) -> str:
-    """Menu text of a learned token: readable form, merge rank (1-based) and id."""
-    return f"{render.shown_token(tok, token_id)}  ·  merge #{tok.rank_of(token_id) + 1}  ·  id {token_id}"
+    """Menu text of a learned token: readable form, its rank in the algorithm's words and id.
+
+    For example ``"ing  ·  merge #12  ·  id 271"`` (BPE, WordPiece) or ``"▁the  ·  piece #3, score -3.20  ·  id 7"``
+    (Unigram): the rank's words come from ``ui.algorithms.view_of(tok.algorithm).rank_label``.
+    """
+    rank = view_of(tok.algorithm).rank_label(tok, token_id)
+    return f"{render.shown_token(tok, token_id)}  ·  {rank}  ·  id {token_id}"
 
 
 def tree_html(tree: MergeTree) -> str:
