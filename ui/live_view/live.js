@@ -478,7 +478,9 @@ class BlockPainter {
       frag.appendChild(div);
       return { el: div, L: null, n: -1, tail: null, toks: [], nodes: [], phase: -1, colourKey: null, hl: false };
     });
+    const top = this.el.scrollTop; // a repaint of the same text keeps the box where the reader had it
     this.el.replaceChildren(frag);
+    if (top) this.el.scrollTop = top;
     this.flatCache = null;
   }
 
@@ -1187,14 +1189,23 @@ class MergesView {
     this.raf = requestAnimationFrame(tick);
   }
 
-  keepInSight() {
-    // keep the tokens the last merge made in sight inside the text box, without scrolling the page
-    const first = this.firstMade;
+  keepInSight(first = this.firstMade, frames = 60, calm = 0) {
+    // keep the tokens the last merge made in sight inside the text box, without scrolling the page.
+    // Blocks out of sight are not laid out (content-visibility: auto) and take an estimated height until
+    // they are, so the token moves as the blocks around it are laid out: when not playing, measure again
+    // at the next frames (at most `frames`, until it stayed in sight for 5 frames running) and scroll
+    // again whenever it left the box (on a new page, also until the view is attached).
     this.firstMade = null;
-    if (!first || !first.isConnected) return;
-    const vb = this.view.getBoundingClientRect(),
-      fb = first.getBoundingClientRect();
-    if (fb.top < vb.top || fb.bottom > vb.bottom) this.view.scrollTop += fb.top - vb.top - vb.height / 3;
+    if (!first || frames <= 0) return;
+    let ok = false;
+    if (first.isConnected && this.view.isConnected) {
+      const vb = this.view.getBoundingClientRect(),
+        fb = first.getBoundingClientRect();
+      ok = fb.top >= vb.top && fb.bottom <= vb.bottom;
+      if (!ok) this.view.scrollTop += fb.top - vb.top - vb.height / 3;
+    } else if (!this.view.contains(first)) return; // redrawn since: the new draw keeps its own token in sight
+    calm = ok ? calm + 1 : 0;
+    if (calm < 5 && !this.playing) requestAnimationFrame(() => this.keepInSight(first, frames - 1, calm));
   }
 
   pause(report = true) {
