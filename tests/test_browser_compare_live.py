@@ -173,13 +173,7 @@ def test_wordpiece_and_a_bpe_pattern_variant_follow_one_slider(browser, server):
     context, pg = _open(browser, server, "cmp=bpe,gpt2&size=100000", columns=1)
     try:
         pg.get_by_text("More BPE variants").click()
-        box = pg.locator("[data-testid=stMultiSelect]").filter(has_text="BPE with other patterns").locator("input")
-        box.click()
-        pg.keyboard.type("cl100k")
-        pg.keyboard.press("Enter")
-        pg.keyboard.press("Escape")
-        pg.wait_for_function(f"() => ({_VIEWS})().columns === 2", timeout=120_000)
-        wait_idle(pg, 120_000)
+        _add_pattern_variant(pg, "cl100k")
         lo = max(bpe.min_vocab_size, other.min_vocab_size)
         sizes = [lo, 300, 500, 700, 900]
         for k, cols in zip(sizes, pg.evaluate(_READ_SIZES, sizes)):
@@ -190,6 +184,28 @@ def test_wordpiece_and_a_bpe_pattern_variant_follow_one_slider(browser, server):
                 assert tokens == _spans(tok, k_tok, text), (tok.pattern, k)
     finally:
         context.close()
+
+
+def _add_pattern_variant(pg, pattern: str) -> None:
+    """Pick ``pattern`` in "BPE with other patterns" and wait for its live column.
+
+    Under load the pick is sometimes lost (the multiselect's rerun races the page's own; the Compare picker's
+    known timing problem, see the issue-16 note), so it is picked again once if the column has not come.
+    """
+    for attempt in range(2):
+        wait_idle(pg, 120_000)
+        box = pg.locator("[data-testid=stMultiSelect]").filter(has_text="BPE with other patterns").locator("input")
+        box.click()
+        pg.keyboard.type(pattern)
+        pg.keyboard.press("Enter")
+        pg.keyboard.press("Escape")
+        try:
+            pg.wait_for_function(f"() => ({_VIEWS})().columns === 2", timeout=60_000)
+            break
+        except Exception:
+            if attempt:
+                raise
+    wait_idle(pg, 120_000)
 
 
 def test_phone_width_stacks_the_columns_and_keeps_tokens_whole(browser, server):
