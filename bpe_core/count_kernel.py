@@ -42,17 +42,7 @@ import sys
 import numpy as np
 import regex
 
-try:
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # no numba: the module still imports (docs, doctests); callers check HAVE_NUMBA
-    HAVE_NUMBA = False
-
-    def njit(*args, **kwargs):
-        """Stand-in for ``numba.njit`` when numba is missing: the function stays plain Python."""
-        return args[0] if args and callable(args[0]) else (lambda f: f)
-
+from .jit import HAVE_NUMBA, njit
 
 __all__ = ["HAVE_NUMBA", "ascii_classes", "cache_dir", "count_gpt2_ascii", "is_ready", "mark_ready", "warm"]
 

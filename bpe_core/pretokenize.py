@@ -258,6 +258,22 @@ def _timed_out(rx: regex.Pattern, n_chars: int) -> ValueError:
     )
 
 
+def check_word_count(word: object, count: object) -> None:
+    """Check the types of one entry of a word-count table (``{word: count}``, as ``*_from_counts`` trainers take).
+
+    Args:
+        word: should be a ``str``.
+        count: should be an ``int`` (not a ``bool``).
+
+    Raises:
+        TypeError: ``word`` is not a ``str`` or ``count`` not an ``int``; the message quotes the word.
+    """
+    if not isinstance(word, str):
+        raise TypeError(f"word_counts keys must be str words, got {type(word).__name__} {word!r:.40}")
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise TypeError(f"the count of word {word!r:.40} must be an int, got {type(count).__name__}")
+
+
 def validate_special_tokens(special_tokens: Iterable[str] | None) -> tuple[str, ...]:
     """Check a list of special tokens and return it as a tuple (order kept).
 

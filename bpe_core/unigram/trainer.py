@@ -131,6 +131,7 @@ import regex
 from ..interface import TrainingCancelled
 from ..pretokenize import (
     PATTERNS,
+    check_word_count,
     compile_pattern,
     iter_pretoken_strings,
     resolve_pattern,
@@ -236,10 +237,7 @@ def train_unigram_from_counts(
     """
     counts: dict[str, int] = {}
     for w, c in word_counts.items():
-        if not isinstance(w, str):
-            raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r:.40}")
-        if not isinstance(c, int) or isinstance(c, bool):
-            raise TypeError(f"the count of word {w!r:.40} must be an int, got {type(c).__name__}")
+        check_word_count(w, c)
         if c < 1 or not w:
             raise ValueError(f"word {w!r:.40} has count {c}: words must be non-empty and counted at least once")
         if _SURROGATE.search(w):

@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping, Sequence
 import regex
 
 from ..interface import ProgressCallback, TrainingInfo
-from ..pretokenize import validate_special_tokens
+from ..pretokenize import check_word_count, validate_special_tokens
 from .model import (
     DEFAULT_MAX_INPUT_CHARS_PER_WORD,
     DEFAULT_SPECIAL_TOKENS,
@@ -238,10 +238,7 @@ def train_wordpiece_from_counts(
     check_options(vocab_size, specials, unk_token, continuing_subword_prefix, max_input_chars_per_word)
     counts: dict[str, int] = {}
     for w, c in word_counts.items():
-        if not isinstance(w, str):
-            raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r:.40}")
-        if not isinstance(c, int) or isinstance(c, bool):
-            raise TypeError(f"the count of word {w!r:.40} must be an int, got {type(c).__name__}")
+        check_word_count(w, c)
         if c < 1:
             raise ValueError(f"the count of word {w!r:.40} is {c}; counts must be at least 1")
         if not w or _SPACE.search(w):
