@@ -3,7 +3,7 @@
 Usage (the peers live in requirements-dev.txt: ``pip install -r requirements-dev.txt``)::
 
     python benchmarks/bench_train.py [--corpora small,medium] [--dir /work/corpora] [--workers 2]
-                                     [--long] [--scaling] [--repeat 1]
+                                     [--long] [--scaling] [--repeat 1] [--peers hf,gigabpe,rustbpe,bpeasy]
 
 Trainers, each run in a fresh process so that peak memory is measured cleanly
 (the numba kernels are compiled into their disk cache first, if they are not, so
@@ -226,11 +226,12 @@ def bench_case(
     specials: list[str],
     limit: float,
     python_too: bool = False,
+    peers: tuple[str, ...] = PEERS,
 ) -> dict:
     size = path.stat().st_size
     row: dict = {"case": label, "vocab": vocab}
     results = {}
-    for kind in ("ours", *(["ours-py"] if python_too else []), *PEERS):
+    for kind in ("ours", *(["ours-py"] if python_too else []), *peers):
         if not available(kind):
             continue
         runs = [run_child(kind, path, vocab, workers, specials, limit) for _ in range(repeat)]
@@ -271,6 +272,7 @@ def bench_case(
         row[f"ours/{kind} time"] = round(ours["wall"] / r["wall"], 2)
         row[f"ours/{kind} RSS"] = round(ours["rss_mib"] / r["rss_mib"], 2)
     row["distinct"] = ours.get("distinct")
+    row["load"] = round(os.getloadavg()[0], 1)  # 1-minute load average when the case's runs ended
     return row
 
 
@@ -454,7 +456,11 @@ def main() -> None:
     ap.add_argument("--scaling", action="store_true", help="also the counting and merge-loop scaling tables")
     ap.add_argument("--no-check", action="store_true", help="skip the identical-merges check")
     ap.add_argument("--python-too", action="store_true", help="also ours without numba (BPE_CORE_KERNELS=python)")
+    ap.add_argument("--peers", default=",".join(PEERS), help=f"comma-separated peers to run (of {','.join(PEERS)})")
     args = ap.parse_args()
+    peers = tuple(filter(None, args.peers.split(",")))
+    if set(peers) - set(PEERS):
+        ap.error(f"unknown peers {sorted(set(peers) - set(PEERS))}; choose from {', '.join(PEERS)}")
     print(warm_kernels())
 
     d = Path(args.dir)
@@ -468,7 +474,9 @@ def main() -> None:
         if args.long:
             cases += [(label, p, 1_000, [], TIME_LIMIT["long"]) for label, p in long_inputs(Path(tmp))]
         for label, path, vocab, specials, limit in cases:
-            rows.append(bench_case(label, path, vocab, args.workers, args.repeat, specials, limit, args.python_too))
+            rows.append(
+                bench_case(label, path, vocab, args.workers, args.repeat, specials, limit, args.python_too, peers)
+            )
             print(json.dumps(rows[-1]), flush=True)
     print()
     print(f"Machine: {machine()}; {args.workers} workers/threads; load average {os.getloadavg()[0]:.1f} at the end")

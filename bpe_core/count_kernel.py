@@ -44,7 +44,16 @@ import regex
 
 from .jit import HAVE_NUMBA, njit
 
-__all__ = ["HAVE_NUMBA", "ascii_classes", "cache_dir", "count_gpt2_ascii", "is_ready", "mark_ready", "warm"]
+__all__ = [
+    "HAVE_NUMBA",
+    "CountAccumulator",
+    "ascii_classes",
+    "cache_dir",
+    "count_gpt2_ascii",
+    "is_ready",
+    "mark_ready",
+    "warm",
+]
 
 LETTER, DIGIT, SPACE, OTHER = 1, 2, 3, 4
 
@@ -125,7 +134,7 @@ def _home(key, n, mask):
     return np.int64(x >> np.uint64(24)) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rehash(table, size):
     """The table's rows (``start, length, count, key``; start -1 = empty) in ``size`` slots."""
     out = np.full((size, 4), -1, dtype=np.int64)
@@ -139,7 +148,7 @@ def _rehash(table, size):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scan(buf, bounds, cls, table, regions, st):
     """Split and count from segment ``st[0]``, byte ``st[1]``, until done or an array is full.
 
@@ -254,6 +263,135 @@ def count_gpt2_ascii(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tu
     return rows[:, 0], rows[:, 1], rows[:, 2], int(st[3]), regions[: st[4]]
 
 
+@njit(cache=True, nogil=True)
+def _accumulate(slots, ent, arena, st, buf, starts, lens, counts):
+    """Add the pre-tokens ``buf[starts[i]:starts[i] + lens[i]]`` (``counts[i]`` times each) to the table.
+
+    ``slots``: ``int32[size]``, an open-addressing table of entry indices (-1 =
+    empty) with room for every insertion; ``ent``: ``int64[cap, 4]`` rows
+    ``(start in arena, length, count, key)``, one per distinct pre-token, in
+    the order first seen; ``arena``: ``uint8``, the distinct pre-tokens' bytes
+    in that order; ``st``: entries, arena bytes used.  The caller sizes all
+    three for the worst case (every pre-token new).  Runs without the GIL.
+    """
+    mask = slots.size - 1
+    for i in range(starts.size):
+        s = starts[i]
+        n = lens[i]
+        key = _key(buf, s, s + n)
+        ikey = np.int64(key)
+        h = _home(key, n, mask)
+        while True:
+            e = slots[h]
+            if e < 0:
+                e = st[0]
+                used = st[1]
+                arena[used : used + n] = buf[s : s + n]
+                ent[e, 0] = used
+                ent[e, 1] = n
+                ent[e, 2] = counts[i]
+                ent[e, 3] = ikey
+                slots[h] = e
+                st[0] = e + 1
+                st[1] = used + n
+                break
+            if ent[e, 3] == ikey and ent[e, 1] == n:
+                same = True
+                if n > 8:  # the key is a hash: compare the bytes
+                    a = ent[e, 0]
+                    for k in range(n):
+                        if arena[a + k] != buf[s + k]:
+                            same = False
+                            break
+                if same:
+                    ent[e, 2] += counts[i]
+                    break
+            h = (h + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def _reslot(ent, n, size):
+    """A slot table of ``size`` (a power of two) indexing the first ``n`` entries of ``ent``."""
+    slots = np.full(size, -1, dtype=np.int32)
+    mask = size - 1
+    for e in range(n):
+        h = _home(np.uint64(ent[e, 3]), ent[e, 1], mask)
+        while slots[h] >= 0:
+            h = (h + 1) & mask
+        slots[h] = e
+    return slots
+
+
+class CountAccumulator:
+    """A growing table of pre-token counts held in numpy arrays: no Python object per pre-token.
+
+    Pre-tokens are added as byte ranges of a buffer with their counts
+    (:meth:`add`); each distinct one is stored once, its bytes copied into an
+    arena in the order first seen, so the table is three arrays (:meth:`result`)
+    that a merge loop reads directly.  Keys and exact comparison as in
+    :func:`count_gpt2_ascii`.  :meth:`add` runs compiled code without the GIL,
+    but one accumulator must not be used by two threads at once.
+
+    >>> acc = CountAccumulator()
+    >>> acc.add(b"ab cd ab", [0, 3, 6], [2, 2, 2], [1, 1, 1])
+    >>> data, lens, counts = acc.result()
+    >>> bytes(data), lens.tolist(), counts.tolist()
+    (b'abcd', [2, 2], [2, 1])
+    """
+
+    def __init__(self) -> None:
+        self._slots = np.full(1 << 12, -1, dtype=np.int32)
+        self._ent = np.zeros((1 << 10, 4), dtype=np.int64)
+        self._arena = np.zeros(1 << 14, dtype=np.uint8)
+        self._st = np.zeros(2, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return int(self._st[0])
+
+    def add(self, buf, starts, lens, counts) -> None:
+        """Add ``counts[i]`` occurrences of ``buf[starts[i]:starts[i] + lens[i]]`` for every ``i``.
+
+        Args:
+            buf: ``bytes`` or a ``uint8`` array.
+            starts: where each pre-token starts in ``buf`` (an integer array or list).
+            lens: its length in bytes (same length as ``starts``).
+            counts: its occurrences to add (same length).
+        """
+        buf = np.frombuffer(buf, dtype=np.uint8) if isinstance(buf, bytes | bytearray | memoryview) else buf
+        starts = np.asarray(starts, dtype=np.int64)
+        lens = np.asarray(lens, dtype=np.int64)
+        counts = np.asarray(counts, dtype=np.int64)
+        k = starts.size
+        if not k:
+            return
+        n, used = int(self._st[0]), int(self._st[1])
+        # room for the worst case (every pre-token new), grown by doubling
+        if n + k > self._ent.shape[0]:
+            ent = np.zeros((max(2 * self._ent.shape[0], n + k), 4), dtype=np.int64)
+            ent[:n] = self._ent[:n]
+            self._ent = ent
+        need = used + int(lens.sum())
+        if need > self._arena.size:
+            arena = np.zeros(max(2 * self._arena.size, need), dtype=np.uint8)
+            arena[:used] = self._arena[:used]
+            self._arena = arena
+        if 2 * (n + k) > self._slots.size:
+            size = self._slots.size
+            while 2 * (n + k) > size:
+                size *= 2
+            self._slots = _reslot(self._ent, n, size)
+        _accumulate(self._slots, self._ent, self._arena, self._st, buf, starts, lens, counts)
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(data, lens, counts)``: pre-token ``i`` is ``data[o:o + lens[i]]`` with ``o = lens[:i].sum()``.
+
+        ``data`` is ``uint8``, ``lens`` and ``counts`` are ``int64``; in the order
+        first added.  The arrays are views of the accumulator's: do not add after.
+        """
+        n, used = int(self._st[0]), int(self._st[1])
+        return self._arena[:used], self._ent[:n, 1], self._ent[:n, 2]
+
+
 def warm() -> None:
     """Compile (or load from the disk cache) every kernel of this module.
 
@@ -263,6 +401,8 @@ def warm() -> None:
     """
     count_gpt2_ascii(np.frombuffer(b"a b", dtype=np.uint8), np.array([0, 3], dtype=np.int64), ascii_classes())
     _rehash(np.full((4, 4), -1, dtype=np.int64), 8)
+    CountAccumulator().add(b"ab", [0], [2], [1])
+    _reslot(np.zeros((1, 4), dtype=np.int64), 1, 8)  # the slot table's growth, likewise
 
 
 # ---------------------------------------------------------------------------

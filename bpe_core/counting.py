@@ -64,7 +64,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -78,7 +78,6 @@ from .pretokenize import (
     count_pretokens,
     iter_pretoken_strings,
     resolve_pattern,
-    split_special,
     surrogate_message,
     validate_special_tokens,
 )
@@ -89,6 +88,7 @@ __all__ = [
     "KERNELS_ENV",
     "PARALLEL_MIN_BYTES",
     "CountResult",
+    "PackedCounts",
     "count_file",
     "count_files",
     "count_iterable",
@@ -123,6 +123,9 @@ class CountResult:
             ``executor``, the parallel slots it reported (see :func:`executor_slots`).
         seconds: wall time of the counting (seconds).
         sources: the files counted, in order (empty for ``str`` input).
+        packed: the same table as arrays (:class:`PackedCounts`), when asked for
+            with ``as_arrays=True`` and the compiled counter ran; ``word_counts``
+            is then empty (:meth:`table` gives the dict either way).
     """
 
     word_counts: dict[bytes, int]
@@ -132,6 +135,45 @@ class CountResult:
     workers: int = 1
     seconds: float = 0.0
     sources: tuple[str, ...] = ()
+    packed: PackedCounts | None = None
+
+    def table(self) -> dict[bytes, int]:
+        """``{pre-token UTF-8 bytes: count}``, from ``word_counts`` or built from ``packed``."""
+        return self.packed.to_dict() if self.packed is not None and not self.word_counts else self.word_counts
+
+
+@dataclass(slots=True)
+class PackedCounts:
+    """A pre-token count table as three numpy arrays, with no Python object per pre-token.
+
+    Pre-token ``i`` is ``data[o:o + lens[i]]`` where ``o = lens[:i].sum()`` (the
+    distinct pre-tokens' UTF-8 bytes, concatenated), occurring ``counts[i]``
+    times.  What the compiled counter builds (:class:`bpe_core.count_kernel.CountAccumulator`)
+    and the compiled merge loop reads; order is the order first counted.
+
+    Attributes:
+        data: ``uint8``, the distinct pre-tokens' bytes, concatenated.
+        lens: ``int64``, each pre-token's length in bytes.
+        counts: ``int64``, its occurrences.
+    """
+
+    data: np.ndarray
+    lens: np.ndarray
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.lens.size)
+
+    def to_dict(self) -> dict[bytes, int]:
+        """``{pre-token bytes: count}``.
+
+        >>> PackedCounts(np.frombuffer(b"abc", np.uint8), np.array([2, 1]), np.array([5, 1])).to_dict()
+        {b'ab': 5, b'c': 1}
+        """
+        raw = self.data.tobytes()
+        ends = np.cumsum(self.lens)
+        starts = ends - self.lens
+        return dict(zip(map(raw.__getitem__, map(slice, starts.tolist(), ends.tolist())), self.counts.tolist()))
 
 
 FAST_MIN_BYTES = 1 << 20
@@ -248,42 +290,88 @@ def count_pretokens_fast(
         return None
     if not count_kernel.HAVE_NUMBA or (not force and not count_kernel.is_ready()):
         return None
-    parts: list[bytes] = []
-    n_special = 0
     try:
-        for segment, is_special in split_special(text, specials):
-            if is_special:
-                n_special += 1
-            elif segment:
-                parts.append(segment.encode("utf-8"))
+        data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None
-    data = b"".join(parts)
-    bounds = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum([len(p) for p in parts], out=bounds[1:])
-    del parts
-    buf = np.frombuffer(data, dtype=np.uint8)
+    done = _count_utf8_fast(data, specials)
+    if done is None:  # cannot happen for text that encoded
+        return None
+    (buf, starts, lens, counts), extra, pretokens, n_special = done
+    ends = starts + lens
+    raw = buf.tobytes() if not isinstance(buf, bytes) else buf
+    out = dict(zip(map(raw.__getitem__, map(slice, starts.tolist(), ends.tolist())), counts.tolist()))
+    get = out.get
+    for key, c in extra.items():
+        out[key] = get(key, 0) + c
+    return out, pretokens, n_special
+
+
+@lru_cache(maxsize=8)
+def _special_regex_bytes(specials: tuple[str, ...]) -> regex.Pattern | None:
+    """:func:`bpe_core.pretokenize.split_special`'s pattern on UTF-8 bytes (same alternatives, same order)."""
+    if not specials:
+        return None
+    ordered = sorted(specials, key=lambda t: (-len(t), t))
+    return regex.compile(b"|".join(regex.escape(t.encode("utf-8")) for t in ordered))
+
+
+def _count_utf8_fast(data: bytes, specials: tuple[str, ...]) -> tuple | None:
+    """The compiled counter on UTF-8 bytes: special tokens cut out, ASCII split here, the rest by the regex.
+
+    Special tokens are found in the bytes (UTF-8 is self-synchronising, so the
+    matches are those of :func:`bpe_core.pretokenize.split_special` on the text).
+    Invalid UTF-8 is noticed where it must be: every byte of 0x80 or more lies in
+    a region decoded strictly for the regex.
+
+    Returns:
+        ``((buf, starts, lens, counts), extra, pretokens, special occurrences)``:
+        the ASCII parts' distinct pre-tokens as byte ranges of ``buf`` (a ``uint8``
+        array) with their counts, and ``extra``, ``{pre-token bytes: count}`` of
+        the regions split by the regex; ``None`` when ``data`` is not UTF-8.
+    """
+    from . import count_kernel
+
+    rx = _special_regex_bytes(specials)
+    n_special = 0
+    if rx is None:
+        joined, sizes = data, [len(data)]
+    else:
+        parts: list[bytes] = []
+        pos = 0
+        for m in rx.finditer(data):
+            if m.start() > pos:
+                parts.append(data[pos : m.start()])
+            n_special += 1
+            pos = m.end()
+        if pos < len(data):
+            parts.append(data[pos:])
+        joined, sizes = (b"".join(parts), list(map(len, parts))) if n_special else (data, [len(data)])
+        del parts
+    bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=bounds[1:])
+    buf = np.frombuffer(joined, dtype=np.uint8)
     starts, lengths, counts, pretokens, regions = count_kernel.count_gpt2_ascii(buf, bounds, _ascii_table())
-    out = dict(zip(map(data.__getitem__, map(slice, starts.tolist(), (starts + lengths).tolist())), counts.tolist()))
+    extra: dict[bytes, int] = {}
     if len(regions):
         # A region starting at a cut (not at a segment's start) begins with a space or newline
         # after a visible ASCII character, and one ending at a cut ends with a visible ASCII
         # character: such regions joined end to end meet at cuts, so one regex pass splits them
         # all exactly; regions at a segment's edge are split one by one.
         edges = np.isin(regions[:, 0], bounds) | np.isin(regions[:, 1], bounds)
-        texts = [data[lo:hi].decode("utf-8") for lo, hi in regions.tolist()]
+        try:
+            texts = [joined[lo:hi].decode("utf-8") for lo, hi in regions.tolist()]
+        except UnicodeDecodeError:
+            return None
         inner = "".join(t for t, edge in zip(texts, edges.tolist(), strict=True) if not edge)
-        rx = compile_pattern(PATTERNS["gpt2"])
-        pieces = iter_pretoken_strings(inner, rx) if inner else []
+        rx_gpt2 = compile_pattern(PATTERNS["gpt2"])
+        pieces = iter_pretoken_strings(inner, rx_gpt2) if inner else []
         for t, edge in zip(texts, edges.tolist(), strict=True):
             if edge:
-                pieces += iter_pretoken_strings(t, rx)
+                pieces += iter_pretoken_strings(t, rx_gpt2)
         pretokens += len(pieces)
-        get = out.get
-        for piece, c in Counter(pieces).items():
-            key = piece.encode("utf-8")
-            out[key] = get(key, 0) + c
-    return out, int(pretokens), n_special
+        extra = {piece.encode("utf-8"): c for piece, c in Counter(pieces).items()}
+    return (buf, starts, lengths, counts), extra, int(pretokens), n_special
 
 
 @lru_cache(maxsize=1)
@@ -325,20 +413,58 @@ def _count_file_range(
     path: str, start: int, end: int, source: str, specials: tuple[str, ...], fast: bool = False
 ) -> tuple[dict[bytes, int], int, int]:
     """Read bytes ``[start, end)`` of a file, decode them as UTF-8 and count them."""
+    data = _read_range(path, start, end)
+    text = _decode(path, start, data)
+    del data
+    if start == 0:
+        text = text.removeprefix("\ufeff")
+    return _count_chunk(text, source, specials, fast)
+
+
+def _read_range(path: str, start: int, end: int) -> bytes:
     with open(path, "rb") as f:
         f.seek(start)
-        data = f.read(end - start)
+        return f.read(end - start)
+
+
+def _decode(path: str, start: int, data: bytes) -> str:
+    """``data`` (bytes ``start..`` of ``path``) as text; a ``ValueError`` naming the offset if not UTF-8."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{path} is not valid UTF-8: byte 0x{data[exc.start]:02X} at offset {start + exc.start} "
             "cannot start or continue a character"
         ) from None
-    del data
-    if start == 0:
-        text = text.removeprefix("\ufeff")
-    return _count_chunk(text, source, specials, fast)
+
+
+def _count_file_range_packed(path: str, start: int, end: int, specials: tuple[str, ...]) -> tuple:
+    """Count bytes ``[start, end)`` of a file with the compiled counter, never decoding the ASCII parts.
+
+    Returns:
+        ``(ascii_table, extra, pretokens, special occurrences)`` as :func:`_count_utf8_fast`.
+
+    Raises:
+        ValueError: the range is not UTF-8 (worded as :func:`_count_file_range` words it).
+    """
+    data = _read_range(path, start, end)
+    done = _count_utf8_fast(data[3:] if start == 0 and data.startswith(b"\xef\xbb\xbf") else data, specials)
+    if done is None:
+        _decode(path, start, data)  # raises with the offset
+        raise AssertionError("unreachable: the compiled counter refused valid UTF-8")
+    return done
+
+
+def _count_chunk_packed(text: str, source: str, specials: tuple[str, ...]) -> tuple:
+    """:func:`_count_file_range_packed` for a ``str`` chunk (an unpaired surrogate raises as in the regex path)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        _count_chunk(text, source, specials)  # raises the ValueError that names the piece
+        raise
+    done = _count_utf8_fast(data, specials)
+    assert done is not None, "the compiled counter refused valid UTF-8"
+    return done
 
 
 # ---------------------------------------------------------------------------
@@ -503,6 +629,56 @@ class _Merger:
             self.progress("count", self.chunks, self.total)
 
 
+class _PackedMerger(_Merger):
+    """Adds per-chunk results of the compiled counter into one :class:`bpe_core.count_kernel.CountAccumulator`.
+
+    Runs in the thread that drives the pool; the accumulator's compiled code
+    releases the GIL, so the counting threads go on meanwhile.
+    """
+
+    def __init__(self, progress: ProgressCallback | None, total: int) -> None:
+        from .count_kernel import CountAccumulator
+
+        super().__init__(progress, total)
+        self.acc = CountAccumulator()
+
+    def add(self, part: tuple) -> None:
+        (buf, starts, lens, counts), extra, n, s = part
+        self.acc.add(buf, starts, lens, counts)
+        if extra:
+            keys = list(extra)
+            sizes = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+            self.acc.add(b"".join(keys), np.cumsum(sizes) - sizes, sizes, list(extra.values()))
+        self.pretokens += n
+        self.specials += s
+        self.chunks += 1
+        if self.progress is not None:
+            self.progress("count", self.chunks, self.total)
+
+    def packed(self) -> PackedCounts:
+        return PackedCounts(*self.acc.result())
+
+
+def _run_packed(tasks: list[tuple] | Iterable[tuple], fn: Callable, workers: int, merger: _PackedMerger) -> int:
+    """:func:`_run` on ``workers`` threads of this process (the compiled counter releases the GIL)."""
+    if workers == 1:
+        return _run(tasks, fn, 1, merger)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bpe-count") as pool:
+        return _run(tasks, fn, workers, merger, pool)
+
+
+def _packed_result(
+    merger: _PackedMerger, workers: int, t0: float, as_arrays: bool, sources: tuple[str, ...] = ()
+) -> CountResult:
+    out = _result(merger, workers, t0, sources)
+    out.packed = merger.packed()
+    if not as_arrays:
+        out.word_counts = out.packed.to_dict()
+        out.packed = None
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
 def executor_slots(executor: Executor) -> int:
     """How many tasks an executor runs at once, as far as it tells (used to bound the tasks in flight).
 
@@ -643,13 +819,18 @@ def count_files(
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     progress: ProgressCallback | None = None,
     executor: Executor | None = None,
+    as_arrays: bool = False,
 ) -> CountResult:
     """Count the pre-tokens of several UTF-8 files as one training text (see :func:`expand_inputs`).
 
     Every file is cut into chunks at safe boundaries (:func:`file_chunks`); the
     end of a file is always a cut, so nothing joins across files.  All chunks
     go to one pool: the local processes, or ``executor``, where each task reads
-    its own byte range of its file.
+    its own byte range of its file.  With the compiled counter (GPT-2's pattern,
+    large inputs, see :data:`FAST_MIN_BYTES`) and no ``executor``, the chunks are
+    counted by ``num_workers`` threads of this process instead (its compiled
+    code releases the GIL) into one table held in numpy arrays: no worker
+    start-up, no table pickled or added up as a dict.
 
     Args:
         inputs: file names, directories or glob patterns.
@@ -663,6 +844,10 @@ def count_files(
             may raise :class:`bpe_core.interface.TrainingCancelled` to stop.
         executor: a ``concurrent.futures.Executor`` to count on (a Dask
             cluster's ``client.get_executor()``, say); used whatever the input's size.
+        as_arrays: when the compiled counter ran here, return the table as
+            ``packed`` (:class:`PackedCounts`) and leave ``word_counts`` empty
+            (what training wants: no Python object per pre-token); otherwise
+            ``word_counts`` holds it.
 
     Returns:
         A :class:`CountResult` whose ``sources`` are the files, in order.
@@ -688,11 +873,19 @@ def count_files(
     paths = expand_inputs(inputs)
     tasks = [(path, s, e, source, specials) for path in paths for s, e in file_chunks(path, specials, chunk_bytes)]
     size = sum(t[2] - t[1] for t in tasks)
-    if _use_fast(source, size):
-        tasks = [(*t, True) for t in tasks]
+    fast = _use_fast(source, size)
     if size < PARALLEL_MIN_BYTES:
         workers = 1
     workers = max(1, min(workers, len(tasks)))
+    if fast and executor is None:  # compiled counter: threads of this process, tables kept in arrays
+        packed_merger = _PackedMerger(progress, len(tasks))
+        if progress is not None:
+            progress("count", 0, len(tasks))
+        tasks = [(path, s, e, specials) for path, s, e, *_ in tasks]
+        used = _run_packed(tasks, _count_file_range_packed, workers, packed_merger)
+        return _packed_result(packed_merger, used, t0, as_arrays, tuple(paths))
+    if fast:
+        tasks = [(*t, True) for t in tasks]
     merger = _Merger(progress, len(tasks))
     if progress is not None:
         progress("count", 0, len(tasks))
@@ -709,6 +902,7 @@ def count_file(
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     progress: ProgressCallback | None = None,
     executor: Executor | None = None,
+    as_arrays: bool = False,
 ) -> CountResult:
     """Count the pre-tokens of a UTF-8 text file, streamed in chunks, in parallel when large.
 
@@ -724,6 +918,7 @@ def count_file(
             may raise :class:`bpe_core.interface.TrainingCancelled` to stop.
         executor: a ``concurrent.futures.Executor`` to count on instead of the
             local processes (see the module doc); each task reads its own byte range.
+        as_arrays: see :func:`count_files`.
 
     Returns:
         A :class:`CountResult`.
@@ -747,6 +942,7 @@ def count_file(
         chunk_bytes=chunk_bytes,
         progress=progress,
         executor=executor,
+        as_arrays=as_arrays,
     )
 
 
@@ -760,6 +956,7 @@ def count_iterable(
     progress: ProgressCallback | None = None,
     total_chars: int | None = None,
     executor: Executor | None = None,
+    as_arrays: bool = False,
 ) -> CountResult:
     """Count the pre-tokens of the text ``"".join(pieces)`` without joining it.
 
@@ -782,6 +979,8 @@ def count_iterable(
             one-process decision), else ``None``.
         executor: a ``concurrent.futures.Executor`` to count on instead of the
             local processes (the chunks' text is sent to it); used whatever the size.
+        as_arrays: see :func:`count_files` (with the compiled counter and no
+            ``executor``, the chunks are counted by threads of this process).
 
     Returns:
         A :class:`CountResult`.
@@ -821,6 +1020,12 @@ def count_iterable(
         known = n
         chunks = itertools.chain(head, chunks)
     fast = _use_fast(source, PARALLEL_MIN_BYTES if known is None else known)
+    if fast and executor is None:  # compiled counter: threads of this process (see count_files)
+        packed_merger = _PackedMerger(progress, total)
+        used = _run_packed(((c, source, specials) for c in chunks), _count_chunk_packed, workers, packed_merger)
+        if total and progress is not None and packed_merger.chunks != total:
+            progress("count", packed_merger.chunks, packed_merger.chunks)
+        return _packed_result(packed_merger, used, t0, as_arrays)
     tasks = ((c, source, specials, fast) for c in chunks)
     used = _run(tasks, _count_chunk, workers, merger, executor)
     if total and progress is not None and merger.chunks != total:
@@ -837,6 +1042,7 @@ def count_text(
     chunk_chars: int = DEFAULT_CHUNK_BYTES,
     progress: ProgressCallback | None = None,
     executor: Executor | None = None,
+    as_arrays: bool = False,
 ) -> CountResult:
     """Count the pre-tokens of one ``str``; long texts are counted chunk by chunk (see :func:`count_iterable`).
 
@@ -853,4 +1059,5 @@ def count_text(
         progress=progress,
         total_chars=len(text),
         executor=executor,
+        as_arrays=as_arrays,
     )

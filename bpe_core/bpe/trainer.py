@@ -36,6 +36,7 @@ import numpy as np
 
 from ..counting import (
     DEFAULT_CHUNK_BYTES,
+    PackedCounts,
     count_file,
     count_files,
     count_iterable,
@@ -140,7 +141,7 @@ def train_bpe(
     specials = validate_special_tokens(special_tokens)
     _check_vocab_size(vocab_size, specials)
     source = resolve_pattern(pattern)
-    how = {"num_workers": num_workers, "progress": progress, "executor": executor}
+    how = {"num_workers": num_workers, "progress": progress, "executor": executor, "as_arrays": True}
     if isinstance(text, str):
         counted = count_text(text, source, specials, chunk_chars=chunk_size, **how)
     elif isinstance(text, os.PathLike):
@@ -149,7 +150,11 @@ def train_bpe(
         counted = count_files(text, source, specials, chunk_bytes=chunk_size, **how)
     else:
         counted = count_iterable(text, source, specials, chunk_chars=chunk_size, **how)
-    table = _WordTable.from_counts(counted.word_counts, counted.special_occurrences)
+    if counted.packed is not None:  # the compiled counter's arrays: no dict of the table ever built
+        table = _WordTable.from_packed(counted.packed, counted.special_occurrences)
+        counted.packed = None
+    else:
+        table = _WordTable.from_counts(counted.word_counts, counted.special_occurrences)
     counted.word_counts = {}  # the table holds what the merge loop needs: free the dict before it runs
     stored_pattern = pattern if pattern in PATTERNS else source
     tok = _train_table(table, vocab_size, specials, stored_pattern, progress, name or _default_name(pattern))
@@ -228,8 +233,9 @@ class _WordTable:
     unique_pretokens: int
     special_occurrences: int
     engine: str = "python"
-    packed: bytes = b""
+    packed: bytes | np.ndarray = b""
     lens: np.ndarray | None = None
+    counts_array: np.ndarray | None = None  # ``counts`` as int64, from packed counts (``counts`` then empty)
 
     @classmethod
     def from_counts(cls, word_counts: Mapping[bytes, int], special_occurrences: int) -> _WordTable:
@@ -249,6 +255,33 @@ class _WordTable:
             lens=np.array(lens, dtype=np.int64) if compiled else None,
         )
 
+    @classmethod
+    def from_packed(cls, packed: PackedCounts, special_occurrences: int) -> _WordTable:
+        """The table of a :class:`bpe_core.counting.PackedCounts`, kept in arrays for the compiled loop.
+
+        Falls back to :meth:`from_counts` (through a dict) when the Python loop
+        is to run (few pre-tokens, long ones, or the kernels off).
+        """
+        lens, counts = packed.lens, packed.counts
+        multi = lens > 1  # one-byte pre-tokens hold no pair
+        mlens = lens[multi]
+        engine = merge_engine(int(mlens.size), int(mlens[mlens > _LONG_WORD].sum()))
+        if engine != "compiled":
+            return cls.from_counts(packed.to_dict(), special_occurrences)
+        data = packed.data if multi.all() else packed.data[np.repeat(multi, lens)]
+        return cls(
+            words=[],
+            counts=[],
+            initial_tokens=special_occurrences + int(lens @ counts),
+            pretokens=int(counts.sum()),
+            unique_pretokens=int(lens.size),
+            special_occurrences=special_occurrences,
+            engine=engine,
+            packed=data,
+            lens=np.ascontiguousarray(mlens, dtype=np.int64),
+            counts_array=np.ascontiguousarray(counts[multi], dtype=np.int64),
+        )
+
 
 def _train_table(
     table: _WordTable,
@@ -264,7 +297,7 @@ def _train_table(
     n_merges = vocab_size - first_merge_id
     token_bytes: list[bytes] = [bytes([i]) for i in range(256)] + [s.encode("utf-8") for s in specials]
     if table.engine == "compiled":
-        pairs_total = len(table.packed) - len(table.counts)
+        pairs_total = len(table.packed) - len(table.lens)
     else:
         pairs_total = sum(map(len, table.words)) - len(table.words)
     if len(token_bytes) + min(n_merges, pairs_total) > sys.maxunicode + 1:
@@ -278,10 +311,10 @@ def _train_table(
     try:
         if table.engine == "compiled":
             packed, lens = table.packed, table.lens
-            table.packed, table.lens = b"", None
-            steps = _compiled_merge_loop(
-                packed, lens, table.counts, n_merges, token_bytes, table.initial_tokens, progress
-            )
+            counts = table.counts if table.counts_array is None else table.counts_array
+            table.packed, table.lens, table.counts_array = b"", None, None
+            steps = _compiled_merge_loop(packed, lens, counts, n_merges, token_bytes, table.initial_tokens, progress)
+            del packed, lens, counts
         else:
             steps = _merge_loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
     finally:
@@ -392,9 +425,9 @@ def warm_compiled_loop() -> None:
 
 
 def _compiled_merge_loop(
-    packed: bytes,
+    packed: bytes | np.ndarray,
     lens: np.ndarray,
-    counts: list[int],
+    counts: list[int] | np.ndarray,
     n_merges: int,
     token_bytes: list[bytes],
     initial_tokens: int,
@@ -403,9 +436,10 @@ def _compiled_merge_loop(
     """:func:`_merge_loop` run by :func:`bpe_core.bpe.merge_kernel.run_merges` (same result).
 
     Args:
-        packed: the distinct pre-tokens of two bytes or more, their bytes concatenated.
+        packed: the distinct pre-tokens of two bytes or more, their bytes concatenated
+            (``bytes`` or a ``uint8`` array).
         lens: ``int64``, their lengths in bytes.
-        counts: their occurrence counts, same order.
+        counts: their occurrence counts, same order (a list or an ``int64`` array).
         n_merges: merges to learn at most.
         token_bytes: bytes of each id so far (256 bytes + specials); extended.
         initial_tokens: tokens of the training text before merging.
