@@ -45,7 +45,7 @@ import numpy as np
 
 from ..jit import HAVE_NUMBA, njit
 
-__all__ = ["HAVE_NUMBA", "build_state", "run_merges"]
+__all__ = ["HAVE_NUMBA", "build_state", "initial_pairs", "run_merges"]
 
 _EMPTY = -1
 _MUL = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing
@@ -68,7 +68,7 @@ def _slot(hkeys, key):
 def _rehash(hkeys, hvals, size):
     """A table of ``size`` slots (a power of two) holding the entries of ``hkeys``/``hvals``."""
     nk = np.full(size, _EMPTY, dtype=np.int64)
-    nv = np.empty(size, dtype=np.int64)
+    nv = np.empty(size, dtype=hvals.dtype)
     for i in range(hkeys.size):
         k = hkeys[i]
         if k != _EMPTY:
@@ -86,6 +86,31 @@ def _grown(a, need):
     b = np.empty(max(need, a.size + a.size // 2), dtype=a.dtype)
     b[: a.size] = a
     return b
+
+
+@njit(cache=True)
+def _compact_pool(pool, vstart, vlen, pcount, n_pairs):
+    """Slide the word vectors of pairs ``0 .. n_pairs - 1`` still counted to the front of ``pool``.
+
+    Vectors lie in the pool in pair-id order (each merge lays out its new pairs'
+    at the end), so moving each left in that order never overwrites one not yet
+    moved.  Pairs of count 0 lose their vector.  Returns the pool entries used.
+    """
+    pos = 0
+    for q in range(n_pairs):
+        n = vlen[q]
+        if n == 0:
+            continue
+        if pcount[q] <= 0:
+            vlen[q] = 0
+            continue
+        s = vstart[q]
+        if s != pos:
+            for k in range(n):
+                pool[pos + k] = pool[s + k]
+            vstart[q] = pos
+        pos += n
+    return pos
 
 
 @njit(cache=True, inline="always")
@@ -158,6 +183,82 @@ def _heapify(hc, hp, n, pa, pb, tb, tstart, tlen):
 
 
 @njit(cache=True)
+def initial_pairs(data, lens, counts):
+    """The words as token ids and every adjacent byte pair's count and words, in two linear passes.
+
+    Pairs of bytes have 16-bit codes, so they are counted in arrays indexed by
+    code (no sort): a first pass counts each pair (weighted by the words' counts)
+    and the words holding it, a second files the words under their pairs.
+
+    Args:
+        data: ``uint8``, the words' bytes, concatenated.
+        lens: ``int64``, each word's length (at least 2).
+        counts: ``int64``, each word's count.
+
+    Returns:
+        ``(ids, words, pair_keys, pair_counts, vstart, vlen, pool, used)``:
+        ``int32`` token ids (the bytes); ``int64[n, 3]`` rows (start, length,
+        count); per pair, in ascending ``(left, right)`` order, its key
+        ``left << 32 | right``, weighted count, and the slice ``vstart, vlen``
+        of ``pool`` listing the words that hold it (each once, ascending);
+        ``pool`` has room past its first ``used`` entries.
+    """
+    n = lens.size
+    ids = np.empty(data.size, dtype=np.int32)
+    for i in range(data.size):
+        ids[i] = data[i]
+    words = np.empty((n, 3), dtype=np.int64)
+    pcnt = np.zeros(65536, dtype=np.int64)
+    nvec = np.zeros(65536, dtype=np.int64)
+    last = np.full(65536, -1, dtype=np.int64)
+    s = 0
+    for w in range(n):
+        m, c = lens[w], counts[w]
+        words[w, 0], words[w, 1], words[w, 2] = s, m, c
+        for j in range(s, s + m - 1):
+            code = np.int64(ids[j]) << 8 | np.int64(ids[j + 1])
+            pcnt[code] += c
+            if last[code] != w:
+                last[code] = w
+                nvec[code] += 1
+        s += m
+    n_pairs = 0
+    for code in range(65536):
+        if nvec[code] > 0:
+            n_pairs += 1
+    pair_keys = np.empty(n_pairs, dtype=np.int64)
+    pair_counts = np.empty(n_pairs, dtype=np.int64)
+    vstart = np.empty(n_pairs, dtype=np.int64)
+    vlen = np.empty(n_pairs, dtype=np.int64)
+    pid = np.full(65536, -1, dtype=np.int64)
+    k = 0
+    used = 0
+    for code in range(65536):
+        if nvec[code] > 0:
+            pid[code] = k
+            pair_keys[k] = (np.int64(code) >> 8) << 32 | (np.int64(code) & 255)
+            pair_counts[k] = pcnt[code]
+            vstart[k] = used
+            vlen[k] = 0
+            used += nvec[code]
+            k += 1
+    pool = np.empty(used + used // 4 + 1024, dtype=np.int32)
+    last[:] = -1
+    s = 0
+    for w in range(n):
+        m = lens[w]
+        for j in range(s, s + m - 1):
+            code = np.int64(ids[j]) << 8 | np.int64(ids[j + 1])
+            if last[code] != w:
+                last[code] = w
+                q = pid[code]
+                pool[vstart[q] + vlen[q]] = w
+                vlen[q] += 1
+        s += m
+    return ids, words, pair_keys, pair_counts, vstart, vlen, pool, used
+
+
+@njit(cache=True)
 def build_state(pair_keys, pair_counts, tb, tstart, tlen):
     """The hash table and the heap over the initial pairs (ids ``0 .. len(pair_keys) - 1``).
 
@@ -176,7 +277,7 @@ def build_state(pair_keys, pair_counts, tb, tstart, tlen):
     while size < 2 * n + 16:
         size *= 2
     hkeys = np.full(size, _EMPTY, dtype=np.int64)
-    hvals = np.empty(size, dtype=np.int64)
+    hvals = np.empty(size, dtype=np.int32)
     for i in range(n):
         j = _slot(hkeys, pair_keys[i])
         hkeys[j] = pair_keys[i]
@@ -324,8 +425,12 @@ def run_merges(ids, words, arrays, st, out, n_steps):
                     j += 1
                     i += 1
             words[w, 1] = j
-        # lay out the new pairs' word vectors in the pool (entries are in word-visit order)
-        pool = _grown(pool, st[3] + n_new)
+        # lay out the new pairs' word vectors in the pool (entries are in word-visit order); when it
+        # is full, first drop the vectors of pairs that are gone (count 0: merged, or all their
+        # occurrences merged away; a pair's count never grows again), sliding the others left
+        if st[3] + n_new > pool.size:
+            st[3] = _compact_pool(pool, vstart, vlen, pcount, first_new)
+            pool = _grown(pool, st[3] + n_new + pool.size // 4)  # headroom: compactions stay rare
         pos = st[3]
         for q in range(first_new, st[2]):
             vstart[q] = pos

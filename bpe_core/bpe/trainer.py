@@ -310,11 +310,9 @@ def _train_table(
     gc.disable()
     try:
         if table.engine == "compiled":
-            packed, lens = table.packed, table.lens
-            counts = table.counts if table.counts_array is None else table.counts_array
+            held = [table.packed, table.lens, table.counts if table.counts_array is None else table.counts_array]
             table.packed, table.lens, table.counts_array = b"", None, None
-            steps = _compiled_merge_loop(packed, lens, counts, n_merges, token_bytes, table.initial_tokens, progress)
-            del packed, lens, counts
+            steps = _compiled_merge_loop(held, n_merges, token_bytes, table.initial_tokens, progress)
         else:
             steps = _merge_loop(table.words, table.counts, n_merges, token_bytes, table.initial_tokens, progress)
     finally:
@@ -413,7 +411,7 @@ def warm_compiled_loop() -> None:
     words = [w.encode() for w in ("low lower lowest newer newest wider widest " * 3 + "aaaa abab").split()]
     counts = list(range(1, len(words) + 1))
     lens = np.array(list(map(len, words)), dtype=np.int64)
-    got = _compiled_merge_loop(b"".join(words), lens, counts, 30, [bytes([i]) for i in range(256)], 0, None)
+    got = _compiled_merge_loop([b"".join(words), lens, counts], 30, [bytes([i]) for i in range(256)], 0, None)
     want = _merge_loop([w.decode("latin-1") for w in words], counts, 30, [bytes([i]) for i in range(256)], 0, None)
     assert got == want, "the compiled merge loop disagrees with the Python loop"
     count_kernel.warm()  # every counting kernel, the table growth included
@@ -425,9 +423,7 @@ def warm_compiled_loop() -> None:
 
 
 def _compiled_merge_loop(
-    packed: bytes | np.ndarray,
-    lens: np.ndarray,
-    counts: list[int] | np.ndarray,
+    held: list,
     n_merges: int,
     token_bytes: list[bytes],
     initial_tokens: int,
@@ -436,45 +432,30 @@ def _compiled_merge_loop(
     """:func:`_merge_loop` run by :func:`bpe_core.bpe.merge_kernel.run_merges` (same result).
 
     Args:
-        packed: the distinct pre-tokens of two bytes or more, their bytes concatenated
-            (``bytes`` or a ``uint8`` array).
-        lens: ``int64``, their lengths in bytes.
-        counts: their occurrence counts, same order (a list or an ``int64`` array).
+        held: ``[packed, lens, counts]``, emptied here so that they are freed once
+            turned into token ids: the distinct pre-tokens of two bytes or more,
+            their bytes concatenated (``bytes`` or a ``uint8`` array); their
+            lengths in bytes (``int64``); their counts, same order (a list or an
+            ``int64`` array).
         n_merges: merges to learn at most.
         token_bytes: bytes of each id so far (256 bytes + specials); extended.
         initial_tokens: tokens of the training text before merging.
         progress: ``progress("merge", done, n_merges)`` about 200 times.
 
     The words become one ``int32`` array of token ids; the initial pair table
-    (counts, and the words holding each pair) is built with numpy sorts, as
-    :func:`_pair_table` does.
+    (counts, and the words holding each pair) is built in two linear passes
+    (:func:`bpe_core.bpe.merge_kernel.initial_pairs`).
     """
-    from .merge_kernel import build_state, run_merges
+    from .merge_kernel import build_state, initial_pairs, run_merges
 
-    n_words = len(lens)
+    packed, lens, counts = held
+    held.clear()
     ids8 = np.frombuffer(packed, dtype=np.uint8)
-    wcount = np.array(counts, dtype=np.int64)
-    wstart = np.zeros(n_words, dtype=np.int64)
-    np.cumsum(lens[:-1], out=wstart[1:])
-    # every adjacent pair inside a word: 16-bit codes (bytes only at the start), sorted by radix
-    codes = ids8[:-1].astype(np.uint16) << 8 | ids8[1:]
-    keep = np.ones(codes.size, dtype=bool)
-    keep[wstart[1:] - 1] = False  # the last byte of a word pairs with nothing
-    wid = np.repeat(np.arange(n_words, dtype=np.int32), lens)[:-1][keep]
-    codes = codes[keep]
-    del keep
-    order = np.argsort(codes, kind="stable")  # word indices stay ascending within a pair
-    codes, wid = codes[order], wid[order]
-    del order
-    starts = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1)) if codes.size else np.zeros(0, np.int64)
-    uniq = codes[starts]
-    pair_counts = np.add.reduceat(wcount[wid], starts) if codes.size else np.zeros(0, np.int64)
-    first = np.ones(codes.size, dtype=bool)  # one index entry per (pair, word)
-    first[1:] = (codes[1:] != codes[:-1]) | (wid[1:] != wid[:-1])
-    vec_words = wid[first]
-    vec_bounds = np.append(np.searchsorted(codes[first], uniq), vec_words.size).astype(np.int64)
-    del codes, wid, first
-    pair_keys = (uniq.astype(np.int64) >> 8) << 32 | (uniq.astype(np.int64) & 255)
+    lens = np.ascontiguousarray(lens, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    del packed
+    ids, words, pair_keys, pair_counts, vec_start, vec_len, pool, pool_used = initial_pairs(ids8, lens, counts)
+    del ids8, lens, counts
     n_pairs = pair_keys.size
 
     n_tokens = len(token_bytes) + n_merges
@@ -496,16 +477,10 @@ def _compiled_merge_loop(
     pa[:n_pairs] = pair_keys >> 32
     pb[:n_pairs] = pair_keys & 0xFFFFFFFF
     pcount[:n_pairs] = pair_counts
-    vstart[:n_pairs] = vec_bounds[:-1] if n_pairs else vec_bounds[:0]
-    vlen[:n_pairs] = np.diff(vec_bounds) if n_pairs else vec_bounds[:0]
-    pool = np.zeros(vec_words.size + vec_words.size // 4 + 1024, dtype=np.int32)
-    pool[: vec_words.size] = vec_words
-    st = np.array([len(token_bytes), len(known), n_pairs, vec_words.size, hc.size, n_pairs, 0], dtype=np.int64)
-    del vec_words, vec_bounds, pair_keys, pair_counts, uniq, starts
-    ids = ids8.astype(np.int32)
-    del ids8
-    words = np.stack([wstart, lens, wcount], axis=1)  # one row per word: start, length, count
-    del wstart, lens
+    vstart[:n_pairs] = vec_start
+    vlen[:n_pairs] = vec_len
+    st = np.array([len(token_bytes), len(known), n_pairs, pool_used, hc.size, n_pairs, 0], dtype=np.int64)
+    del vec_start, vec_len, pair_keys, pair_counts
     arrays = (tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp)
     out = np.zeros((4, n_merges), dtype=np.int64)
 
