@@ -1,29 +1,30 @@
-r"""GPT-2 pre-token counting of ASCII text compiled with numba, and the readiness of the numba kernels.
+r"""GPT-2 pre-token counting compiled with numba, and the readiness of the numba kernels.
 
 Counting is bounded by the regex split (about 10 MB per CPU-second with the
 ``str`` objects it creates and the ``Counter`` that hashes them).  For GPT-2's
-pattern on ASCII text the split is a small state machine, written here over
-the UTF-8 bytes, and the pre-tokens are counted in an open-addressing table
-keyed by their bytes (compared byte by byte, so exact), with no Python object
-per occurrence.  What is not ASCII goes back to the exact regex path:
-
-* a stretch holding a non-ASCII byte is widened to the nearest *cuts* on both
-  sides -- positions ``p`` where a visible ASCII character (``[!-~]``) is
-  followed by a space or a newline.  GPT-2's pattern has a pre-token boundary
-  at such a cut and matches each side of it independently (no alternative
-  matches whitespace after a non-whitespace character, a space may only start
-  a match, and the pattern never looks behind), as
-  :func:`bpe_core.pretokenize.iter_pretoken_strings` also relies on; the
-  stretch is returned as a byte range for the caller to split with the regex;
-* everything else is split here, with the character classes (``\p{L}``,
-  ``\p{N}``, ``\s``) of the ASCII range taken from the ``regex`` module itself.
+pattern the split is a small state machine over character classes, written
+here over the UTF-8 bytes (each character decoded, and checked as Python's
+strict decoder checks it), and the pre-tokens are counted in an
+open-addressing table keyed by their bytes (compared byte by byte, so exact),
+with no Python object per occurrence.
 
 The pattern is GPT-2's, as :data:`bpe_core.pretokenize.PATTERNS` has it::
 
-    's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+    '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s
 
-Tested against the regex split on real and adversarial ASCII text
+Its four character classes (``\p{L}``, ``\p{N}``, ``\s`` and the rest) are
+taken for every code point from the ``regex`` module itself, as
+:func:`bpe_core.tiktoken_compat.exact_pattern` rewrites them for the code
+points on which ``regex`` and tiktoken disagree (:func:`char_classes`), so the
+counts are those of :func:`bpe_core.pretokenize.count_pretokens`.  Tested
+against the regex split on real, adversarial and random text in many scripts
 (``tests/test_count_compiled.py``).
+
+:class:`CountAccumulator` adds the per-chunk tables into one table held in
+numpy arrays (a byte arena of the distinct pre-tokens, their lengths and
+counts), which the compiled merge loop reads directly.  The counting kernels
+release the GIL, so chunks are counted by threads of one process
+(:mod:`bpe_core.counting`).
 
 The kernels of this module and of :mod:`bpe_core.bpe.merge_kernel` are
 compiled on first use and cached on disk by numba (``cache=True``);
@@ -38,6 +39,7 @@ import hashlib
 import os
 import platform
 import sys
+from functools import lru_cache
 
 import numpy as np
 import regex
@@ -47,9 +49,9 @@ from .jit import HAVE_NUMBA, njit
 __all__ = [
     "HAVE_NUMBA",
     "CountAccumulator",
-    "ascii_classes",
     "cache_dir",
-    "count_gpt2_ascii",
+    "char_classes",
+    "count_gpt2",
     "is_ready",
     "mark_ready",
     "warm",
@@ -57,34 +59,108 @@ __all__ = [
 
 LETTER, DIGIT, SPACE, OTHER = 1, 2, 3, 4
 
+_CLASS_ATOMS = ((LETTER, r"\p{L}"), (DIGIT, r"\p{N}"), (SPACE, r"\s"), (OTHER, r"[^\s\p{L}\p{N}]"))
 
-def ascii_classes() -> np.ndarray:
-    r"""``uint8[128]``: the class of each ASCII character under ``regex``'s ``\p{L}``, ``\p{N}``, ``\s``.
 
-    Returns:
-        :data:`LETTER`, :data:`DIGIT`, :data:`SPACE` or :data:`OTHER` per code point.
-    """
-    out = np.full(128, OTHER, dtype=np.uint8)
-    for c in range(128):
-        ch = chr(c)
-        if regex.fullmatch(r"\p{L}", ch):
-            out[c] = LETTER
-        elif regex.fullmatch(r"\p{N}", ch):
-            out[c] = DIGIT
-        elif regex.fullmatch(r"\s", ch):
-            out[c] = SPACE
+def _compute_char_classes() -> np.ndarray:
+    """:func:`char_classes` computed with the ``regex`` module (about 0.1 s)."""
+    from .tiktoken_compat import exact_pattern
+
+    cps = np.arange(0x110000, dtype=np.uint32)
+    cps[0xD800:0xE000] = 0x20  # surrogates: never in UTF-8 text; any class will do
+    every = cps.tobytes().decode("utf-32-le")
+    out = np.zeros(0x110000, dtype=np.uint8)
+    hits = np.zeros(0x110000, dtype=np.uint8)
+    for cls, atom in _CLASS_ATOMS:
+        for m in regex.finditer(f"(?:{exact_pattern(atom)})+", every):
+            out[m.start() : m.end()] = cls
+            hits[m.start() : m.end()] += 1
+    out[0xD800:0xE000], hits[0xD800:0xE000] = OTHER, 1
+    if not (hits == 1).all():  # the four classes must partition the code points, or the state machine is wrong
+        raise RuntimeError("the GPT-2 pattern's character classes overlap: the compiled counter cannot be used")
     return out
 
 
+@lru_cache(maxsize=1)
+def char_classes() -> np.ndarray:
+    r"""``uint8[0x110000]``: each code point's class under GPT-2's pattern as this project splits it.
+
+    :data:`LETTER`, :data:`DIGIT`, :data:`SPACE` or :data:`OTHER`, from the
+    ``regex`` module's ``\p{L}``, ``\p{N}``, ``\s`` and ``[^\s\p{L}\p{N}]`` as
+    :func:`bpe_core.tiktoken_compat.exact_pattern` rewrites them (the code points
+    on which ``regex`` and tiktoken disagree are classed as tiktoken classes
+    them, as the regex path does).  Checked to be a partition.  Kept in numba's
+    cache directory beside the kernels' marker (1.1 MB; computing it takes
+    about 0.1 s).
+
+    Raises:
+        RuntimeError: the classes overlap (a ``regex`` or table change broke an assumption).
+    """
+    path = _classes_file()
+    if path is not None:
+        try:
+            table = np.load(path)
+            if table.shape == (0x110000,) and table.dtype == np.uint8:
+                return table
+        except (OSError, ValueError):
+            pass
+    table = _compute_char_classes()
+    if path is not None:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp.npy"
+            np.save(tmp, table)
+            os.replace(tmp, path)
+        except OSError:  # a read-only cache: compute it each time
+            pass
+    return table
+
+
 @njit(cache=True, inline="always")
-def _is_cut(buf, p, lo, hi):
-    """True when ``p`` (``lo < p < hi``) is a cut: a visible ASCII byte, then a space or newline."""
-    return lo < p < hi and 0x21 <= buf[p - 1] <= 0x7E and (buf[p] == 0x20 or buf[p] == 0x0A)
+def _char(buf, i, v):
+    """``(code point, bytes)`` of the UTF-8 character at ``buf[i]`` (``i < v``); ``(0, 0)`` if it is not valid UTF-8.
+
+    Valid means what Python's strict decoder accepts: no overlong forms, no
+    surrogates, nothing past U+10FFFF, no character running past ``v``.
+    """
+    b0 = np.int64(buf[i])
+    if b0 < 0x80:
+        return b0, 1
+    if b0 < 0xC2 or b0 > 0xF4:
+        return 0, 0
+    if b0 < 0xE0:
+        if i + 1 >= v or buf[i + 1] & 0xC0 != 0x80:
+            return 0, 0
+        return (b0 & 0x1F) << 6 | np.int64(buf[i + 1] & 0x3F), 2
+    if b0 < 0xF0:
+        if i + 2 >= v:
+            return 0, 0
+        b1, b2 = np.int64(buf[i + 1]), np.int64(buf[i + 2])
+        lo = 0xA0 if b0 == 0xE0 else 0x80
+        hi = 0x9F if b0 == 0xED else 0xBF
+        if b1 < lo or b1 > hi or b2 & 0xC0 != 0x80:
+            return 0, 0
+        return (b0 & 0x0F) << 12 | (b1 & 0x3F) << 6 | (b2 & 0x3F), 3
+    if i + 3 >= v:
+        return 0, 0
+    b1, b2, b3 = np.int64(buf[i + 1]), np.int64(buf[i + 2]), np.int64(buf[i + 3])
+    lo = 0x90 if b0 == 0xF0 else 0x80
+    hi = 0x8F if b0 == 0xF4 else 0xBF
+    if b1 < lo or b1 > hi or b2 & 0xC0 != 0x80 or b3 & 0xC0 != 0x80:
+        return 0, 0
+    return (b0 & 0x07) << 18 | (b1 & 0x3F) << 12 | (b2 & 0x3F) << 6 | (b3 & 0x3F), 4
 
 
 @njit(cache=True, inline="always")
 def _token_end(buf, i, v, cls):
-    """End of the GPT-2 pre-token starting at ``i`` in the ASCII stretch ``buf[:v]``."""
+    """End of the GPT-2 pre-token starting at ``i`` in the segment ``buf[:v]``; -1 at invalid UTF-8.
+
+    The pattern's alternatives, in order: a contraction (``'s`` ...), an optional
+    space and a run of letters, of digits, or of other characters; whitespace up
+    to the segment's end; whitespace not followed by a non-space (all but the
+    last whitespace character of a run that a non-space follows); one whitespace
+    character.
+    """
     c = buf[i]
     if c == 39 and i + 1 < v:  # 's 't 'm 'd 're 've 'll
         d = buf[i + 1]
@@ -94,23 +170,65 @@ def _token_end(buf, i, v, cls):
             e = buf[i + 2]
             if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):
                 return i + 3
-    k = cls[c]
-    j = i
-    if c == 32 and i + 1 < v and cls[buf[i + 1]] != SPACE:  # ' ?X': the space starts the run
+    if c < 0x80:
+        k = cls[c]
         j = i + 1
-        k = cls[buf[j]]
+    else:
+        cp, n = _char(buf, i, v)
+        if n == 0:
+            return -1
+        k = cls[cp]
+        j = i + n
+    if c == 32 and j < v:  # ' ?X': a space before a non-space starts the run
+        d = buf[j]
+        if d < 0x80:
+            k2 = cls[d]
+            n2 = 1
+        else:
+            cp, n2 = _char(buf, j, v)
+            if n2 == 0:
+                return -1
+            k2 = cls[cp]
+        if k2 != SPACE:
+            k = k2
+            j += n2
     if k != SPACE:
-        j += 1
-        while j < v and cls[buf[j]] == k:
-            j += 1
+        while j < v:
+            d = buf[j]
+            if d < 0x80:
+                if cls[d] != k:
+                    break
+                j += 1
+            else:
+                cp, n2 = _char(buf, j, v)
+                if n2 == 0:
+                    return -1
+                if cls[cp] != k:
+                    break
+                j += n2
         return j
-    while j < v and cls[buf[j]] == SPACE:
-        j += 1
-    if j == v:  # \s++$ (and \s+(?!\S) at the end): the whole run
+    chars = 1
+    last = i  # start of the run's last whitespace character
+    while j < v:
+        d = buf[j]
+        if d < 0x80:
+            if cls[d] != SPACE:
+                break
+            n2 = 1
+        else:
+            cp, n2 = _char(buf, j, v)
+            if n2 == 0:
+                return -1
+            if cls[cp] != SPACE:
+                break
+        last = j
+        j += n2
+        chars += 1
+    if j == v:  # \s++$: the whole run
         return j
-    if j - i >= 2:  # \s+(?!\S): all but the last, which goes with what follows
-        return j - 1
-    return j  # \s+: one whitespace character before a non-space
+    if chars >= 2:  # \s+(?!\S): all but the last, which goes with what follows
+        return last
+    return j  # \s: one whitespace character before a non-space
 
 
 @njit(cache=True, inline="always")
@@ -149,118 +267,87 @@ def _rehash(table, size):
 
 
 @njit(cache=True, nogil=True)
-def _scan(buf, bounds, cls, table, regions, st):
-    """Split and count from segment ``st[0]``, byte ``st[1]``, until done or an array is full.
+def _scan(buf, bounds, cls, table, st):
+    """Split and count from segment ``st[0]``, byte ``st[1]``, until done or the table is full.
 
     ``table``: ``int64[size, 4]`` rows ``(start, length, count, key)`` of an
     open-addressing table (one row per slot: one cache line per probe).
-    ``st``: segment, position, table entries, pre-tokens counted, regions found.
-    Returns 0 when done, 1 when the table must grow, 2 when ``regions`` must
-    (the caller grows it and calls again: no array is rebound in here, which
-    would cost numba reference-count updates per token).
+    ``st``: segment, position, table entries, pre-tokens counted.
+    Returns 0 when done, 1 when the table must grow (the caller grows it and
+    calls again: no array is rebound in here, which would cost numba
+    reference-count updates per token), 2 at invalid UTF-8.
     """
     size = table.shape[0]
     mask = size - 1
     for seg in range(st[0], bounds.size - 1):
         lo, hi = bounds[seg], bounds[seg + 1]
-        pos = max(lo, st[1])
+        i = max(lo, st[1])
         st[0] = seg
-        while pos < hi:
-            # the next non-ASCII byte, and the region around it widened to cuts
-            q = pos
-            while q < hi and buf[q] < 128:
-                q += 1
-            v = hi
-            r_end = hi
-            if q < hi:
-                if st[4] == regions.shape[0]:
-                    st[1] = pos
-                    return 2
-                v = q
-                while v > pos and not _is_cut(buf, v, lo, hi):
-                    v -= 1
-                r_end = q
-                while True:  # past the non-ASCII run, then on to the next cut; swallow regions that meet
-                    while r_end < hi and buf[r_end] >= 128:
-                        r_end += 1
-                    while r_end < hi and buf[r_end] < 128 and not _is_cut(buf, r_end, lo, hi):
-                        r_end += 1
-                    if r_end >= hi or _is_cut(buf, r_end, lo, hi):
+        while i < hi:
+            if 2 * (st[2] + 1) > size:
+                st[1] = i
+                return 1
+            e = _token_end(buf, i, hi, cls)
+            if e < 0:
+                return 2
+            st[3] += 1
+            n = e - i
+            key = _key(buf, i, e)
+            ikey = np.int64(key)
+            slot = _home(key, n, mask)
+            while True:
+                s0 = table[slot, 0]
+                if s0 < 0:
+                    table[slot, 0] = i
+                    table[slot, 1] = n
+                    table[slot, 2] = 1
+                    table[slot, 3] = ikey
+                    st[2] += 1
+                    break
+                if table[slot, 3] == ikey and table[slot, 1] == n:
+                    same = True
+                    if n > 8:  # the key is a hash: compare the bytes
+                        for k in range(n):
+                            if buf[s0 + k] != buf[i + k]:
+                                same = False
+                                break
+                    if same:
+                        table[slot, 2] += 1
                         break
-            # split and count the ASCII stretch [pos, v)
-            i = pos
-            while i < v:
-                if 2 * (st[2] + 1) > size:
-                    st[1] = i
-                    return 1
-                e = _token_end(buf, i, v, cls)
-                st[3] += 1
-                n = e - i
-                key = _key(buf, i, e)
-                ikey = np.int64(key)
-                slot = _home(key, n, mask)
-                while True:
-                    s0 = table[slot, 0]
-                    if s0 < 0:
-                        table[slot, 0] = i
-                        table[slot, 1] = n
-                        table[slot, 2] = 1
-                        table[slot, 3] = ikey
-                        st[2] += 1
-                        break
-                    if table[slot, 3] == ikey and table[slot, 1] == n:
-                        same = True
-                        if n > 8:  # the key is a hash: compare the bytes
-                            for k in range(n):
-                                if buf[s0 + k] != buf[i + k]:
-                                    same = False
-                                    break
-                        if same:
-                            table[slot, 2] += 1
-                            break
-                    slot = (slot + 1) & mask
-                i = e
-            if q < hi:
-                regions[st[4], 0] = v
-                regions[st[4], 1] = r_end
-                st[4] += 1
-                pos = r_end
-            else:
-                pos = hi
+                slot = (slot + 1) & mask
+            i = e
         st[1] = 0
     st[0] = bounds.size - 1
     return 0
 
 
-def count_gpt2_ascii(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple:
-    """Split and count the ASCII parts of segments; return the non-ASCII parts as byte ranges.
+def count_gpt2(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple | None:
+    """Split segments of UTF-8 text into GPT-2 pre-tokens and count them.
 
     Args:
         buf: ``uint8``, the UTF-8 bytes of the segments, concatenated.
         bounds: ``int64``, segment ``i`` is ``buf[bounds[i]:bounds[i + 1]]``
-            (pre-tokens never cross a segment boundary).
-        cls: :func:`ascii_classes`.
+            (pre-tokens never cross a segment boundary; each segment starts at a
+            character boundary).
+        cls: :func:`char_classes`.
 
     Returns:
-        ``(starts, lengths, counts, tokens, regions)``: each distinct pre-token of
-        the ASCII parts as ``buf[starts[i]:starts[i] + lengths[i]]`` (its first
-        occurrence) with its count; the number of pre-token occurrences counted;
-        ``int64[n, 2]`` byte ranges ``[start, end)`` left to the regex (each
-        between two cuts or segment edges, holding a non-ASCII character).
+        ``(starts, lengths, counts, pretokens)``: each distinct pre-token as
+        ``buf[starts[i]:starts[i] + lengths[i]]`` (its first occurrence) with its
+        count, and the number of pre-token occurrences; ``None`` when ``buf`` is
+        not valid UTF-8 (the caller words the error).
     """
     table = np.full((1 << 14, 4), -1, dtype=np.int64)
-    regions = np.empty((64, 2), dtype=np.int64)
-    st = np.zeros(5, dtype=np.int64)
+    st = np.zeros(4, dtype=np.int64)
     while True:
-        status = _scan(buf, bounds, cls, table, regions, st)
+        status = _scan(buf, bounds, cls, table, st)
         if status == 0:
             break
-        if status == 1:
-            table = _rehash(table, 2 * table.shape[0])
-        else:
-            regions = np.concatenate([regions, np.empty_like(regions)])
+        if status == 2:
+            return None
+        table = _rehash(table, 2 * table.shape[0])
     rows = table[table[:, 0] >= 0]
-    return rows[:, 0], rows[:, 1], rows[:, 2], int(st[3]), regions[: st[4]]
+    return rows[:, 0], rows[:, 1], rows[:, 2], int(st[3])
 
 
 @njit(cache=True, nogil=True)
@@ -329,7 +416,7 @@ class CountAccumulator:
     (:meth:`add`); each distinct one is stored once, its bytes copied into an
     arena in the order first seen, so the table is three arrays (:meth:`result`)
     that a merge loop reads directly.  Keys and exact comparison as in
-    :func:`count_gpt2_ascii`.  :meth:`add` runs compiled code without the GIL,
+    :func:`count_gpt2`.  :meth:`add` runs compiled code without the GIL,
     but one accumulator must not be used by two threads at once.
 
     >>> acc = CountAccumulator()
@@ -399,7 +486,7 @@ def warm() -> None:
     which small inputs never reach: a kernel first met in a large count would
     otherwise be compiled there, in every counting process.
     """
-    count_gpt2_ascii(np.frombuffer(b"a b", dtype=np.uint8), np.array([0, 3], dtype=np.int64), ascii_classes())
+    count_gpt2(np.frombuffer(b"a b", dtype=np.uint8), np.array([0, 3], dtype=np.int64), char_classes())
     _rehash(np.full((4, 4), -1, dtype=np.int64), 8)
     CountAccumulator().add(b"ab", [0], [2], [1])
     _reslot(np.zeros((1, 4), dtype=np.int64), 1, 8)  # the slot table's growth, likewise
@@ -433,6 +520,19 @@ def _marker() -> str | None:
             key.update(f.read())
     key.update(f"{numba.__version__} {sys.version} {platform.machine()}".encode())
     return os.path.join(folder, f"bpe_core_kernels-{key.hexdigest()[:16]}.ready")
+
+
+def _classes_file() -> str | None:
+    """Where :func:`char_classes` is kept: numba's cache directory, named for the ``regex`` version and tables."""
+    folder = cache_dir() if HAVE_NUMBA else None
+    if folder is None:
+        return None
+    key = hashlib.sha256(f"{regex.__version__} {sys.version}".encode())
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("count_kernel.py", "tiktoken_compat.py"):
+        with open(os.path.join(here, name), "rb") as f:
+            key.update(f.read())
+    return os.path.join(folder, f"bpe_core_gpt2_classes-{key.hexdigest()[:16]}.npy")
 
 
 def is_ready() -> bool:

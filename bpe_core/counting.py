@@ -62,7 +62,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -74,9 +73,7 @@ import regex
 from .interface import ProgressCallback
 from .pretokenize import (
     PATTERNS,
-    compile_pattern,
     count_pretokens,
-    iter_pretoken_strings,
     resolve_pattern,
     surrogate_message,
     validate_special_tokens,
@@ -268,9 +265,9 @@ def count_pretokens_fast(
 ) -> tuple[dict[bytes, int], int, int] | None:
     """Count the GPT-2 pre-tokens of a text with the compiled counter (:mod:`bpe_core.count_kernel`).
 
-    ASCII stretches are split and counted in compiled code; stretches holding a
-    non-ASCII character (widened to safe cuts) go through the exact regex split
-    (:func:`bpe_core.pretokenize.iter_pretoken_strings`).  Same counts as
+    The text is split and counted in compiled code over its UTF-8 bytes (GPT-2's
+    pattern as a state machine over character classes, see
+    :mod:`bpe_core.count_kernel`).  Same counts as
     :func:`bpe_core.pretokenize.count_pretokens` with GPT-2's pattern.
 
     Args:
@@ -297,13 +294,10 @@ def count_pretokens_fast(
     done = _count_utf8_fast(data, specials)
     if done is None:  # cannot happen for text that encoded
         return None
-    (buf, starts, lens, counts), extra, pretokens, n_special = done
+    (buf, starts, lens, counts), pretokens, n_special = done
+    raw = buf.tobytes()
     ends = starts + lens
-    raw = buf.tobytes() if not isinstance(buf, bytes) else buf
     out = dict(zip(map(raw.__getitem__, map(slice, starts.tolist(), ends.tolist())), counts.tolist()))
-    get = out.get
-    for key, c in extra.items():
-        out[key] = get(key, 0) + c
     return out, pretokens, n_special
 
 
@@ -317,18 +311,16 @@ def _special_regex_bytes(specials: tuple[str, ...]) -> regex.Pattern | None:
 
 
 def _count_utf8_fast(data: bytes, specials: tuple[str, ...]) -> tuple | None:
-    """The compiled counter on UTF-8 bytes: special tokens cut out, ASCII split here, the rest by the regex.
+    """The compiled counter on UTF-8 bytes: special tokens cut out, the rest split and counted by the kernel.
 
     Special tokens are found in the bytes (UTF-8 is self-synchronising, so the
-    matches are those of :func:`bpe_core.pretokenize.split_special` on the text).
-    Invalid UTF-8 is noticed where it must be: every byte of 0x80 or more lies in
-    a region decoded strictly for the regex.
+    matches are those of :func:`bpe_core.pretokenize.split_special` on the text);
+    the kernel checks the UTF-8 as it decodes each character.
 
     Returns:
-        ``((buf, starts, lens, counts), extra, pretokens, special occurrences)``:
-        the ASCII parts' distinct pre-tokens as byte ranges of ``buf`` (a ``uint8``
-        array) with their counts, and ``extra``, ``{pre-token bytes: count}`` of
-        the regions split by the regex; ``None`` when ``data`` is not UTF-8.
+        ``((buf, starts, lens, counts), pretokens, special occurrences)``: the
+        distinct pre-tokens as byte ranges of ``buf`` (a ``uint8`` array) with
+        their counts; ``None`` when ``data`` is not valid UTF-8.
     """
     from . import count_kernel
 
@@ -351,34 +343,11 @@ def _count_utf8_fast(data: bytes, specials: tuple[str, ...]) -> tuple | None:
     bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=bounds[1:])
     buf = np.frombuffer(joined, dtype=np.uint8)
-    starts, lengths, counts, pretokens, regions = count_kernel.count_gpt2_ascii(buf, bounds, _ascii_table())
-    extra: dict[bytes, int] = {}
-    if len(regions):
-        # A region starting at a cut (not at a segment's start) begins with a space or newline
-        # after a visible ASCII character, and one ending at a cut ends with a visible ASCII
-        # character: such regions joined end to end meet at cuts, so one regex pass splits them
-        # all exactly; regions at a segment's edge are split one by one.
-        edges = np.isin(regions[:, 0], bounds) | np.isin(regions[:, 1], bounds)
-        try:
-            texts = [joined[lo:hi].decode("utf-8") for lo, hi in regions.tolist()]
-        except UnicodeDecodeError:
-            return None
-        inner = "".join(t for t, edge in zip(texts, edges.tolist(), strict=True) if not edge)
-        rx_gpt2 = compile_pattern(PATTERNS["gpt2"])
-        pieces = iter_pretoken_strings(inner, rx_gpt2) if inner else []
-        for t, edge in zip(texts, edges.tolist(), strict=True):
-            if edge:
-                pieces += iter_pretoken_strings(t, rx_gpt2)
-        pretokens += len(pieces)
-        extra = {piece.encode("utf-8"): c for piece, c in Counter(pieces).items()}
-    return (buf, starts, lengths, counts), extra, int(pretokens), n_special
-
-
-@lru_cache(maxsize=1)
-def _ascii_table() -> np.ndarray:
-    from .count_kernel import ascii_classes
-
-    return ascii_classes()
+    done = count_kernel.count_gpt2(buf, bounds, count_kernel.char_classes())
+    if done is None:
+        return None
+    starts, lengths, counts, pretokens = done
+    return (buf, starts, lengths, counts), pretokens, n_special
 
 
 # ---------------------------------------------------------------------------
@@ -442,7 +411,7 @@ def _count_file_range_packed(path: str, start: int, end: int, specials: tuple[st
     """Count bytes ``[start, end)`` of a file with the compiled counter, never decoding the ASCII parts.
 
     Returns:
-        ``(ascii_table, extra, pretokens, special occurrences)`` as :func:`_count_utf8_fast`.
+        ``(table, pretokens, special occurrences)`` as :func:`_count_utf8_fast`.
 
     Raises:
         ValueError: the range is not UTF-8 (worded as :func:`_count_file_range` words it).
@@ -643,12 +612,8 @@ class _PackedMerger(_Merger):
         self.acc = CountAccumulator()
 
     def add(self, part: tuple) -> None:
-        (buf, starts, lens, counts), extra, n, s = part
+        (buf, starts, lens, counts), n, s = part
         self.acc.add(buf, starts, lens, counts)
-        if extra:
-            keys = list(extra)
-            sizes = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-            self.acc.add(b"".join(keys), np.cumsum(sizes) - sizes, sizes, list(extra.values()))
         self.pretokens += n
         self.specials += s
         self.chunks += 1

@@ -5,7 +5,9 @@ GPT-2's pattern, itself checked against tiktoken in tests/test_pretokenize.py),
 on real text (English with code, many scripts, Python source), on ASCII made to
 hit every alternative of the pattern (contractions, whitespace runs before
 letters, at the end, control characters), on non-ASCII characters right next to
-ASCII, and on random strings over an alphabet mixing all of these.
+ASCII, on letters, digits and whitespace of other scripts (and the code points
+regex and tiktoken class differently), on random strings over alphabets mixing
+all of these, and on invalid UTF-8 (the same error as the regex path).
 """
 
 from __future__ import annotations
@@ -116,3 +118,46 @@ def test_unpaired_surrogates_fall_back_to_the_regex_path_and_its_message():
     assert count_pretokens_fast("a \ud800 b", (), force=True) is None
     with pytest.raises(ValueError, match="unpaired surrogate U\\+D800"):
         count_text("a \ud800 b " * 10, "gpt2", num_workers=1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u3000\u3000a \u3000a\u2028\u2028b\u00a0 x \u00a0\u00a0",  # non-ASCII whitespace runs, at the end
+        "a\u0301b \u0301\u0301 x\u0301",  # combining marks: neither letters nor digits
+        "\u0663\u0664 x\u0665 \u00b2\u00bd",  # digits of other scripts, superscripts and fractions
+        "\u0558\u058b ab\u0558 \u208f\u1e900",  # code points regex and tiktoken class differently
+        "\U00012400\U00012401 \U0001f600x \U0010fffd",  # beyond the BMP
+        "'s\u00e9 '\u00e9 \u00e9's",  # contractions next to non-ASCII
+    ],
+)
+def test_non_ascii_classes_and_whitespace_match_the_regex(text):
+    _check(text)
+    _check(text + EOT + text)
+
+
+WIDE = st.sampled_from(
+    [*"ab Z09's \t\n\r.!", "é", "日", "\u00a0", "\u3000", "\u2028", "\u0301", "\u0663", "\u00b2", "\u0558", "😀", EOT]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WIDE, max_size=60).map("".join))
+def test_random_unicode_strings_match_the_regex(text):
+    _check(text)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [b"\xc0\x80", b"\xe0\x80\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\x80", b"\xf0\x9f"],
+)
+def test_invalid_utf8_gives_the_regex_paths_message(tmp_path, monkeypatch, bad):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"some text\n" * 50 + b"x " + bad + EOT.encode() + b" more\n")
+    messages = []
+    for mode in ("python", "compiled"):
+        monkeypatch.setenv(KERNELS_ENV, mode)
+        with pytest.raises(ValueError, match="is not valid UTF-8") as err:
+            count_file(path, "gpt2", [EOT], num_workers=1)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
