@@ -354,8 +354,13 @@ def run_merges(ids, words, arrays, st, out, n_steps):
         # bound what this merge can add: at most one new pair and one index entry per position
         vs, vn = vstart[best], vlen[best]
         room = 0
-        for k in range(vn):
-            room += words[pool[vs + k], 1]
+        touch = 0
+        for k in range(vn):  # independent loads: this pass also brings the words' rows and ids into cache
+            w = pool[vs + k]
+            room += words[w, 1]
+            touch |= ids[words[w, 0]]
+        if touch < 0:  # never (ids are >= 0): keeps the loads of ``ids`` above
+            room += 1
         need = st[2] + room
         if need > pa.size:
             pa, pb, pcount = _grown(pa, need), _grown(pb, need), _grown(pcount, need)
