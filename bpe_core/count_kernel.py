@@ -54,6 +54,7 @@ __all__ = [
     "count_gpt2",
     "is_ready",
     "mark_ready",
+    "read_only",
     "warm",
 ]
 
@@ -337,6 +338,7 @@ def count_gpt2(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple | 
         count, and the number of pre-token occurrences; ``None`` when ``buf`` is
         not valid UTF-8 (the caller words the error).
     """
+    buf = read_only(buf)
     table = np.full((1 << 14, 4), -1, dtype=np.int64)
     st = np.zeros(4, dtype=np.int64)
     while True:
@@ -409,6 +411,21 @@ def _reslot(ent, n, size):
     return slots
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """``a`` itself if it is read-only, else a read-only view of it.
+
+    numba compiles one machine-code version per argument type, and read-only
+    arrays (those over ``bytes``) are another type than writable ones: kernels
+    are always given read-only inputs, as the warm-up gives them, so no large
+    training meets a type the warm-up did not compile.
+    """
+    if not a.flags.writeable:
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 class CountAccumulator:
     """A growing table of pre-token counts held in numpy arrays: no Python object per pre-token.
 
@@ -444,10 +461,11 @@ class CountAccumulator:
             lens: its length in bytes (same length as ``starts``).
             counts: its occurrences to add (same length).
         """
-        buf = np.frombuffer(buf, dtype=np.uint8) if isinstance(buf, bytes | bytearray | memoryview) else buf
-        starts = np.asarray(starts, dtype=np.int64)
-        lens = np.asarray(lens, dtype=np.int64)
-        counts = np.asarray(counts, dtype=np.int64)
+        # one argument layout (read-only, contiguous), so that the kernel compiled by the warm-up serves
+        buf = read_only(np.frombuffer(buf, dtype=np.uint8) if not isinstance(buf, np.ndarray) else buf)
+        starts = np.ascontiguousarray(starts, dtype=np.int64)
+        lens = np.ascontiguousarray(lens, dtype=np.int64)
+        counts = np.ascontiguousarray(counts, dtype=np.int64)
         k = starts.size
         if not k:
             return

@@ -10,7 +10,10 @@ merge loop (``BPE_CORE_KERNELS=python``), and the textbook trainer.
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -116,3 +119,36 @@ def test_training_through_the_arrays_matches_the_textbook_trainer(monkeypatch, p
     tok = train_bpe(text, 420, [EOT], num_workers=2, chunk_size=1 << 10)
     want = naive_train(text, 420, PATTERNS["gpt2"], [EOT])
     assert [(s.left, s.right, s.count) for s in tok.trace] == want
+
+
+def test_training_after_the_warm_up_compiles_nothing_new(tmp_path, seeds, multilingual):
+    """Every kernel gets, in a large training, the argument types the warm-up compiled it for (no compile pause)."""
+    path = tmp_path / "corpus.txt"
+    path.write_text(EOT.join([seeds, multilingual] * 3), encoding="utf-8")
+    script = """
+import os, sys
+from pathlib import Path
+os.environ["BPE_CORE_KERNELS"] = "compiled"
+from numba.core.registry import CPUDispatcher
+from bpe_core import count_kernel, counting, train_bpe
+from bpe_core.bpe import merge_kernel, trainer
+
+def kernels():
+    return {f"{m.__name__}.{n}": set(d.signatures) for m in (count_kernel, merge_kernel)
+            for n, d in vars(m).items() if isinstance(d, CPUDispatcher)}
+
+trainer.warm_compiled_loop()
+warm = kernels()
+counting.PARALLEL_MIN_BYTES = 0
+tok = train_bpe(Path(sys.argv[1]), 800, ["<|endoftext|>"], num_workers=2, chunk_size=1 << 12)
+assert tok.training.count_seconds > 0 and len(tok.merges) == 800 - 257
+new = {k: v - warm.get(k, set()) for k, v in kernels().items() if v - warm.get(k, set())}
+assert not new, new
+print("ok")
+"""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -446,13 +446,14 @@ def _compiled_merge_loop(
     (counts, and the words holding each pair) is built in two linear passes
     (:func:`bpe_core.bpe.merge_kernel.initial_pairs`).
     """
+    from ..count_kernel import read_only
     from .merge_kernel import build_state, initial_pairs, run_merges
 
     packed, lens, counts = held
     held.clear()
-    ids8 = np.frombuffer(packed, dtype=np.uint8)
+    ids8 = read_only(np.frombuffer(packed, dtype=np.uint8))  # the argument types the warm-up compiled for
     lens = np.ascontiguousarray(lens, dtype=np.int64)
-    counts = np.asarray(counts, dtype=np.int64)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
     del packed
     ids, words, pair_keys, pair_counts, vec_start, vec_len, pool, pool_used = initial_pairs(ids8, lens, counts)
     del ids8, lens, counts
