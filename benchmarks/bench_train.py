@@ -34,10 +34,11 @@ memory in MiB: the process's own peak RSS (``VmHWM``), or, when higher, its RSS
 plus the USS of each child (our counting workers) sampled every 20 ms.  Ratios
 are ours / peer: below 1 means ours is faster or smaller.
 
-``--scaling`` adds: counting throughput (MB/s) on the 20 MB corpus with 1 and 2
-local worker processes and with a 2-worker Dask ``LocalCluster`` (needs
-``distributed``); and merge-loop time against the number of distinct
-pre-tokens (tables of 1, 2.5, 5, 10 and 20 MB prefixes, vocab 10,000).  From
+``--scaling`` adds: counting throughput (MB/s, and CPU seconds) on the 20 MB
+corpus with 1 and 2 local workers (threads with the compiled counter, else
+processes) and with a 2-worker Dask ``LocalCluster`` (needs ``distributed``);
+and merge-loop time against the number of distinct pre-tokens (tables of 1,
+2.5, 5, 10 and 20 MB prefixes and of the 100 MB corpus, vocab 10,000).  From
 these it prints the fits the README uses to estimate 10 GB on N machines.
 
 The script also checks that every counting path (1 process, 2 processes, a
@@ -294,23 +295,28 @@ def long_inputs(tmp: Path) -> list[tuple[str, Path]]:
 # scaling
 
 
-def scaling(medium: Path, workers: int) -> tuple[list[dict], list[dict]]:
-    """Counting throughput per executor on ``medium``, and merge time vs distinct pre-tokens."""
+def scaling(medium: Path, workers: int, large: Path | None = None) -> tuple[list[dict], list[dict]]:
+    """Counting throughput per executor on ``medium``, and merge time vs distinct pre-tokens (``large`` too)."""
     sys.path.insert(0, str(ROOT))
     from bpe_core import counting, train_bpe_from_counts
 
     size = medium.stat().st_size
     count_rows = []
 
-    def timed(label: str, **kw) -> dict:
+    def timed(label: str, cpu_too: bool = True, **kw) -> dict:
+        cpu0 = _cpu_seconds()
         r = counting.count_file(medium, "gpt2", [EOT], **kw)
         row = {"counting": label, "seconds": round(r.seconds, 2), "MB/s": round(size / 1e6 / r.seconds, 1)}
+        row["CPU s"] = round(_cpu_seconds() - cpu0, 2) if cpu_too else None  # Dask workers: not our children
+        row["load"] = round(os.getloadavg()[0], 1)
         count_rows.append(row)
         print(row, flush=True)
         return r
 
-    ref = timed("1 process", num_workers=1)
-    two = timed(f"{workers} local processes", num_workers=workers)
+    counting.count_file(medium, "gpt2", [EOT], num_workers=1)  # numba imported and kernels loaded before timing
+    kind = "threads (compiled counter)" if "numba" in sys.modules else "processes"
+    ref = timed("1 worker", num_workers=1)
+    two = timed(f"{workers} local {kind}", num_workers=workers)
     assert two.word_counts == ref.word_counts
     try:
         import distributed
@@ -324,18 +330,22 @@ def scaling(medium: Path, workers: int) -> tuple[list[dict], list[dict]]:
             distributed.Client(cluster) as client,
         ):
             client.run(lambda: None)  # workers up before the clock starts
-            dask_r = timed(f"Dask LocalCluster, {workers} workers", executor=client.get_executor())
+            dask_r = timed(f"Dask LocalCluster, {workers} workers", False, executor=client.get_executor())
         assert dask_r.word_counts == ref.word_counts
 
     merge_rows = []
     data = medium.read_bytes()
-    for mb in (1, 2.5, 5, 10, 20):
-        cut = data[: int(mb * 1e6)]
-        end = cut.rfind(b"\n")
-        with tempfile.NamedTemporaryFile(suffix=".txt") as f:
-            f.write(cut[: end + 1] if end > 0 else cut)
-            f.flush()
-            r = counting.count_file(f.name, "gpt2", [EOT], num_workers=workers)
+    sizes = [1, 2.5, 5, 10, 20] + ([round(large.stat().st_size / 1e6)] if large is not None else [])
+    for mb in sizes:
+        if mb > 20:
+            r = counting.count_file(large, "gpt2", [EOT], num_workers=workers)
+        else:
+            cut = data[: int(mb * 1e6)]
+            end = cut.rfind(b"\n")
+            with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+                f.write(cut[: end + 1] if end > 0 else cut)
+                f.flush()
+                r = counting.count_file(f.name, "gpt2", [EOT], num_workers=workers)
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         tok = train_bpe_from_counts(r.word_counts, 10_000, [EOT], special_occurrences=r.special_occurrences)
         row = {
@@ -482,11 +492,19 @@ def main() -> None:
     print(f"Machine: {machine()}; {args.workers} workers/threads; load average {os.getloadavg()[0]:.1f} at the end")
     print(_table(rows))
     if args.scaling and (d / "medium.txt").is_file():
-        count_rows, merge_rows = scaling(d / "medium.txt", args.workers)
+        big = d / "large.txt"
+        count_rows, merge_rows = scaling(d / "medium.txt", args.workers, big if big.is_file() else None)
         print(_table(count_rows))
         print(_table(merge_rows))
-        a, b = power_fit([r["distinct pre-tokens"] for r in merge_rows], [r["merge CPU s"] for r in merge_rows])
-        print(f"merge-loop fit: CPU seconds = {a:.3g} * distinct ** {b:.2f}")
+        from bpe_core.bpe.trainer import COMPILED_MIN_PRETOKENS
+
+        # one engine per fit: the compiled loop runs from COMPILED_MIN_PRETOKENS distinct pre-tokens on
+        fit_rows = [r for r in merge_rows if r["distinct pre-tokens"] >= COMPILED_MIN_PRETOKENS] or merge_rows
+        a, b = power_fit([r["distinct pre-tokens"] for r in fit_rows], [r["merge CPU s"] for r in fit_rows])
+        print(
+            f"merge-loop fit ({len(fit_rows)} tables of {COMPILED_MIN_PRETOKENS:,}+ distinct pre-tokens): "
+            f"CPU seconds = {a:.3g} * distinct ** {b:.2f}"
+        )
         sizes = [r["prefix MB"] for r in merge_rows]
         ha, hb = power_fit(sizes, [r["distinct pre-tokens"] for r in merge_rows])
         print(f"distinct pre-tokens fit (Heaps): distinct = {ha:.3g} * MB ** {hb:.2f}")

@@ -52,6 +52,7 @@ __all__ = [
     "cache_dir",
     "char_classes",
     "count_gpt2",
+    "gather",
     "is_ready",
     "mark_ready",
     "read_only",
@@ -411,6 +412,28 @@ def _reslot(ent, n, size):
     return slots
 
 
+@njit(cache=True, nogil=True)
+def _gather(buf, starts, lens, out):
+    pos = 0
+    for i in range(starts.size):
+        n = lens[i]
+        out[pos : pos + n] = buf[starts[i] : starts[i] + n]
+        pos += n
+
+
+def gather(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """``buf[starts[i]:starts[i] + lens[i]]`` for every ``i``, concatenated (``uint8``): a chunk's table made compact.
+
+    Args:
+        buf: ``uint8``, read-only.
+        starts: ``int64``, contiguous.
+        lens: ``int64``, contiguous, same length.
+    """
+    out = np.empty(int(lens.sum()), dtype=np.uint8)
+    _gather(read_only(buf), np.ascontiguousarray(starts, np.int64), np.ascontiguousarray(lens, np.int64), out)
+    return out
+
+
 def read_only(a: np.ndarray) -> np.ndarray:
     """``a`` itself if it is read-only, else a read-only view of it.
 
@@ -507,6 +530,7 @@ def warm() -> None:
     count_gpt2(np.frombuffer(b"a b", dtype=np.uint8), np.array([0, 3], dtype=np.int64), char_classes())
     _rehash(np.full((4, 4), -1, dtype=np.int64), 8)
     CountAccumulator().add(b"ab", [0], [2], [1])
+    gather(np.frombuffer(b"ab", dtype=np.uint8), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64))
     _reslot(np.zeros((1, 4), dtype=np.int64), 1, 8)  # the slot table's growth, likewise
 
 

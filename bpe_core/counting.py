@@ -37,14 +37,19 @@ Files are read as UTF-8; a byte-order mark at the very start is dropped (as for
 uploads, :func:`bpe_core.formats.upload.decode_text_upload`).
 
 **Where the chunks are counted.**  By default, in the calling process for small
-inputs and in a local process pool otherwise.  Any
+inputs and in a local process pool otherwise; with the compiled GPT-2 counter
+(:mod:`bpe_core.count_kernel`, large inputs), in threads of the calling
+process, into one table held in numpy arrays.  Any
 :class:`concurrent.futures.Executor` can be passed as ``executor=`` instead: a
 ``ThreadPoolExecutor``, a ``ProcessPoolExecutor`` of your own, or a Dask
 cluster's (``distributed.Client(address).get_executor()``).  For files, each task
 gets only ``(path, start, end)`` and reads its own byte range, so no text goes
 through the executor (a Dask scheduler ships a few dozen bytes per task; the
 workers need the same path, e.g. a shared file system); the per-chunk tables come
-back and are added up here.  Nothing in this module imports Dask.
+back and are added up here (with the compiled counter, as arrays: each worker
+counts with the kernels if they are compiled there, else with the regex, and
+sends its table as the distinct pre-tokens' bytes, lengths and counts).
+Nothing in this module imports Dask.
 
 **Many inputs.**  :func:`count_files` counts several files as one text (chunks of
 all of them share one pool); :func:`expand_inputs` turns file names, directories
@@ -424,6 +429,44 @@ def _count_file_range_packed(path: str, start: int, end: int, specials: tuple[st
     return done
 
 
+def _count_file_range_shipped(path: str, start: int, end: int, source: str, specials: tuple[str, ...]) -> tuple:
+    """Count bytes ``[start, end)`` of a file for an executor: a compact table of arrays to send back.
+
+    Runs where the executor runs it (a Dask worker, another machine): with the
+    compiled counter when its kernels are ready there (or forced by
+    :data:`KERNELS_ENV`), else with the regex.  Either way the table travels as
+    arrays (the distinct pre-tokens' bytes, their starts, lengths and counts), which
+    the caller adds with its compiled accumulator: no ``dict`` of ``bytes`` to
+    pickle or to add up.
+
+    Returns:
+        ``((data, starts, lens, counts), pretokens, special occurrences)``.
+    """
+    if _use_fast_here():
+        from .count_kernel import gather
+
+        (buf, starts, lens, counts), n, n_special = _count_file_range_packed(path, start, end, specials)
+        lens = np.ascontiguousarray(lens)
+        data = gather(buf, starts, lens)
+        counts = np.ascontiguousarray(counts)
+    else:
+        table, n, n_special = _count_file_range(path, start, end, source, specials)
+        data = b"".join(table)
+        lens = np.fromiter(map(len, table), dtype=np.int64, count=len(table))
+        counts = np.fromiter(table.values(), dtype=np.int64, count=len(table))
+    starts = np.cumsum(lens) - lens
+    return (data, starts, lens, counts), n, n_special
+
+
+def _use_fast_here() -> bool:
+    """Whether this process (an executor's worker) may run the compiled counter without compiling it."""
+    try:
+        from . import count_kernel
+    except ImportError:
+        return False
+    return count_kernel.HAVE_NUMBA and (kernels_mode() == "compiled" or count_kernel.is_ready())
+
+
 def _count_chunk_packed(text: str, source: str, specials: tuple[str, ...]) -> tuple:
     """:func:`_count_file_range_packed` for a ``str`` chunk (an unpaired surrogate raises as in the regex path)."""
     try:
@@ -795,7 +838,8 @@ def count_files(
     large inputs, see :data:`FAST_MIN_BYTES`) and no ``executor``, the chunks are
     counted by ``num_workers`` threads of this process instead (its compiled
     code releases the GIL) into one table held in numpy arrays: no worker
-    start-up, no table pickled or added up as a dict.
+    start-up, no table pickled or added up as a dict; with an ``executor``,
+    the tables come back as arrays and are added up likewise.
 
     Args:
         inputs: file names, directories or glob patterns.
@@ -849,8 +893,12 @@ def count_files(
         tasks = [(path, s, e, specials) for path, s, e, *_ in tasks]
         used = _run_packed(tasks, _count_file_range_packed, workers, packed_merger)
         return _packed_result(packed_merger, used, t0, as_arrays, tuple(paths))
-    if fast:
-        tasks = [(*t, True) for t in tasks]
+    if fast:  # an executor: each worker counts as it can, and the tables come back as arrays
+        packed_merger = _PackedMerger(progress, len(tasks))
+        if progress is not None:
+            progress("count", 0, len(tasks))
+        used = _run(tasks, _count_file_range_shipped, workers, packed_merger, executor)
+        return _packed_result(packed_merger, used, t0, as_arrays, tuple(paths))
     merger = _Merger(progress, len(tasks))
     if progress is not None:
         progress("count", 0, len(tasks))

@@ -152,3 +152,27 @@ print("ok")
         [sys.executable, "-c", script, str(path)], env=env, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_executors_send_their_tables_as_arrays(tmp_path, monkeypatch, seeds, multilingual):
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    path = tmp_path / "corpus.txt"
+    path.write_text(EOT.join([seeds, multilingual] * 2), encoding="utf-8")
+    monkeypatch.setenv(KERNELS_ENV, "python")
+    want = count_file(path, "gpt2", [EOT], num_workers=1, chunk_bytes=1 << 12)
+    monkeypatch.setenv(KERNELS_ENV, "compiled")
+    with ThreadPoolExecutor(2) as threads, ProcessPoolExecutor(2) as processes:
+        for executor in (threads, processes):
+            got = count_file(path, "gpt2", [EOT], chunk_bytes=1 << 12, executor=executor, as_arrays=True)
+            assert got.packed is not None and got.table() == want.word_counts
+            assert (got.pretokens, got.special_occurrences, got.chunks) == (
+                want.pretokens,
+                want.special_occurrences,
+                want.chunks,
+            )
+    # a worker without the kernels counts with the regex and sends the same arrays
+    monkeypatch.setattr(counting, "_use_fast_here", lambda: False)
+    with ThreadPoolExecutor(2) as threads:
+        got = count_file(path, "gpt2", [EOT], chunk_bytes=1 << 12, executor=threads)
+    assert got.word_counts == want.word_counts and got.packed is None
