@@ -413,7 +413,7 @@ def _decode(path: str, start: int, data: bytes) -> str:
 
 
 def _count_file_range_packed(path: str, start: int, end: int, specials: tuple[str, ...]) -> tuple:
-    """Count bytes ``[start, end)`` of a file with the compiled counter, never decoding the ASCII parts.
+    """Count bytes ``[start, end)`` of a file with the compiled counter, never decoding them into a ``str``.
 
     Returns:
         ``(table, pretokens, special occurrences)`` as :func:`_count_utf8_fast`.

@@ -223,7 +223,9 @@ class _WordTable:
     form).  For the compiled loop, ``words`` stays empty and the pre-tokens are
     ``packed`` (their bytes concatenated) with their lengths in ``lens``: no
     Python object per pre-token outlives the count table.  ``counts`` is in the
-    same order either way.
+    same order either way; built from the compiled counter's arrays
+    (:meth:`from_packed`), the counts are the ``int64`` array ``counts_array``
+    instead and ``counts`` stays empty.
     """
 
     words: list[str]
