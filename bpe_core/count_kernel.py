@@ -39,6 +39,7 @@ import hashlib
 import os
 import platform
 import sys
+import threading
 from functools import lru_cache
 
 import numpy as np
@@ -83,7 +84,9 @@ def _compute_char_classes() -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=1)
+_CLASSES_LOCK = threading.Lock()
+
+
 def char_classes() -> np.ndarray:
     r"""``uint8[0x110000]``: each code point's class under GPT-2's pattern as this project splits it.
 
@@ -98,11 +101,18 @@ def char_classes() -> np.ndarray:
     Raises:
         RuntimeError: the classes overlap (a ``regex`` or table change broke an assumption).
     """
+    with _CLASSES_LOCK:  # built once per process even when counting threads ask at once
+        return _char_classes()
+
+
+@lru_cache(maxsize=1)
+def _char_classes() -> np.ndarray:
+    """:func:`char_classes`, cached (load from numba's cache directory, or compute and keep there)."""
     path = _classes_file()
     if path is not None:
         try:
             table = np.load(path)
-            if table.shape == (0x110000,) and table.dtype == np.uint8:
+            if table.shape == (0x110000,) and table.dtype == np.uint8 and table.min() >= 1 and table.max() <= 4:
                 return table
         except (OSError, ValueError):
             pass
@@ -110,7 +120,7 @@ def char_classes() -> np.ndarray:
     if path is not None:
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp.npy"
+            tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
             np.save(tmp, table)
             os.replace(tmp, path)
         except OSError:  # a read-only cache: compute it each time

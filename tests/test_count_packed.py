@@ -176,3 +176,21 @@ def test_executors_send_their_tables_as_arrays(tmp_path, monkeypatch, seeds, mul
     with ThreadPoolExecutor(2) as threads:
         got = count_file(path, "gpt2", [EOT], chunk_bytes=1 << 12, executor=threads)
     assert got.word_counts == want.word_counts and got.packed is None
+
+
+def test_counting_in_threads_can_be_cancelled(tmp_path, monkeypatch, parallel_small, seeds):
+    from bpe_core import TrainingCancelled
+
+    path = tmp_path / "corpus.txt"
+    path.write_text(seeds * 3, encoding="utf-8")
+    monkeypatch.setenv(KERNELS_ENV, "compiled")
+    seen = []
+
+    def progress(phase, done, total):
+        seen.append(done)
+        if done >= 3:
+            raise TrainingCancelled("stop")
+
+    with pytest.raises(TrainingCancelled):
+        count_file(path, "gpt2", [EOT], num_workers=2, chunk_bytes=1 << 12, progress=progress, as_arrays=True)
+    assert seen[:4] == [0, 1, 2, 3]
