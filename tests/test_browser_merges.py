@@ -219,3 +219,41 @@ def test_unigram_pruning_player_is_exact_and_plays_every_step(page, server):
     check(final, _unigram_dom(page))
     assert page.evaluate("() => window.__bpeMerges.step") == final
     screenshot(page, "merges-unigram-player")
+
+
+def test_unigram_pruning_player_draws_markup_as_text(page, server):
+    """Pasted markup and right-to-left text through the Unigram player: tokens and removed pieces are text."""
+    from urllib.parse import quote
+
+    from bpe_core.unigram import train_unigram
+    from tests.test_browser_live import _visible
+
+    text = (
+        "<b>bold</b> <img src=x onerror=alert(1)> **not bold** שלום עולם naïve café 🙂 "
+        "<i>lower</i> lowest newer newest <b>widest</b> & &amp; "
+    ) * 6
+    tok = train_unigram(text, 1000)
+    n = len(tok.trace)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/merges?src=paste&text={quote(text)}&algo=unigram&pattern=sentencepiece")
+    page.wait_for_function(
+        "() => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === 'unigram'",
+        timeout=120_000,
+    )
+    wait_idle(page)
+    assert page.evaluate("() => window.__bpeMerges.data.text") == text and n > 3
+    for k in (0, 1, n // 2, n):
+        page.evaluate("k => window.__bpeMerges.go(k, false)", k)
+        step, tokens, _hl, _card = _unigram_dom(page)
+        assert step == k
+        want = tok.with_vocab_size(tok.state_sizes[k]).token_spans(text)
+        assert tokens == [[s.id, s.start, s.end, _visible(s.display)] for s in want], k
+        if k:
+            chips = page.eval_on_selector_all(
+                ".bpe-merges .mg-card .removed .chip",
+                "els => els.map(e => [...e.childNodes].filter(c => c.nodeName !== 'SMALL').map(c => c.textContent)"
+                ".join(''))",
+            )
+            pieces = [p for _i, p, _x in tok.replay(text).removed(k)][:60]
+            assert chips == [_visible(p) for p in pieces], k
+    assert page.locator(".bpe-merges b, .bpe-merges img, .bpe-merges i").count() == 0

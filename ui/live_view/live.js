@@ -1082,7 +1082,10 @@ class MergesView {
     this.tip = el("div", "live-tip");
     this.tip.hidden = true;
     const left = el("div", "mg-left");
-    left.append(this.card, this.spark);
+    this.sparkKey = el("div", "bpe-legend mg-key");
+    this.sparkKey.append(el("span", "mg-key-tokens", "— tokens of the text"), el("span", "mg-key-loss", "— loss"), el("span", null, "| this step"));
+    this.sparkKey.hidden = true;
+    left.append(this.card, this.spark, this.sparkKey);
     const right = el("div", "mg-right");
     right.append(this.caption, this.view);
     const body = el("div", "mg-body");
@@ -1259,27 +1262,37 @@ class MergesView {
   }
 
   drawSpark() {
+    // the training text's tokens after each step (and, for Unigram, the loss after each round), with a
+    // marker at the step shown
     const m = this.model;
-    const tot = m.totals;
-    const n = tot.length;
-    let hi = -Infinity,
-      lo = Infinity;
-    for (const t of tot) {
-      hi = Math.max(hi, t);
-      lo = Math.min(lo, t);
-    }
-    const pts = [];
-    const stride = Math.max(1, Math.floor(n / 300));
-    for (let i = 0; i < n; i += stride)
-      pts.push(`${((i / Math.max(n - 1, 1)) * 300).toFixed(1)},${(55 - ((tot[i] - lo) / Math.max(hi - lo, 1)) * 50).toFixed(1)}`);
-    const path = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-    path.setAttribute("points", pts.join(" "));
-    path.setAttribute("class", "mg-curve");
+    const curve = (values, cls) => {
+      let hi = -Infinity,
+        lo = Infinity;
+      for (const t of values)
+        if (t !== null && t !== undefined) {
+          hi = Math.max(hi, t);
+          lo = Math.min(lo, t);
+        }
+      const n = values.length;
+      const pts = [];
+      const stride = Math.max(1, Math.floor(n / 300));
+      for (let i = 0; i < n; i += stride)
+        if (values[i] !== null && values[i] !== undefined)
+          pts.push(`${((i / Math.max(n - 1, 1)) * 300).toFixed(1)},${(55 - ((values[i] - lo) / Math.max(hi - lo, 1e-9)) * 50).toFixed(1)}`);
+      const path = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+      path.setAttribute("points", pts.join(" "));
+      path.setAttribute("class", cls);
+      return path;
+    };
+    const paths = [curve(m.totals, "mg-curve")];
+    const loss = m.kind === "unigram" ? m.trace.loss : null;
+    if (loss) paths.push(curve(loss, "mg-curve mg-loss"));
+    this.sparkKey.hidden = !loss;
     this.marker = document.createElementNS("http://www.w3.org/2000/svg", "line");
     this.marker.setAttribute("class", "mg-marker");
     this.marker.setAttribute("y1", "0");
     this.marker.setAttribute("y2", "60");
-    this.spark.replaceChildren(path, this.marker);
+    this.spark.replaceChildren(...paths, this.marker);
   }
 
   drawCard() {
