@@ -239,20 +239,27 @@ def payload_bytes(text_label: str, text: str) -> list[dict]:
     return rows
 
 
-def server_times() -> list[dict]:
-    """Script time of the Playground and Merges pages (AppTest), live view vs server-drawn, first and cached."""
+def server_times(pages: tuple[str, ...] = ("Playground", "Merges")) -> list[dict]:
+    """Script time of the pages (AppTest), live view vs server-drawn, first and cached.
+
+    ``"Merges (Unigram)"``: the Merges page with Unigram chosen (a link's ``algo=unigram``).
+    """
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # once per process: component discovery
     rows = []
     for server_view in (False, True):
-        for page in ("Playground", "Merges"):
+        for page in pages:
             st.cache_resource.clear()  # training included, as bench_app.py's first render
             st.cache_data.clear()
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
             at.session_state["server_view"] = server_view
+            if "Unigram" in page:
+                at.query_params["algo"] = "unigram"
+                at.query_params["pattern"] = "sentencepiece"
             t0 = time.perf_counter()
-            if page == "Merges":
+            if page.startswith("Merges"):
                 at.switch_page("app_pages/merges.py")
             at.run()
             first = time.perf_counter() - t0
@@ -316,10 +323,16 @@ def merges_play(args: argparse.Namespace) -> None:
             print(f"**Merges: Unigram's pruning played at 60 rounds/s from 0 to the end, {args.play_repeats} times**\n")
             table([play_through(pg, args.play_repeats)])
             ctx.close()
+            ready = "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'"
+            ms = statistics.median(first_render(browser, url, UNIGRAM_MERGES, ready) for _ in range(3)) * 1000
+            print("**First render in the browser (median of 3 fresh contexts, training cached)**\n")
+            table([{"page": "Merges, Unigram (English sample)", "browser first render ms": round(ms)}])
             browser.close()
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+    print("**Server script time (AppTest): live view vs server-drawn**\n")
+    table(server_times(("Merges (Unigram)",)))
 
 
 def main() -> None:

@@ -31,6 +31,13 @@ WordPiece (:func:`wordpiece_versions`)
     sizes are evaluated (with the encoder's own greedy rule, re-implemented
     here on public data and tested equal).
 
+Unigram (:func:`unigram_versions`, :func:`unigram_step_versions`)
+    Viterbi over a pruned vocabulary does not nest either: each distinct word
+    gets its versions over the sizes (one Viterbi per training state plus one
+    each time a piece it uses is removed).  The Merges page's player keys the
+    same versions by pruning round: step ``k`` is the training state after
+    ``k`` rounds.
+
 >>> from bpe_core import train_bpe
 >>> tok = train_bpe("low lower lowest " * 20, 262)
 >>> b = bpe_boundaries(tok, "lowest")

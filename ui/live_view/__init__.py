@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import itertools
 import json
+import math
 import sys
 import weakref
 from array import array
@@ -428,6 +429,11 @@ def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str) -
     return out
 
 
+def _finite(x: float | None) -> float | None:
+    """``x``, or ``None`` for an unknown or not finite loss (JSON has no NaN; the card says "unknown")."""
+    return x if x is not None and math.isfinite(x) else None
+
+
 UNIGRAM_LISTED = 60
 """Pieces a Unigram pruning round lists by name in the player's card (as the server's card, ``ui.merges.pruning``)."""
 
@@ -464,9 +470,9 @@ def _unigram_merges_payload(full: UnigramTokenizer, text: str, drawn: str) -> di
     out["trace"] = {
         "round": [r.round for r in trace],
         "sizes": list(sizes),
-        "loss": [replay.states[k].loss for k in range(len(sizes))],
-        "lossBefore": [r.loss_before for r in trace],
-        "lossAfter": [r.loss_after for r in trace],
+        "loss": [_finite(replay.states[k].loss) for k in range(len(sizes))],
+        "lossBefore": [_finite(r.loss_before) for r in trace],
+        "lossAfter": [_finite(r.loss_after) for r in trace],
         "nRemoved": [r.n_removed for r in trace],
         "removed": removed,
     }
