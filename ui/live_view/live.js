@@ -1026,7 +1026,7 @@ function markMade(m) {
 // the words of each story (BPE and WordPiece: merges; Unigram: pruning rounds)
 const STORY = {
   merges: { step: "Merge step", speed: "Play speed (merges per second)" },
-  pruning: { step: "Pruning round ", speed: "Play speed (rounds per second)" },
+  pruning: { step: "Pruning round", speed: "Play speed (rounds per second)" },
 };
 
 class MergesView {
@@ -1123,8 +1123,8 @@ class MergesView {
         this.model = m;
         this.n = m.hi - m.lo;
         const words = STORY[m.kind === "unigram" ? "pruning" : "merges"];
-        this.stepLabel.textContent = words.step.trimEnd() + " ";
-        this.slider.setAttribute("aria-label", words.step.trimEnd());
+        this.stepLabel.textContent = words.step + " ";
+        this.slider.setAttribute("aria-label", words.step);
         this.speed.setAttribute("aria-label", words.speed);
         this.tokBytes = new Map();
         this.slider.max = String(this.n);
