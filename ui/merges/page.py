@@ -217,8 +217,19 @@ def pruning_step_view(history: UnigramPruningHistory, text: str) -> None:
         st.html(render.CSS + render.tokens_html(after[:MAX_STEP_TOKENS], text=prefix))
         if len(prefix) < len(text):
             st.caption(f"Showing the first {len(prefix):,} of {len(text):,} characters; every count covers all of it.")
+    _pruning_columns(history, k, figs, with_loss=False)
+
+
+def _pruning_columns(history: UnigramPruningHistory, k: int, figs: list, *, with_loss: bool) -> None:
+    """Round ``k``'s charts and tables in two columns, then the table of all rounds.
+
+    Left: the loss chart (``with_loss``; the server-drawn view has it beside the text), the loss increases of
+    the pieces round ``k`` removed and their table; right: tokens against vocabulary size and the pieces kept.
+    """
     w1, w2 = st.columns(2, gap="large")
     with w1:
+        if with_loss:
+            st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
         st.plotly_chart(figs[2], key=sk.MERGE_FIG_LENGTHS, config={"displayModeBar": False})
         if k:
             st.markdown(f"**Removed by round {history.trace[k - 1].round}** (cheapest first)")
@@ -255,20 +266,7 @@ def pruning_panels(history: UnigramPruningHistory, k: int) -> None:
     The loss, tokens and loss-increase charts (each marking step ``k``), the pieces round ``k`` removed and
     those kept, and the table of all rounds; the card and the text are the player's.
     """
-    figs = pruning_figures(history, k)
-    w1, w2 = st.columns(2, gap="large")
-    with w1:
-        st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
-        st.plotly_chart(figs[2], key=sk.MERGE_FIG_LENGTHS, config={"displayModeBar": False})
-        if k:
-            st.markdown(f"**Removed by round {history.trace[k - 1].round}** (cheapest first)")
-            st.dataframe(history.removed_table(k), hide_index=True, width="stretch", height=240)
-    with w2:
-        st.plotly_chart(figs[1], key=sk.MERGE_FIG_TOKENS, config={"displayModeBar": False})
-        st.markdown(f"**Kept after step {k:,}** ({history.sizes[k]:,} tokens of vocabulary, highest score first)")
-        st.dataframe(history.kept_table(k), hide_index=True, width="stretch", height=240)
-    st.subheader("All pruning rounds", divider="gray")
-    st.dataframe(history.table(), hide_index=True, width="stretch")
+    _pruning_columns(history, k, pruning_figures(history, k), with_loss=True)
 
 
 _PLAYER_PANELS = {"merges": merge_panels, "pruning": pruning_panels}
