@@ -1338,7 +1338,7 @@ class MergesView {
         ["Vocabulary", `${fmt(tr.sizes[k - 1])} → ${fmt(tr.sizes[k])}`, `−${fmt(tr.nRemoved[r])} pieces`, ""],
         ["Loss", `${loss(lb)} → ${loss(la)}`, rise === null ? "" : `+${loss(rise)} nats`,
           "Negative log-likelihood of the training words' best segmentations before the round and after it (pruned, then re-estimated by EM)."],
-        ["Tokens of the text", `${fmt(before)} → ${fmt(after)}`, `${d >= 0 ? "+" : "−"}${fmt(Math.abs(d))}`,
+        ["Tokens of the text", `${fmt(before)} → ${fmt(after)}`, `${d >= 0 ? "+" : "-"}${fmt(Math.abs(d))}`,
           "Tokens of the whole training text before and after the round."],
       ];
     }
@@ -1479,7 +1479,7 @@ class MergesView {
       const tr = m.trace;
       const which = from < k - 1 ? `rounds ${tr.round[from]}–${tr.round[k - 1]}` : `round ${tr.round[k - 1]}`;
       this.caption.textContent = k
-        ? `The text after ${fmt(k)} pruning round${k === 1 ? "" : "s"} (${fmt(tr.sizes[k])} tokens of vocabulary). Highlighted: the ${toks} that ${which} re-segmented (their words used a removed piece); everything else is dimmed.`
+        ? `The text after ${fmt(k)} pruning round${k === 1 ? "" : "s"} (${fmt(tr.sizes[k])} tokens of vocabulary). Highlighted: the ${toks} ${which} changed (words re-segmented after the pieces removed and the scores re-estimated); everything else is dimmed.`
         : "The trained vocabulary, before the rounds that prune it further.";
     } else {
       const which = from < k - 1 ? `merges #${fmt(from + 1)}–#${fmt(k)}` : `merge #${fmt(k)}`;
