@@ -8,8 +8,6 @@ from ui import live_view, render, view
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.merges import page as merges_page
-from ui.merges.tables import merge_table
-from ui.merges.why import why_panel
 
 settings = st.session_state[sk.SETTINGS]
 
@@ -30,16 +28,6 @@ if live_view.plays_merges(history) and not st.session_state.get(sk.SERVER_VIEW):
         present=bool(st.session_state.get(sk.PRESENT)),
         step_key=sk.MERGE_STEP,
     )
-    # the candidates table needs ~400 px: at 1280 px two equal columns with a large gap leave it 376
-    w1, w2 = st.columns([6, 5], gap="medium")
-    with w1:
-        st.subheader("Why this pair?", divider="gray")
-        why_panel(history, k, False)
-    with w2:
-        figs = history.figures(k)
-        st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
-        st.plotly_chart(figs[1], key=sk.MERGE_FIG_TOKENS, config={"displayModeBar": False})
-    st.subheader("All merges", divider="gray")
-    merge_table(history, k)
+    merges_page.player_panels(history, k)  # the server's panels follow the step where the player stopped
 else:
     merges_page.stepper(history, settings.text)

@@ -21,6 +21,10 @@ system Chromium with Playwright:
   ``--play-seconds``: merges per second reached, frames that drew, and
   whether any step was skipped or repeated (Play applies as many steps per
   frame as speed x elapsed time asks).  Goal: >= 30 merges/s, none dropped.
+  Unigram's pruning story has few steps (21 rounds on the English sample), so
+  it is played from step 0 to its end ``--play-repeats`` times: steps per
+  second from the click to the last step drawn (the browser's clock), and
+  whether each run visited every step in order.
 * **bytes**: the JSON the server sends the live view per (text, tokenizer).
 * **first render**: browser time from opening the Playground / Merges page
   in a fresh context to the live view drawn and the script idle; and the
@@ -170,6 +174,39 @@ def play(pg, seconds: float) -> dict:
     }
 
 
+def play_through(pg, repeats: int) -> dict:
+    """Play at 60 steps/s from step 0 to the end, ``repeats`` times: steps/s on the browser's clock, order kept."""
+    pg.wait_for_function("() => window.__bpeMerges && window.__bpeMerges.model", timeout=300_000)
+    wait_idle(pg, 300_000)
+    pg.locator(".bpe-merges .mg-speed").select_option("60")
+    runs = []
+    for _ in range(repeats):
+        runs.append(
+            pg.evaluate(
+                """() => new Promise(done => { const v = window.__bpeMerges; v.go(0, false); v.times.length = 0;
+                  const t0 = performance.now(); v.bPlay.click();
+                  const f = () => { if (v.playing) { requestAnimationFrame(f); return; }
+                    done([v.visited.slice(), performance.now() - t0, v.times.slice(), v.n, v.frames]); };
+                  requestAnimationFrame(f); })"""
+            )
+        )
+        wait_idle(pg, 120_000)  # the reported step's rerun
+    n = runs[0][3]
+    steps = sum(len(r[0]) for r in runs)
+    seconds = sum(r[1] for r in runs) / 1000
+    times = [t for r in runs for t in r[2]]
+    return {
+        "runs": repeats,
+        "steps": steps,
+        "steps/s": round(steps / seconds, 1),
+        "draws (frames with a step)": sum(r[4] for r in runs),
+        "every run 1..n in order": all(r[0] == list(range(1, n + 1)) for r in runs),
+        "step median ms": round(statistics.median(times), 2) if times else None,
+        "step p95 ms": round(pct(times, 0.95), 2) if times else None,
+        "steps in history": n,
+    }
+
+
 def payload_bytes(text_label: str, text: str) -> list[dict]:
     from bpe_core import train_bpe
     from bpe_core.unigram import train_unigram
@@ -194,27 +231,35 @@ def payload_bytes(text_label: str, text: str) -> list[dict]:
             "bytes/drawn char": round(n / max(len(payload["text"]), 1), 2),
             "build ms": round(dt * 1000),
         }
-        if algo == "bpe":
-            m = merges_payload(tok, text)
-            row["Merges JSON bytes"] = len(json.dumps(m, ensure_ascii=False).encode("utf-8"))
+        t0 = time.perf_counter()
+        m = merges_payload(tok, text)
+        row["Merges JSON bytes"] = len(json.dumps(m, ensure_ascii=False).encode("utf-8"))
+        row["Merges build ms"] = round((time.perf_counter() - t0) * 1000)
         rows.append(row)
     return rows
 
 
-def server_times() -> list[dict]:
-    """Script time of the Playground and Merges pages (AppTest), live view vs server-drawn, first and cached."""
+def server_times(pages: tuple[str, ...] = ("Playground", "Merges")) -> list[dict]:
+    """Script time of the pages (AppTest), live view vs server-drawn, first and cached.
+
+    ``"Merges (Unigram)"``: the Merges page with Unigram chosen (a link's ``algo=unigram``).
+    """
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # once per process: component discovery
     rows = []
     for server_view in (False, True):
-        for page in ("Playground", "Merges"):
+        for page in pages:
             st.cache_resource.clear()  # training included, as bench_app.py's first render
             st.cache_data.clear()
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
             at.session_state["server_view"] = server_view
+            if "Unigram" in page:
+                at.query_params["algo"] = "unigram"
+                at.query_params["pattern"] = "sentencepiece"
             t0 = time.perf_counter()
-            if page == "Merges":
+            if page.startswith("Merges"):
                 at.switch_page("app_pages/merges.py")
             at.run()
             first = time.perf_counter() - t0
@@ -255,10 +300,47 @@ def table(rows: list[dict]) -> None:
     print()
 
 
+UNIGRAM_MERGES = "/merges?src=sample&sample=english&algo=unigram&pattern=sentencepiece"
+
+
+def merges_play(args: argparse.Namespace) -> None:
+    """The Merges Play rates alone: BPE for ``--play-seconds``, Unigram's pruning ``--play-repeats`` times."""
+    from playwright.sync_api import sync_playwright
+
+    proc, url = start_server()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+            pg = ctx.new_page()
+            pg.goto(url + "/merges")
+            print(f"**Merges: Play at 60 merges/s for {args.play_seconds} s (English sample, BPE)**\n")
+            table([play(pg, args.play_seconds)])
+            pg.goto(url + UNIGRAM_MERGES)
+            pg.wait_for_function(
+                "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'", timeout=300_000
+            )
+            print(f"**Merges: Unigram's pruning played at 60 rounds/s from 0 to the end, {args.play_repeats} times**\n")
+            table([play_through(pg, args.play_repeats)])
+            ctx.close()
+            ready = "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'"
+            ms = statistics.median(first_render(browser, url, UNIGRAM_MERGES, ready) for _ in range(3)) * 1000
+            print("**First render in the browser (median of 3 fresh contexts, training cached)**\n")
+            table([{"page": "Merges, Unigram (English sample)", "browser first render ms": round(ms)}])
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    print("**Server script time (AppTest): live view vs server-drawn**\n")
+    table(server_times(("Merges (Unigram)",)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chars", type=int, default=60_000)
     ap.add_argument("--play-seconds", type=float, default=5.0)
+    ap.add_argument("--play-repeats", type=int, default=10, help="Unigram: plays from step 0 to the end")
+    ap.add_argument("--merges-only", action="store_true", help="only the bytes and the Merges Play rates")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -269,8 +351,13 @@ def main() -> None:
     rows = []
     for name in ("english", "multilingual"):
         rows += payload_bytes(name, sample(name))
-    rows += payload_bytes(f"{args.chars:,} chars", long_text(args.chars))
+    if not args.merges_only:
+        rows += payload_bytes(f"{args.chars:,} chars", long_text(args.chars))
     table(rows)
+    if args.merges_only:
+        merges_play(args)
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
 
     proc, url = start_server()
     try:
@@ -330,6 +417,12 @@ def main() -> None:
             pg.goto(url + "/merges")
             print(f"**Merges: Play at 60 merges/s for {args.play_seconds} s (English sample)**\n")
             table([play(pg, args.play_seconds)])
+            pg.goto(url + UNIGRAM_MERGES)
+            pg.wait_for_function(
+                "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'", timeout=300_000
+            )
+            print(f"**Merges: Unigram's pruning played at 60 rounds/s from 0 to the end, {args.play_repeats} times**\n")
+            table([play_through(pg, args.play_repeats)])
             ctx.close()
             print("**First render in the browser (median of 3 fresh contexts, training cached)**\n")
             table(firsts)

@@ -31,6 +31,13 @@ WordPiece (:func:`wordpiece_versions`)
     sizes are evaluated (with the encoder's own greedy rule, re-implemented
     here on public data and tested equal).
 
+Unigram (:func:`unigram_versions`, :func:`unigram_step_versions`)
+    Viterbi over a pruned vocabulary does not nest either: each distinct word
+    gets its versions over the sizes (one Viterbi per training state plus one
+    each time a piece it uses is removed).  The Merges page's player keys the
+    same versions by pruning round: step ``k`` is the training state after
+    ``k`` rounds.
+
 >>> from bpe_core import train_bpe
 >>> tok = train_bpe("low lower lowest " * 20, 262)
 >>> b = bpe_boundaries(tok, "lowest")
@@ -42,6 +49,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -60,6 +68,7 @@ __all__ = [
     "bpe_boundaries",
     "bpe_size_totals",
     "unigram_size_totals",
+    "unigram_step_versions",
     "unigram_versions",
     "wordpiece_size_totals",
     "wordpiece_step_versions",
@@ -812,3 +821,42 @@ def unigram_size_totals(tok: UnigramTokenizer, text: str) -> list[int]:
         total += delta[k]
         out.append(total)
     return out
+
+
+def unigram_step_versions(tok: UnigramTokenizer, text: str) -> WordPieceVersions:
+    """Every word of ``text`` as Unigram's pruning holds it after each round ``0..n`` (the Merges page).
+
+    Step ``k`` is the training state after ``k`` pruning rounds of ``tok``'s trace (step 0: the trained
+    vocabulary, ``state_sizes[k]`` its size), so each word's segmentation at step ``k`` is its
+    :func:`unigram_versions` version at that size: the versions are re-keyed by step (sizes fall as steps
+    rise), keeping a version only where it differs from the step before.
+
+    Args:
+        tok: a Unigram tokenizer (its full trace is used).
+        text: the text to draw (normally a prefix of the training text).
+
+    Returns:
+        A :class:`WordPieceVersions` whose "sizes" are steps (``min_vocab_size`` 0, ``max_vocab_size`` the
+        number of rounds); ``spans_at(k)`` equals ``tok.with_vocab_size(state_sizes[k]).token_spans(text)``.
+
+    Raises:
+        TypeError, ValueError: as :func:`unigram_versions`.
+    """
+    if not isinstance(tok, UnigramTokenizer):
+        raise TypeError(f"unigram_step_versions needs a UnigramTokenizer, got {type(tok).__name__}")
+    full = tok.with_vocab_size(tok.max_vocab_size)
+    sizes = full.state_sizes  # sizes[k]: the vocabulary after k rounds, decreasing
+    v = unigram_versions(full, text)
+    units: list[list[tuple[int, list[TokenSpan]]]] = []
+    for versions in v.units:
+        firsts = [size for size, _spans in versions]
+        unit: list[tuple[int, list[TokenSpan]]] = []
+        last = None
+        for k, size in enumerate(sizes):
+            spans = versions[max(bisect_right(firsts, size) - 1, 0)][1]
+            key = [(s.id, s.start, s.end) for s in spans]
+            if key != last:
+                unit.append((k, spans))
+                last = key
+        units.append(unit)
+    return WordPieceVersions(text, 0, len(sizes) - 1, units)

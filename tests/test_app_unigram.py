@@ -54,3 +54,22 @@ def test_encode_page_draws_the_lattice(uni):
     tok = train_unigram(sample("english"), 1000)
     (w,) = tok.encode_steps("tokenization")
     assert body.count('class="lat-arc') == len(w.arcs) and "best path highlighted" in body
+
+
+def test_merges_page_plays_the_pruning_in_the_browser(uni):
+    """Not server-drawn: the browser's player (ui.live_view) draws the card and the text; the server's panels
+    follow the step the player reports (written to ``merge_step`` by its callback)."""
+    tok = train_unigram(sample("english"), 1000)
+    uni.session_state["server_view"] = False
+    uni.switch_page("app_pages/merges.py").run()
+    assert not uni.exception, uni.exception
+    assert "**Kept after step 1**" in "\n".join(m.value for m in uni.markdown)  # the page opens at step 1
+    uni.session_state["server_view"] = False  # (a run puts the conftest's value back)
+    uni.session_state["merge_step"] = 3
+    uni.run()
+    assert not uni.exception, uni.exception
+    words = "\n".join(m.value for m in uni.markdown)
+    r = tok.trace[2]
+    assert f"**Removed by round {r.round}**" in words
+    assert f"**Kept after step 3** ({r.size_after:,} tokens of vocabulary" in words
+    assert not any(s.key == "merge_step" for s in uni.slider)  # no server slider: the player has its own

@@ -132,3 +132,136 @@ def test_wordpiece_merges_player_is_exact_and_plays_every_step(page, server):
     assert set(made) <= {tok.trace[final - 1].new_id}
     page.wait_for_function("k => location.search.includes('step=' + k)", arg=final, timeout=30_000)
     screenshot(page, "merges-wordpiece-player")
+
+
+def _unigram_dom(pg) -> list:
+    return pg.evaluate(
+        """() => { const v = window.__bpeMerges;
+          return [v.step, Array.from(v.view.querySelectorAll('.tk'), e => [Number(e.dataset.id), Number(e.dataset.s),
+                    Number(e.dataset.e), e.textContent]),
+                  Array.from(v.view.querySelectorAll('.tk.hl'), e => [Number(e.dataset.id), Number(e.dataset.s),
+                    Number(e.dataset.e)]),
+                  v.card.querySelector('.no').textContent]; }"""
+    )
+
+
+def test_unigram_pruning_player_is_exact_and_plays_every_step(page, server):
+    from bpe_core.unigram import train_unigram
+    from tests.test_browser_live import _visible
+
+    text = sample("english")
+    tok = train_unigram(text, 1000)
+    sizes = tok.state_sizes
+    n = len(tok.trace)
+    page.set_viewport_size({"width": 1400, "height": 1600})
+    page.goto(f"{server}/merges?src=sample&sample=english&algo=unigram&pattern=sentencepiece")
+    page.wait_for_function(
+        "() => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === 'unigram'",
+        timeout=120_000,
+    )
+    wait_idle(page)
+    drawn = page.evaluate("() => window.__bpeMerges.data.text")
+    assert text.startswith(drawn) and len(drawn) > 1000
+    assert page.evaluate("() => window.__bpeMerges.n") == n
+
+    def spans(k):  # what the server-drawn pruning story draws after k rounds: the state's own encoding
+        return tok.with_vocab_size(sizes[k]).token_spans(drawn)
+
+    def check(k, got):
+        step, tokens, hl, card = got
+        assert step == k
+        assert tokens == [[s.id, s.start, s.end, _visible(s.display)] for s in spans(k)], k
+        if k:
+            before = {(s.id, s.start, s.end) for s in spans(k - 1)}
+            changed = [[s.id, s.start, s.end] for s in spans(k) if (s.id, s.start, s.end) not in before]
+            assert hl == changed, k  # exactly the tokens the round re-segmented
+            assert card == f"Pruning round {tok.trace[k - 1].round} (step {k:,} of {n:,})"
+        else:
+            assert hl == [] and card == "Step 0: the trained vocabulary"
+
+    # every step, through the player's own go()
+    for k in range(n + 1):
+        page.evaluate("k => window.__bpeMerges.go(k, false)", k)
+        check(k, _unigram_dom(page))
+
+    # Next, Previous and the slider land on exact steps and tell the server (the address bar follows)
+    page.evaluate("() => window.__bpeMerges.go(3, true)")
+    page.wait_for_function("() => location.search.includes('step=3')", timeout=30_000)
+    wait_idle(page)
+    page.locator(".bpe-merges .mg-btn.next").click()
+    check(4, _unigram_dom(page))
+    page.wait_for_function("() => location.search.includes('step=4')", timeout=30_000)
+    wait_idle(page)
+    page.locator(".bpe-merges .mg-btn.prev").click()
+    page.locator(".bpe-merges .mg-btn.prev").click()
+    check(2, _unigram_dom(page))
+    page.wait_for_function("() => location.search.includes('step=2')", timeout=30_000)
+    wait_idle(page)
+    page.locator(".bpe-merges .live-slider").fill(str(n - 5))  # input + change, as a release of the thumb
+    check(n - 5, _unigram_dom(page))
+    page.wait_for_function(f"() => location.search.includes('step={n - 5}')", timeout=30_000)
+    wait_idle(page)
+    check(n - 5, _unigram_dom(page))  # the server's rerun keeps the step
+
+    # Play at the top speed for 3 s from step 0: every step in order, none skipped or repeated; it stops at
+    # the last step and the server hears it
+    page.evaluate("() => window.__bpeMerges.go(0, false)")
+    page.locator(".bpe-merges .mg-speed").select_option("60")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_timeout(3000)
+    if page.evaluate("() => window.__bpeMerges.playing"):
+        page.get_by_role("button", name="Pause").click()
+    visited = page.evaluate("() => window.__bpeMerges.visited")
+    assert visited == list(range(1, n + 1))  # 21 rounds at 60/s: the end well within 3 s
+    page.wait_for_function("k => location.search.includes('step=' + k)", arg=n, timeout=30_000)
+    wait_idle(page)
+    check(n, _unigram_dom(page))
+    assert f"Kept after step {n}" in page.inner_text("body")  # the server's panels are at the same step
+
+    # Play from the current step: from step 10 on, to the end
+    page.evaluate("() => window.__bpeMerges.go(10, true)")
+    page.wait_for_function("() => location.search.includes('step=10')", timeout=30_000)
+    wait_idle(page)
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function("() => !window.__bpeMerges.playing", timeout=30_000)
+    assert page.evaluate("() => window.__bpeMerges.visited") == list(range(11, n + 1))
+    page.wait_for_function("k => location.search.includes('step=' + k)", arg=n, timeout=30_000)
+    screenshot(page, "merges-unigram-player")
+
+
+def test_unigram_pruning_player_draws_markup_as_text(page, server):
+    """Pasted markup and right-to-left text through the Unigram player: tokens and removed pieces are text."""
+    from urllib.parse import quote
+
+    from bpe_core.unigram import train_unigram
+    from tests.test_browser_live import _visible
+
+    text = (
+        "<b>bold</b> <img src=x onerror=alert(1)> **not bold** שלום עולם naïve café 🙂 "
+        "<i>lower</i> lowest newer newest <b>widest</b> & &amp; "
+    ) * 6
+    tok = train_unigram(text, 1000)
+    n = len(tok.trace)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/merges?src=paste&text={quote(text)}&algo=unigram&pattern=sentencepiece")
+    page.wait_for_function(
+        "() => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === 'unigram'",
+        timeout=120_000,
+    )
+    wait_idle(page)
+    assert page.evaluate("() => window.__bpeMerges.data.text") == text and n > 3
+    for k in (0, 1, n // 2, n):
+        page.evaluate("k => window.__bpeMerges.go(k, false)", k)
+        step, tokens, _hl, _card = _unigram_dom(page)
+        assert step == k
+        want = tok.with_vocab_size(tok.state_sizes[k]).token_spans(text)
+        assert tokens == [[s.id, s.start, s.end, _visible(s.display)] for s in want], k
+        if k:
+            chips = page.eval_on_selector_all(
+                ".bpe-merges .mg-card .removed .chip",
+                "els => els.map(e => [...e.childNodes].filter(c => c.nodeName !== 'SMALL').map(c => c.textContent)"
+                ".join(''))",
+            )
+            pieces = [p for _i, p, _x in tok.replay(text).removed(k)][:60]
+            assert chips == [_visible(p) for p in pieces], k
+    assert page.locator(".bpe-merges b, .bpe-merges img, .bpe-merges i").count() == 0

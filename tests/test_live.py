@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
+from array import array
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from bpe_core.live import (
     bpe_boundaries,
     bpe_size_totals,
     unigram_size_totals,
+    unigram_step_versions,
     unigram_versions,
     word_versions,
     wordpiece_size_totals,
@@ -209,3 +213,66 @@ def test_unigram_is_live_up_to_its_length_limit_and_the_others_always(english):
     assert not live_view.supports(uni, long_text)
     for tok in (train_bpe(text, 400), train_wordpiece(text, 400)):
         assert live_view.supports(tok, long_text)
+
+
+@pytest.mark.parametrize("pattern", ["sentencepiece", "gpt2"])
+def test_unigram_step_versions_are_each_pruning_state(english, multi, pattern):
+    """The Merges player's table: at every step the text as the training state after that many rounds encodes it.
+
+    Checked against a tokenizer rebuilt from that state's pieces and scores alone (``state_pieces``, no views,
+    no versions), and against the trainer's replay of the training text (the server-drawn pruning story).
+    """
+    from bpe_core.unigram import SENTENCEPIECE, UnigramTokenizer, train_unigram
+
+    text = english[:2500] + "<|endoftext|>" + multi[:600] + ODD
+    pat = SENTENCEPIECE if pattern == "sentencepiece" else "gpt2"
+    tok = train_unigram(text, 700, special_tokens=["<|endoftext|>"], pattern=pat)
+    n = len(tok.trace)
+    drawn = text[:3000]  # a prefix, cut inside the training text as the page's drawn part is
+    drawn = drawn[: drawn.rindex(" ")]
+    v = unigram_step_versions(tok, drawn)
+    assert (v.min_vocab_size, v.max_vocab_size) == (0, n) and n > 10
+    replay = tok.replay(text)
+    changed = 0
+    for k in range(n + 1):
+        pieces = [(p, s) for _i, p, s in tok.state_pieces(k)]
+        state = UnigramTokenizer.from_pieces(pieces, list(tok.special_tokens), pattern=pat)
+        assert state.vocab_size == tok.state_sizes[k]
+        got = v.spans_at(k)
+        assert _key(got) == _key(tok.with_vocab_size(tok.state_sizes[k]).token_spans(drawn)), k
+        assert [(s.id, s.start, s.end, s.display) for s in got] == [
+            (s.id, s.start, s.end, s.display) for s in state.token_spans(drawn)
+        ], k
+        whole = [(s.id, s.start, s.end) for s in replay.spans(k) if s.end <= len(drawn)]
+        assert [(s.id, s.start, s.end) for s in got] == whole, k
+        if k and got != v.spans_at(k - 1):
+            changed += 1
+    assert changed > n // 2  # most rounds re-segment some of the drawn words
+    # versions are kept only where a unit changes, keyed by increasing steps
+    for unit in v.units:
+        steps = [s for s, _spans in unit]
+        assert steps[0] == 0 and steps == sorted(set(steps))
+
+
+def test_unigram_merges_payload_is_the_pruning_story(english):
+    """The player's payload: one step per round, the card's numbers as the server's pruning card has them."""
+    from bpe_core.unigram import train_unigram
+    from ui import live_view
+    from ui.merges.pruning import MAX_LISTED, UnigramPruningHistory
+
+    tok = train_unigram(english, 1000)
+    history = UnigramPruningHistory(tok, english)
+    p = live_view.merges_payload(tok, english)
+    assert p["kind"] == "merges" and p["base"] == "unigram" and (p["lo"], p["hi"]) == (0, history.n_steps)
+    tr = p["trace"]
+    assert tr["sizes"] == history.sizes
+    assert tr["loss"] == [history.loss_at(k) for k in range(history.n_steps + 1)]
+    assert tr["round"] == [r.round for r in history.trace]
+    assert tr["nRemoved"] == [r.n_removed for r in history.trace]
+    for k in range(1, history.n_steps + 1):
+        assert [x[0] for x in tr["removed"][k - 1]] == [piece for _i, piece, _x in history.removed(k)][:MAX_LISTED]
+    assert MAX_LISTED == live_view.UNIGRAM_LISTED
+    raw = gzip.decompress(base64.b64decode(p["totals"]["z"]))
+    totals = list(array("H" if p["totals"]["w"] == 2 else "I", raw))
+    assert totals == [history.tokens_at(k) for k in range(history.n_steps + 1)]
+    assert live_view.plays_merges(history)

@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import itertools
 import json
+import math
 import sys
 import weakref
 from array import array
@@ -33,6 +34,7 @@ from bpe_core.live import (
     bpe_boundaries,
     bpe_size_totals,
     unigram_size_totals,
+    unigram_step_versions,
     unigram_versions,
     wordpiece_size_totals,
     wordpiece_step_versions,
@@ -342,11 +344,11 @@ MAX_STEP_CHARS = 6_000
 """The Merges player draws about this many characters of the training text (as the server view's window)."""
 
 
-def merges_payload(tok: BPETokenizer | WordPieceTokenizer, text: str) -> dict[str, Any]:
+def merges_payload(tok: Drawable, text: str) -> dict[str, Any]:
     """The Merges player's data: the drawn text at every step plus the whole trace (JSON-ready).
 
     Args:
-        tok: a BPE or WordPiece tokenizer trained on ``text`` here (its trace covers every merge).
+        tok: a BPE, WordPiece or Unigram tokenizer trained on ``text`` here (its trace covers every step).
         text: its training text.
 
     Returns:
@@ -354,8 +356,9 @@ def merges_payload(tok: BPETokenizer | WordPieceTokenizer, text: str) -> dict[st
         ``right``, ``newId``, ``count``, ``replaced`` (BPE: the drawn text's boundary tables); for WordPiece
         ``base="wordpiece"``, the trainer's segmentation of each word at every step
         (:func:`bpe_core.live.wordpiece_step_versions`, ``lo`` 0 and ``hi`` the number of merges) and per
-        merge its strings and scores.  ``totals`` is the training text's token count after each step (step 0
-        first).
+        merge its strings and scores; for Unigram ``base="unigram"``, each word's Viterbi segmentation after
+        every pruning round (:func:`bpe_core.live.unigram_step_versions`) and per round its sizes, losses and
+        removed pieces.  ``totals`` is the training text's token count after each step (step 0 first).
 
     Raises:
         ValueError: ``tok`` has no full training trace.
@@ -370,17 +373,15 @@ def merges_payload(tok: BPETokenizer | WordPieceTokenizer, text: str) -> dict[st
     payload = memo.get(key)
     if payload is None:
         drawn = pretoken_prefix(text, MAX_STEP_CHARS, full.pattern, tuple(full.special_tokens))
-        totals = [full.training.initial_tokens] + [s.tokens_after for s in trace]
-        payload = build(full, text, drawn, totals)
+        payload = build(full, text, drawn)
         payload["kind"] = "merges"
         payload["v"] = "m" + payload["v"]
         memo[key] = payload
     return payload
 
 
-def _bpe_merges_payload(full: BPETokenizer, text: str, drawn: str, totals: list[int]) -> dict[str, Any]:
+def _bpe_merges_payload(full: BPETokenizer, text: str, drawn: str) -> dict[str, Any]:
     """BPE's player data: the drawn text's boundary tables and each merge's pair, count and replacements."""
-    del totals  # the same numbers, from the trace via whole_text_totals
     trace = full.trace
     if len(trace) != full.max_vocab_size - full.min_vocab_size:  # one merge per size, or the trace is cut
         raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
@@ -395,9 +396,10 @@ def _bpe_merges_payload(full: BPETokenizer, text: str, drawn: str, totals: list[
     return payload
 
 
-def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str, totals: list[int]) -> dict[str, Any]:
+def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str) -> dict[str, Any]:
     """WordPiece's player data: the trainer's segmentation per step (keyed 0..n) and each merge's card."""
     trace = full.trace
+    totals = [full.training.initial_tokens] + [s.tokens_after for s in trace]
     v = wordpiece_step_versions(full, drawn, full.replay(text))
     out: dict[str, Any] = {
         "lo": 0,
@@ -427,6 +429,57 @@ def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str, t
     return out
 
 
+def _finite(x: float | None) -> float | None:
+    """``x``, or ``None`` for an unknown or not finite loss (JSON has no NaN; the card says "unknown")."""
+    return x if x is not None and math.isfinite(x) else None
+
+
+UNIGRAM_LISTED = 60
+"""Pieces a Unigram pruning round lists by name in the player's card (as the server's card, ``ui.merges.pruning``)."""
+
+
+def _unigram_merges_payload(full: UnigramTokenizer, text: str, drawn: str) -> dict[str, Any]:
+    """Unigram's player data: each word's Viterbi segmentation after every pruning round (0..n) and each round's card.
+
+    The card: sizes, loss before and after, tokens, and the pieces removed (cheapest first) with the loss
+    increase each was estimated to cause (formatted as the server's card does).
+    """
+    trace = full.trace
+    replay = full.replay(text)
+    sizes = full.state_sizes
+    totals = [full.training_text_tokens()] + [r.tokens_after for r in trace]
+    if any(t is None for t in totals):  # not recorded: count the text at each state's size
+        every = unigram_size_totals(full, text)
+        totals = [every[s - full.min_vocab_size] for s in sizes]
+    v = unigram_step_versions(full, drawn)
+    out: dict[str, Any] = {
+        "lo": 0,
+        "hi": len(trace),
+        "base": "unigram",
+        "text": drawn,
+        "textChars": len(text),
+        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
+        "maxTokens": MAX_DRAW_TOKENS,
+        "totals": _pack(totals),
+    }
+    out.update(_word_tables("unigram", full, v, always_display=True))
+    removed = []
+    for k in range(1, len(trace) + 1):
+        rows = replay.removed(k)[:UNIGRAM_LISTED]
+        removed.append([[p, f"+{x:.3g}", f"{x:.4g}"] for _i, p, x in rows])
+    out["trace"] = {
+        "round": [r.round for r in trace],
+        "sizes": list(sizes),
+        "loss": [_finite(replay.states[k].loss) for k in range(len(sizes))],
+        "lossBefore": [_finite(r.loss_before) for r in trace],
+        "lossAfter": [_finite(r.loss_after) for r in trace],
+        "nRemoved": [r.n_removed for r in trace],
+        "removed": removed,
+    }
+    out["v"] = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    return out
+
+
 def _copy_step(component_key: str, key: str) -> None:
     """Callback: the step the player stopped at -> ``st.session_state[key]`` (before the page runs)."""
     state = st.session_state.get(component_key)
@@ -440,7 +493,7 @@ def _copy_step(component_key: str, key: str) -> None:
 
 
 def merges_player(
-    tok: BPETokenizer | WordPieceTokenizer,
+    tok: Drawable,
     text: str,
     step: int,
     *,
@@ -451,16 +504,16 @@ def merges_player(
     key: str = "merges_player",
     step_key: str = "merge_step",
 ) -> int:
-    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) for a BPE or WordPiece tokenizer.
+    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) of a :data:`_MERGE_PLAYERS` tokenizer.
 
     Playing, stepping and sliding happen in the browser; when it stops (Pause,
     the end, a button, the slider released) the browser reports the step and a
     callback writes it to ``st.session_state[step_key]`` before the page runs.
 
     Args:
-        tok: a BPE or WordPiece tokenizer trained on ``text`` (full trace).
+        tok: a BPE, WordPiece or Unigram tokenizer trained on ``text`` (full trace).
         text: its training text.
-        step: the step to show (0 = no merge) when the page draws.
+        step: the step to show (0 = no merge, or Unigram's trained vocabulary) when the page draws.
         show_whitespace: draw spaces, tabs and newlines visibly.
         colour_mode: a key of ``ui.render.COLOUR_MODES``.
         font_scale: token text size factor; ``None``: :data:`PRESENTATION_SCALE` when ``present``, else 1.
@@ -527,12 +580,12 @@ def follow_typing(labels: tuple[str, ...] = ("Your text",), delay_ms: int = TYPI
 
 
 def plays_merges(history: Any) -> bool:
-    """Whether the Merges page's history can be played in the browser: a BPE or WordPiece merge story.
+    """Whether the Merges page's history can be played in the browser: an algorithm of :data:`_MERGE_PLAYERS`.
 
-    The player replays byte-level merges from the boundary sizes and WordPiece's from each word's
-    segmentation per step; Unigram's pruning story is drawn on the server.
+    The player replays byte-level merges from the boundary sizes, WordPiece's from each word's
+    segmentation per step and Unigram's pruning rounds from each word's segmentation per round.
     """
-    return history.story == "merges" and history.tokenizer.algorithm in _PLAYABLE
+    return history.tokenizer.algorithm in _PLAYABLE
 
 
 LIVE_MAX_CHARS = {"unigram": 100_000}
@@ -552,9 +605,15 @@ def supports(tok: Any, text: str = "") -> bool:
     return tok.algorithm in _KINDS and len(text) <= LIVE_MAX_CHARS.get(tok.algorithm, len(text))
 
 
-_MERGE_PLAYERS = {"bpe": _bpe_merges_payload, "wordpiece": _wordpiece_merges_payload}
-"""Algorithm -> the Merges player's data builder: BPE replays merges from its boundary sizes, WordPiece
-from each word's trainer segmentation per step (its greedy encoding is not what training held)."""
+_MERGE_PLAYERS = {
+    "bpe": _bpe_merges_payload,
+    "wordpiece": _wordpiece_merges_payload,
+    "unigram": _unigram_merges_payload,
+}
+"""Algorithm -> the Merges player's data builder ``(full tokenizer, training text, drawn prefix) -> payload``:
+BPE replays merges from its boundary sizes, WordPiece from each word's trainer segmentation per step (its
+greedy encoding is not what training held), Unigram its pruning rounds from each word's Viterbi
+segmentation at each round's training state."""
 
 _PLAYABLE = frozenset(_MERGE_PLAYERS)
 """Algorithms whose Merges story the browser player replays."""

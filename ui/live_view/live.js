@@ -151,8 +151,8 @@ function textModel(text) {
 }
 
 async function decode(data) {
-  // the Merges player of WordPiece draws word versions keyed by step: its model is a WordPiece one
-  const kind = data.kind === "merges" && data.base === "wordpiece" ? "wordpiece" : data.kind;
+  // the Merges players of WordPiece and Unigram draw word versions keyed by step: their models are word ones
+  const kind = data.kind === "merges" && data.base ? data.base : data.kind;
   const m = { data, kind, lo: data.lo, hi: data.hi, tm: textModel(data.text) };
   m.totals = data.totals ? await typed(data.totals) : null;
   if (data.bpe) {
@@ -663,8 +663,9 @@ class BlockPainter {
       }
       if (o.hl || st.hl || changed) {
         let any = false;
+        const hlKey = o.hlKey || (o.hlById ? "id" : "rank"); // the token field o.hl holds
         for (let j = 0; j < st.toks.length; j++) {
-          const h = !!o.hl && o.hl.has(o.hlById ? st.toks[j].id : st.toks[j].rank);
+          const h = !!o.hl && o.hl.has(st.toks[j][hlKey]);
           const node = st.nodes[j];
           if (node._hl !== h) {
             node.classList.toggle("hl", h);
@@ -1003,6 +1004,31 @@ function displayBytes(bytes) {
 
 const SPEEDS = [1, 2, 5, 10, 30, 60];
 
+function markMade(m) {
+  // Unigram's player: each drawn token learns the step that made it (`made`): the first step of the word
+  // version it belongs to, or, when the version before held the same token (id and span), that one's
+  // step; so step k highlights exactly the tokens its pruning round re-segmented
+  for (const unit of m.units) {
+    let prev = new Map();
+    for (const [step, rows] of unit) {
+      const cur = new Map();
+      for (const row of rows) {
+        const t = wpToken(m, row);
+        const key = `${t.id},${t.s},${t.e}`;
+        t.made = prev.has(key) ? prev.get(key) : step;
+        cur.set(key, t.made);
+      }
+      prev = cur;
+    }
+  }
+}
+
+// the words of each story (BPE and WordPiece: merges; Unigram: pruning rounds)
+const STORY = {
+  merges: { step: "Merge step", speed: "Play speed (merges per second)" },
+  pruning: { step: "Pruning round", speed: "Play speed (rounds per second)" },
+};
+
 class MergesView {
   constructor(parent) {
     this.root = el("div", "bpe-live bpe-merges");
@@ -1040,7 +1066,8 @@ class MergesView {
     bar.append(this.bFirst, this.bPrev, this.bPlay, this.bNext, this.bLast, this.speed);
     const lab = el("label", "live-label");
     this.stepText = el("span", "live-size");
-    lab.append(el("span", null, "Merge step "), this.stepText);
+    this.stepLabel = el("span", null, "Merge step ");
+    lab.append(this.stepLabel, this.stepText);
     this.slider = el("input", "live-slider");
     this.slider.type = "range";
     this.slider.min = "0";
@@ -1055,7 +1082,10 @@ class MergesView {
     this.tip = el("div", "live-tip");
     this.tip.hidden = true;
     const left = el("div", "mg-left");
-    left.append(this.card, this.spark);
+    this.sparkKey = el("div", "bpe-legend mg-key");
+    this.sparkKey.append(el("span", "mg-key-tokens", "— tokens of the text"), el("span", "mg-key-loss", "— loss"), el("span", null, "| this step"));
+    this.sparkKey.hidden = true;
+    left.append(this.card, this.spark, this.sparkKey);
     const right = el("div", "mg-right");
     right.append(this.caption, this.view);
     const body = el("div", "mg-body");
@@ -1088,9 +1118,14 @@ class MergesView {
       decode(data).then((m) => {
         if (this.version !== data.v) return;
         m.trace = data.trace;
-        m.trace.rankOf = new Map(data.trace.newId.map((id, r) => [id, r]));
+        if (data.trace.newId) m.trace.rankOf = new Map(data.trace.newId.map((id, r) => [id, r]));
+        if (m.kind === "unigram") markMade(m);
         this.model = m;
         this.n = m.hi - m.lo;
+        const words = STORY[m.kind === "unigram" ? "pruning" : "merges"];
+        this.stepLabel.textContent = words.step + " ";
+        this.slider.setAttribute("aria-label", words.step);
+        this.speed.setAttribute("aria-label", words.speed);
         this.tokBytes = new Map();
         this.slider.max = String(this.n);
         this.drawSpark();
@@ -1227,31 +1262,115 @@ class MergesView {
   }
 
   drawSpark() {
+    // the training text's tokens after each step (and, for Unigram, the loss after each round), with a
+    // marker at the step shown
     const m = this.model;
-    const tot = m.totals;
-    const n = tot.length;
-    const hi = tot[0],
-      lo = tot[n - 1];
-    const pts = [];
-    const stride = Math.max(1, Math.floor(n / 300));
-    for (let i = 0; i < n; i += stride)
-      pts.push(`${((i / Math.max(n - 1, 1)) * 300).toFixed(1)},${(55 - ((tot[i] - lo) / Math.max(hi - lo, 1)) * 50).toFixed(1)}`);
-    const path = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-    path.setAttribute("points", pts.join(" "));
-    path.setAttribute("class", "mg-curve");
+    const curve = (values, cls) => {
+      let hi = -Infinity,
+        lo = Infinity;
+      for (const t of values)
+        if (t !== null && t !== undefined) {
+          hi = Math.max(hi, t);
+          lo = Math.min(lo, t);
+        }
+      const n = values.length;
+      const pts = [];
+      const stride = Math.max(1, Math.floor(n / 300));
+      for (let i = 0; i < n; i += stride)
+        if (values[i] !== null && values[i] !== undefined)
+          pts.push(`${((i / Math.max(n - 1, 1)) * 300).toFixed(1)},${(55 - ((values[i] - lo) / Math.max(hi - lo, 1e-9)) * 50).toFixed(1)}`);
+      const path = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+      path.setAttribute("points", pts.join(" "));
+      path.setAttribute("class", cls);
+      return path;
+    };
+    const paths = [curve(m.totals, "mg-curve")];
+    const loss = m.kind === "unigram" ? m.trace.loss : null;
+    if (loss) paths.push(curve(loss, "mg-curve mg-loss"));
+    this.sparkKey.hidden = !loss;
     this.marker = document.createElementNS("http://www.w3.org/2000/svg", "line");
     this.marker.setAttribute("class", "mg-marker");
     this.marker.setAttribute("y1", "0");
     this.marker.setAttribute("y2", "60");
-    this.spark.replaceChildren(path, this.marker);
+    this.spark.replaceChildren(...paths, this.marker);
   }
 
   drawCard() {
     const m = this.model;
     const k = this.step;
+    const frag = document.createDocumentFragment();
+    if (m.kind === "unigram") {
+      this.pruningCard(frag);
+    } else {
+      this.mergeCard(frag);
+    }
+    this.card.replaceChildren(frag);
+    this.card.dataset.step = String(k);
+    this.marker.setAttribute("x1", String((k / Math.max(this.n, 1)) * 300));
+    this.marker.setAttribute("x2", String((k / Math.max(this.n, 1)) * 300));
+  }
+
+  pruningCard(frag) {
+    // ui/merges/pruning.py pruning_card_html, in the browser: the round's sizes, loss, tokens, removed pieces
+    const m = this.model;
+    const k = this.step;
     const tr = m.trace;
     const tot = m.totals;
-    const frag = document.createDocumentFragment();
+    const loss = (x) => (x === null || x === undefined || Number.isNaN(x) ? "unknown" : x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }));
+    let facts;
+    if (!k) {
+      frag.appendChild(el("div", "no", "Step 0: the trained vocabulary"));
+      facts = [
+        ["Vocabulary", fmt(tr.sizes[0]), "the trained size", "Special tokens, the characters and the learned pieces."],
+        ["Loss", loss(tr.loss[0]), "nats", "Negative log-likelihood of the training words' best segmentations."],
+        ["Tokens of the text", fmt(tot[0]), "", ""],
+      ];
+    } else {
+      const r = k - 1;
+      frag.appendChild(el("div", "no", `Pruning round ${tr.round[r]} (step ${fmt(k)} of ${fmt(this.n)})`));
+      const lb = tr.lossBefore[r],
+        la = tr.lossAfter[r];
+      const rise = lb === null || lb === undefined ? null : la - lb;
+      const before = tot[k - 1],
+        after = tot[k];
+      const d = after - before;
+      facts = [
+        ["Vocabulary", `${fmt(tr.sizes[k - 1])} → ${fmt(tr.sizes[k])}`, `−${fmt(tr.nRemoved[r])} pieces`, ""],
+        ["Loss", `${loss(lb)} → ${loss(la)}`, rise === null ? "" : `+${loss(rise)} nats`,
+          "Negative log-likelihood of the training words' best segmentations before the round and after it (pruned, then re-estimated by EM)."],
+        ["Tokens of the text", `${fmt(before)} → ${fmt(after)}`, `${d >= 0 ? "+" : "-"}${fmt(Math.abs(d))}`,
+          "Tokens of the whole training text before and after the round."],
+      ];
+    }
+    const fs = el("div", "facts");
+    for (const [l, v, d, h] of facts) {
+      const f = el("div", "fact");
+      if (h) f.title = h;
+      f.append(el("div", "l", l), el("div", "v", v), el("div", "d", d));
+      fs.appendChild(f);
+    }
+    frag.appendChild(fs);
+    if (k) {
+      const box = el("div", "removed");
+      box.appendChild(el("span", "no", "Removed, cheapest first (estimated loss increase):"));
+      for (const [piece, plus, exact] of tr.removed[k - 1]) {
+        const c = el("span", "chip");
+        appendVisible(c, piece, true);
+        c.appendChild(el("small", null, plus));
+        c.title = `loss increase ${exact} nats`;
+        box.appendChild(c);
+      }
+      const more = tr.nRemoved[k - 1] - tr.removed[k - 1].length;
+      if (more > 0) box.appendChild(el("span", "no", ` … ${fmt(more)} more`));
+      frag.appendChild(box);
+    }
+  }
+
+  mergeCard(frag) {
+    const m = this.model;
+    const k = this.step;
+    const tr = m.trace;
+    const tot = m.totals;
     const no = el("div", "no", k ? `Merge #${fmt(k)}` : "Step 0");
     frag.appendChild(no);
     const wp = m.kind === "wordpiece";
@@ -1313,10 +1432,6 @@ class MergesView {
       }
       frag.appendChild(fs);
     }
-    this.card.replaceChildren(frag);
-    this.card.dataset.step = String(k);
-    this.marker.setAttribute("x1", String((k / Math.max(this.n, 1)) * 300));
-    this.marker.setAttribute("x2", String((k / Math.max(this.n, 1)) * 300));
   }
 
   draw() {
@@ -1328,19 +1443,22 @@ class MergesView {
     this.bFirst.disabled = this.bPrev.disabled = k === 0;
     this.bNext.disabled = this.bLast.disabled = k >= this.n;
     const wp = m.kind === "wordpiece";
-    if (!m.blocks) (wp ? prepareWP : prepareBPE)(m);
+    const uni = m.kind === "unigram";
+    if (!m.blocks) (wp || uni ? prepareWP : prepareBPE)(m);
     this.painter = this.painter || new BlockPainter(this.view);
     // highlighted: the tokens made by this step (while playing: by every step this frame applied); BPE
-    // knows them by rank, WordPiece by id (a merge that re-makes a token highlights its earlier copies too)
+    // knows them by rank, WordPiece by id (a merge that re-makes a token highlights its earlier copies too),
+    // Unigram by the step that re-segmented them (markMade)
     const from = Math.min(this.hlFrom === null || this.hlFrom === undefined ? k - 1 : this.hlFrom, k - 1);
     const hl = new Set();
-    for (let r = Math.max(from, 0); r < k; r++) hl.add(wp ? m.trace.newId[r] : r);
+    for (let r = Math.max(from, 0); r < k; r++) hl.add(wp ? m.trace.newId[r] : uni ? r + 1 : r);
+    const hlKey = wp ? "id" : uni ? "made" : "rank";
     this.painter.paint(m, L, this.data.maxTokens, {
       ws: this.data.ws,
       mode: this.data.mode,
       maxRank: Math.max(this.n - 1, 0),
       hl: k ? hl : null,
-      hlById: wp,
+      hlKey,
       version: this.version,
       scale: this.data.scale || 1,
     });
@@ -1349,17 +1467,26 @@ class MergesView {
     if (k)
       for (const st of this.painter.state)
         for (let i = 0; i < st.toks.length; i++)
-          if (hl.has(wp ? st.toks[i].id : st.toks[i].rank)) {
+          if (hl.has(st.toks[i][hlKey])) {
             made++;
             if (first === null) first = st.nodes[i];
           }
-    const which = from < k - 1 ? `merges #${fmt(from + 1)}–#${fmt(k)}` : `merge #${fmt(k)}`;
     this.view.classList.toggle("focus", k > 0);
     this.view.dataset.step = String(k);
     this.view.dataset.made = String(made);
-    this.caption.textContent = k
-      ? `The text after ${fmt(k)} merge${k === 1 ? "" : "s"}. Highlighted: the ${fmt(made)} token${made === 1 ? "" : "s"} made by ${which}; everything else is dimmed.`
-      : `The text before any merge: one token per ${wp ? "character" : "byte"}.`;
+    const toks = `${fmt(made)} token${made === 1 ? "" : "s"}`;
+    if (uni) {
+      const tr = m.trace;
+      const which = from < k - 1 ? `rounds ${tr.round[from]}–${tr.round[k - 1]}` : `round ${tr.round[k - 1]}`;
+      this.caption.textContent = k
+        ? `The text after ${fmt(k)} pruning round${k === 1 ? "" : "s"} (${fmt(tr.sizes[k])} tokens of vocabulary). Highlighted: the ${toks} ${which} changed (words re-segmented after the pieces removed and the scores re-estimated); everything else is dimmed.`
+        : "The trained vocabulary, before the rounds that prune it further.";
+    } else {
+      const which = from < k - 1 ? `merges #${fmt(from + 1)}–#${fmt(k)}` : `merge #${fmt(k)}`;
+      this.caption.textContent = k
+        ? `The text after ${fmt(k)} merge${k === 1 ? "" : "s"}. Highlighted: the ${toks} made by ${which}; everything else is dimmed.`
+        : `The text before any merge: one token per ${wp ? "character" : "byte"}.`;
+    }
     this.drawCard();
     this.firstMade = first; // scrolled into sight at the next frame, when the layout is fresh anyway
     if (!this.playing) requestAnimationFrame(() => this.keepInSight()); // a step, the slider, a new page

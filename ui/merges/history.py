@@ -6,8 +6,9 @@ of :class:`~ui.merges.model.MergeHistory`, and :data:`HISTORIES` maps an
 algorithm's name (:attr:`~bpe_core.interface.TrainedTokenizer.algorithm`) to
 its class: the one place a new algorithm plugs into the Merges page.
 Unigram's is :class:`~ui.merges.pruning.UnigramPruningHistory`, whose
-``story`` is ``"pruning"``: the page draws its rounds
-(:func:`ui.merges.page.pruning_step_view`) instead of merges.
+``story`` is ``"pruning"``: the page tells its rounds instead of merges (in
+the browser's player with :func:`ui.merges.page.pruning_panels` under it, or
+drawn on the server by :func:`ui.merges.page.pruning_step_view`).
 """
 
 from __future__ import annotations

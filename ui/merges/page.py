@@ -217,8 +217,19 @@ def pruning_step_view(history: UnigramPruningHistory, text: str) -> None:
         st.html(render.CSS + render.tokens_html(after[:MAX_STEP_TOKENS], text=prefix))
         if len(prefix) < len(text):
             st.caption(f"Showing the first {len(prefix):,} of {len(text):,} characters; every count covers all of it.")
+    _pruning_columns(history, k, figs, with_loss=False)
+
+
+def _pruning_columns(history: UnigramPruningHistory, k: int, figs: list, *, with_loss: bool) -> None:
+    """Round ``k``'s charts and tables in two columns, then the table of all rounds.
+
+    Left: the loss chart (``with_loss``; the server-drawn view has it beside the text), the loss increases of
+    the pieces round ``k`` removed and their table; right: tokens against vocabulary size and the pieces kept.
+    """
     w1, w2 = st.columns(2, gap="large")
     with w1:
+        if with_loss:
+            st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
         st.plotly_chart(figs[2], key=sk.MERGE_FIG_LENGTHS, config={"displayModeBar": False})
         if k:
             st.markdown(f"**Removed by round {history.trace[k - 1].round}** (cheapest first)")
@@ -229,3 +240,39 @@ def pruning_step_view(history: UnigramPruningHistory, text: str) -> None:
         st.dataframe(history.kept_table(k), hide_index=True, width="stretch", height=240)
     st.subheader("All pruning rounds", divider="gray")
     st.dataframe(history.table(), hide_index=True, width="stretch")
+
+
+def merge_panels(history: MergeHistory, k: int) -> None:
+    """Under the browser's player (:func:`ui.live_view.merges_player`), a merge story's panels at step ``k``.
+
+    Why this pair, the two charts, and the table of all merges.
+    """
+    # the candidates table needs ~400 px: at 1280 px two equal columns with a large gap leave it 376
+    w1, w2 = st.columns([6, 5], gap="medium")
+    with w1:
+        st.subheader("Why this pair?", divider="gray")
+        why_panel(history, k, False)
+    with w2:
+        figs = history.figures(k)
+        st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
+        st.plotly_chart(figs[1], key=sk.MERGE_FIG_TOKENS, config={"displayModeBar": False})
+    st.subheader("All merges", divider="gray")
+    merge_table(history, k)
+
+
+def pruning_panels(history: UnigramPruningHistory, k: int) -> None:
+    """Under the browser's player, Unigram's pruning panels at round ``k`` (as :func:`pruning_step_view` draws them).
+
+    The loss, tokens and loss-increase charts (each marking step ``k``), the pieces round ``k`` removed and
+    those kept, and the table of all rounds; the card and the text are the player's.
+    """
+    _pruning_columns(history, k, pruning_figures(history, k), with_loss=True)
+
+
+_PLAYER_PANELS = {"merges": merge_panels, "pruning": pruning_panels}
+"""The story a history tells (its ``story``) -> the server's panels under the browser's player."""
+
+
+def player_panels(history: MergeHistory, k: int) -> None:
+    """The server's panels under the browser's player at step ``k``, in the history's story."""
+    _PLAYER_PANELS[history.story](history, k)

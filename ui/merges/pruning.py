@@ -11,8 +11,12 @@ their scores, and the text segmented before the round (the removed pieces
 highlighted) and after it.
 
 :class:`UnigramPruningHistory` holds the data (no Streamlit);
-:func:`pruning_card_html` and :func:`pruning_figures` draw it; the page's glue
-is :func:`ui.merges.page.pruning_step_view`.
+:func:`pruning_card_html` and :func:`pruning_figures` draw it.  Normally the
+browser plays the rounds (:func:`ui.live_view.merges_player`, the card and the
+text redrawn by ``live.js`` from :func:`bpe_core.live.unigram_step_versions`)
+and :func:`ui.merges.page.pruning_panels` draws the charts and tables at the
+step it stops at; with "Draw on the server" the page's glue is
+:func:`ui.merges.page.pruning_step_view`.
 """
 
 from __future__ import annotations
