@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import MAX_UPLOAD_BYTES, train_bpe, train_wordpiece
+from bpe_core.unigram import train_unigram
 from tests.conftest import html_bodies, metric, sample, token_texts, unmark_whitespace
 
 SPECIALS = ("<|endoftext|>",)
@@ -238,3 +239,13 @@ def test_other_pages_say_it_in_one_line(app):
         captions = "\n".join(c.value for c in app.caption)
         assert "Training stopped at 264 of the 1,000 tokens asked for" in captions
         assert "instead of" not in infos(app)
+
+
+def test_unigram_stopping_short_names_its_own_reason(app):
+    app.radio(key="algorithm").set_value("unigram").run()
+    paste(app, "abc abd")
+    line = stop_line(app)
+    tok = train_unigram("abc abd", 1000)
+    assert f"Training stopped at {tok.max_vocab_size:,} of the 1,000 tokens asked for" in line
+    assert "seed vocabulary has no more pieces" in line
+    assert "no pair" not in line  # BPE's reason, not Unigram's

@@ -171,6 +171,9 @@ class AlgorithmView:
         rank_label: ``rank_label(tok, token_id)``: what a learned token's
             :meth:`~bpe_core.interface.Tokenizer.rank_of` means, for the token's hover and dialog
             (``"merge #12"``; Unigram: ``"piece #12, score -7.31"``).
+        stop_phrase: why training can stop short of the size asked for, in the
+            Playground's one-line notice (``"no pair was left to merge"``; Unigram: its
+            seed vocabulary ran out); the engine's ``stop_reason`` gives the full text.
     """
 
     name: str
@@ -195,6 +198,7 @@ class AlgorithmView:
     trained_note: Callable[[TrainedTokenizer], str] = lambda tok: f"**{len(tok.trace):,}** merges learned"
     steps_html: Callable[..., str] | None = None
     rank_label: Callable[[TrainedTokenizer, int], str] = lambda tok, i: f"merge #{tok.rank_of(i) + 1:,}"
+    stop_phrase: str = "no pair was left to merge"
 
     @property
     def label(self) -> str:
@@ -334,6 +338,7 @@ def _unigram_steps_html(pieces, colour=None) -> str:
 register(
     AlgorithmView(
         name="unigram",
+        stop_phrase="the text's seed vocabulary has no more pieces",
         short="Unigram",
         kind="Unigram",
         piece_noun="word",

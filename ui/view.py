@@ -83,7 +83,7 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
         asked = tok.training.requested_vocab_size
         st.caption(
             f":material/info: Training stopped at {tok.max_vocab_size:,} of the {asked:,} tokens asked for: "
-            "no pair was left to merge" + ("." if brief else " (see “How this tokenizer was trained”).")
+            f"{view_of(tok.algorithm).stop_phrase}" + ("." if brief else " (see “How this tokenizer was trained”).")
         )
     return tok
 
