@@ -436,11 +436,24 @@ function phaseCss() {
     const rules = [];
     for (let p = 0; p < 8; p++)
       for (let c = 0; c < 8; c++)
-        rules.push(`.bpe-live .bpe-view .blk.p${p} > .tk.c${c} { background: ${PALETTE[(p + c) % 8]}; }`);
+        rules.push(
+          `.bpe-live .bpe-view .blk.p${p} > .tk.c${c}, .bpe-live .bpe-view .blk.p${p} > .wd > .tk.c${c} { background: ${PALETTE[(p + c) % 8]}; }`
+        );
     PHASE_CSS = document.createElement("style");
     PHASE_CSS.textContent = rules.join("\n");
     document.head.appendChild(PHASE_CSS);
   }
+}
+
+// Lines break at token edges by CSS (live.css: `line-break: anywhere` on a block, tokens `white-space: pre`), which
+// breaks between grapheme clusters only: a token that starts inside a cluster (a combining mark, a zero-width
+// joiner, an emoji modifier, ... after the previous token's character) gets a <wbr> before it, as every token had.
+const GLUED = /^[\p{M}\p{Emoji_Modifier}\p{Regional_Indicator}\u200c\u200d\u1160-\u11ff\ud7b0-\ud7ff\uff9e\uff9f\u{e0020}-\u{e007f}]/u;
+
+function put(parent, span) {
+  // a token into its block (after a <wbr> when it starts inside a grapheme cluster)
+  if (span._wbr) parent.appendChild(document.createElement("wbr"));
+  parent.appendChild(span);
 }
 
 class BlockPainter {
@@ -463,7 +476,9 @@ class BlockPainter {
     if (t.bs !== undefined) span.dataset.b = String(t.bs);
     span.dataset.s = String(t.s);
     span.dataset.e = String(t.e);
-    appendVisible(span, displayOf(m, t), showWs);
+    const text = displayOf(m, t);
+    if (GLUED.test(text)) span._wbr = true;
+    appendVisible(span, text, showWs);
     return span;
   }
 
@@ -484,49 +499,131 @@ class BlockPainter {
     this.flatCache = null;
   }
 
-  renderBlock(m, b, st, showWs) {
+  renderBlock(m, b, st, showWs, L, whole) {
+    if (b.deltas) return this.renderWords(m, b, st, showWs, L, whole);
+    if (st.oldToks && st.oldToks.length) return this.patchBPE(m, st, showWs);
     const frag = document.createDocumentFragment();
     const nodes = new Array(st.toks.length);
-    if (b.deltas) {
-      // WordPiece: the text between words is drawn as gaps; a continuation sticks to the piece before
-      const cps = m.tm.cps;
-      let pos = b.cs;
-      for (let j = 0; j < st.toks.length; j++) {
-        const t = st.toks[j];
-        if (t.s > pos) {
-          frag.appendChild(document.createElement("wbr"));
-          const gap = el("span", "gap");
-          appendVisible(gap, cps.slice(pos, t.s).join(""), showWs);
-          frag.appendChild(gap);
-        }
-        pos = Math.max(pos, t.e);
-        if (!t.cont) frag.appendChild(document.createElement("wbr"));
-        const span = this.make(m, t, showWs);
-        if (j + 1 < st.toks.length && st.toks[j + 1].cont) span.classList.add("before-cont");
-        frag.appendChild(span);
-        nodes[j] = span;
-      }
-      if (st.tail && pos < b.ce) {
-        frag.appendChild(document.createElement("wbr"));
-        const gap = el("span", "gap");
-        appendVisible(gap, cps.slice(pos, b.ce).join(""), showWs);
-        frag.appendChild(gap);
-      }
-    } else {
-      if (st.oldToks && st.oldToks.length) return this.patchBPE(m, st, showWs);
-      for (let j = 0; j < st.toks.length; j++) {
-        const span = this.make(m, st.toks[j], showWs);
-        frag.append(document.createElement("wbr"), span);
-        nodes[j] = span;
-      }
+    for (let j = 0; j < st.toks.length; j++) {
+      const span = this.make(m, st.toks[j], showWs);
+      put(frag, span);
+      nodes[j] = span;
     }
     st.el.replaceChildren(frag);
     st.nodes = nodes;
   }
 
+  drawUnit(m, parent, toks, j0, n, pos, showWs, nodes) {
+    // one word's tokens toks[j0 .. j0+n) after the text from `pos` (drawn as gaps); a continuation sticks to
+    // the piece before (a word of several pieces is one unbreakable span) -> [first node, last node, pos after]
+    const cps = m.tm.cps;
+    let first = null;
+    let last = null;
+    let word = null;
+    const add = (node) => {
+      parent.appendChild(node);
+      if (!first) first = node;
+      last = node;
+    };
+    for (let j = j0; j < j0 + n; j++) {
+      const t = toks[j];
+      if (t.s > pos) {
+        const gap = el("span", "gap");
+        appendVisible(gap, cps.slice(pos, t.s).join(""), showWs);
+        add(gap);
+      }
+      pos = Math.max(pos, t.e);
+      const span = this.make(m, t, showWs);
+      const beforeCont = j + 1 < j0 + n && toks[j + 1].cont;
+      if (beforeCont) span.classList.add("before-cont");
+      if (t.cont && word) word.appendChild(span);
+      else {
+        word = beforeCont ? el("span", "wd") : null;
+        if (span._wbr && !t.cont) add(document.createElement("wbr")); // see GLUED
+        add(word || span);
+        if (word) word.appendChild(span);
+      }
+      nodes[j] = span;
+    }
+    return [first, last, pos];
+  }
+
+  renderWords(m, b, st, showWs, L, whole) {
+    // WordPiece and Unigram: word by word (units).  When the block was and stays drawn whole, only the words
+    // whose version changed are drawn again (their nodes replaced in place); otherwise the block is rebuilt.
+    const units = m.units;
+    const toks = st.toks;
+    const nu = b.u1 - b.u0;
+    const ver = new Int32Array(nu);
+    for (let k = 0; k < nu; k++) {
+      const u = units[b.u0 + k];
+      let v = 0;
+      while (v + 1 < u.length && u[v + 1][0] <= L) v++;
+      ver[k] = v;
+    }
+    const nodes = new Array(toks.length);
+    let pos = b.cs;
+    if (whole && st.whole && st.ver && st.tailDone === st.tail) {
+      const oldNodes = st.nodes;
+      let j = 0;
+      let oj = 0;
+      let ok = true;
+      for (let k = 0; k < nu && ok; k++) {
+        const u = units[b.u0 + k];
+        const n = u[ver[k]][1].length;
+        const on = u[st.ver[k]][1].length;
+        if (ver[k] === st.ver[k]) for (let x = 0; x < n; x++) nodes[j + x] = oldNodes[oj + x];
+        else if (!st.first[k]) ok = false;
+        else {
+          const next = st.last[k].nextSibling;
+          for (let node = st.first[k]; ; ) {
+            const after = node.nextSibling;
+            node.remove();
+            if (node === st.last[k]) break;
+            node = after;
+          }
+          const frag = document.createDocumentFragment();
+          const [f, l] = this.drawUnit(m, frag, toks, j, n, pos, showWs, nodes);
+          st.first[k] = f;
+          st.last[k] = l;
+          st.el.insertBefore(frag, next);
+        }
+        if (n) pos = Math.max(pos, toks[j + n - 1].e);
+        j += n;
+        oj += on;
+      }
+      if (ok) {
+        st.ver = ver;
+        st.nodes = nodes;
+        return;
+      }
+      pos = b.cs;
+    }
+    const frag = document.createDocumentFragment();
+    const first = new Array(nu).fill(null);
+    const last = new Array(nu).fill(null);
+    let j = 0;
+    for (let k = 0; k < nu && j < toks.length; k++) {
+      const n = Math.min(units[b.u0 + k][ver[k]][1].length, toks.length - j);
+      [first[k], last[k], pos] = this.drawUnit(m, frag, toks, j, n, pos, showWs, nodes);
+      j += n;
+    }
+    if (st.tail && pos < b.ce) {
+      const gap = el("span", "gap");
+      appendVisible(gap, m.tm.cps.slice(pos, b.ce).join(""), showWs);
+      frag.appendChild(gap);
+    }
+    st.el.replaceChildren(frag);
+    st.nodes = nodes;
+    st.whole = whole;
+    st.tailDone = st.tail;
+    st.ver = whole ? ver : null;
+    st.first = first;
+    st.last = last;
+  }
+
   patchBPE(m, st, showWs) {
     // byte-level tokens: keep the spans of the tokens that did not change, rebuild only the runs between
-    // (each token is two nodes, <wbr> then its <span>)
     const old = st.oldToks;
     const oldNodes = st.nodes;
     const toks = st.toks;
@@ -570,21 +667,22 @@ class BlockPainter {
       // many runs: one rebuild of the block that reuses the unchanged spans (cheaper than many insertions)
       for (const [, , j0, j1] of runs) for (let y = j0; y < j1; y++) nodes[y] = this.make(m, toks[y], showWs);
       const frag = document.createDocumentFragment();
-      for (let y = 0; y < toks.length; y++) frag.append(document.createElement("wbr"), nodes[y]);
+      for (let y = 0; y < toks.length; y++) put(frag, nodes[y]);
       st.el.replaceChildren(frag);
       st.nodes = nodes;
       return true;
     }
     for (const [i0, i1, j0, j1] of runs) {
-      const anchor = i1 < old.length ? oldNodes[i1].previousSibling : null;
+      const next = i1 < old.length ? oldNodes[i1] : null;
+      const anchor = next && next._wbr ? next.previousSibling : next;
       for (let x = i0; x < i1; x++) {
-        oldNodes[x].previousSibling.remove();
+        if (oldNodes[x]._wbr) oldNodes[x].previousSibling.remove();
         oldNodes[x].remove();
       }
       const frag = document.createDocumentFragment();
       for (let y = j0; y < j1; y++) {
         nodes[y] = this.make(m, toks[y], showWs);
-        frag.append(document.createElement("wbr"), nodes[y]);
+        put(frag, nodes[y]);
       }
       st.el.insertBefore(frag, anchor);
     }
@@ -601,9 +699,10 @@ class BlockPainter {
     const nb = blocks.length;
     // 1. what each block draws (binary searches only)
     const wants = new Int32Array(nb);
+    const counts = new Int32Array(nb);
     let start = 0;
     for (let i = 0; i < nb; i++) {
-      const c = blockCount(blocks[i], L);
+      const c = (counts[i] = blockCount(blocks[i], L));
       const w = Math.min(c, Math.max(cap - start, 0));
       wants[i] = w;
       start += w;
@@ -627,7 +726,7 @@ class BlockPainter {
         st.toks = w <= 0 ? [] : b.deltas ? wpRange(m, L, b.u0, b.u1, w) : bpeRange(m, L, b.bs, b.be, w);
         st.tail = tail;
         if (b.deltas && i + 1 === nb && tail) st.tail = this.restIsSpace(m, b, st.toks);
-        this.renderBlock(m, b, st, o.ws);
+        this.renderBlock(m, b, st, o.ws, L, w === counts[i]);
         st.oldToks = null;
         st.n = w;
         st.colourKey = null;
@@ -883,6 +982,23 @@ class LiveView {
     });
     this.drawCounts();
     if (this.idsBox.open) this.drawIds();
+    this.fitBox();
+  }
+
+  fitBox() {
+    // a text taller than its box: the box gets its max-height as its height and size containment (live.css
+    // `.fit`), so the browser lays a slider move out inside the box only, not the page around it.  Checked
+    // at the next frame (the layout is due then anyway), at most once per frame
+    if (this.fitRaf) return;
+    this.fitRaf = requestAnimationFrame(() => {
+      this.fitRaf = 0;
+      const v = this.view;
+      if (!v.isConnected) return;
+      const fit = v.classList.contains("fit");
+      if (getComputedStyle(v).maxHeight === "none") v.classList.remove("fit");
+      else if (!fit && v.scrollHeight > v.clientHeight + 1) v.classList.add("fit");
+      else if (fit && v.scrollHeight <= v.clientHeight) v.classList.remove("fit");
+    });
   }
 
   indexOf(node) {
@@ -893,7 +1009,7 @@ class LiveView {
     const m = this.model;
     const d = this.data;
     const L = this.size;
-    this.sizeText.textContent = fmt(L);
+    if (this.sizeText.textContent !== fmt(L)) this.sizeText.textContent = fmt(L);
     const total = m.totals ? m.totals[L - m.lo] : this.painter.drawn;
     const cards = [
       ["Tokens", fmt(total), d.textBytes ? `-${Math.round((1 - total / d.textBytes) * 100)}% vs bytes` : ""],
@@ -902,23 +1018,35 @@ class LiveView {
       ["Bytes per token", total ? (d.textBytes / total).toFixed(2) : "0.00", ""],
       ["Characters per token", total ? (d.textChars / total).toFixed(2) : "0.00", ""],
     ];
-    const frag = document.createDocumentFragment();
-    cards.forEach(([k, v, sub], i) => {
-      const c = el("div", "live-card");
-      c.dataset.k = ["tokens", "characters", "bytes", "bpt", "cpt"][i];
-      c.append(el("div", "live-card-k", k), el("div", "live-card-v", v));
-      if (sub) c.append(el("div", "live-card-sub", sub));
-      frag.appendChild(c);
+    // built once per shape; a slider move only rewrites the texts that changed (less for the page to lay out)
+    const shape = cards.map((c) => (c[2] ? 1 : 0)).join("");
+    if (this.cardShape !== shape || !this.cardEls || !this.counts.firstChild) {
+      const frag = document.createDocumentFragment();
+      this.cardEls = cards.map(([k, , sub], i) => {
+        const c = el("div", "live-card");
+        c.dataset.k = ["tokens", "characters", "bytes", "bpt", "cpt"][i];
+        const parts = [el("div", "live-card-k", k), el("div", "live-card-v")];
+        if (sub) parts.push(el("div", "live-card-sub"));
+        c.append(...parts);
+        frag.appendChild(c);
+        return parts;
+      });
+      this.counts.replaceChildren(frag);
+      this.cardShape = shape;
+    }
+    cards.forEach((card, i) => {
+      for (let x = 1; x < this.cardEls[i].length; x++)
+        if (this.cardEls[i][x].textContent !== card[x]) this.cardEls[i][x].textContent = card[x];
     });
-    this.counts.replaceChildren(frag);
     this.counts.dataset.total = String(total);
     this.view.dataset.size = String(L);
     const drawn = this.painter.drawn;
     this.view.dataset.drawn = String(drawn);
-    this.note.textContent =
+    const note =
       drawn >= total
         ? `${fmt(drawn)} tokens drawn.`
         : `Showing the first ${fmt(drawn)} of ${fmt(total)} tokens; all counts cover the whole text.`;
+    if (this.note.textContent !== note) this.note.textContent = note;
     groupCounts(this, total); // group.js: a Compare column's title and count line
   }
 
