@@ -131,6 +131,44 @@ def wait_idle(pg, timeout_ms: int = 60_000) -> None:
     )
 
 
+DEEP_PRELUDE = """
+const deepAll = (sel, scope) => {
+  const out = [];
+  const walk = (root) => {
+    for (const e of root.querySelectorAll('*')) {
+      if (e.matches(sel)) out.push(e);
+      if (e.shadowRoot) walk(e.shadowRoot);
+    }
+  };
+  walk(scope || document);
+  return out;
+};
+const deepOne = (sel, scope) => deepAll(sel, scope)[0] || null;
+const deepText = (scope) => {
+  // innerText (which leaves shadow roots out), then each shadow root's text, in its host's document order
+  const root = scope || document.body;
+  const parts = [root.innerText];
+  for (const host of deepAll('*', root)) if (host.shadowRoot)
+    for (const c of host.shadowRoot.children) if (c.innerText !== undefined) parts.push(c.innerText);
+  return parts.join('\\n');
+};
+"""
+
+
+def deep(js: str) -> str:
+    """``js`` (a JavaScript function expression) with ``deepAll(sel, scope?)`` and ``deepOne(sel, scope?)`` in scope.
+
+    They are ``querySelectorAll`` / ``querySelector`` that also look inside open shadow roots, in document
+    order (a shadow root's elements at its host's place): the live view (``ui/live_view``) draws in one
+    (``isolate_styles=True``), where ``document.querySelectorAll`` does not reach.  A selector matches within one
+    tree (``'.bpe-view .tk'`` inside the component; ``scope`` for an ancestor outside it, such as ``stMain``).
+    ``deepText(scope?)``: ``scope.innerText`` (``document.body`` by default) followed by the text of each open
+    shadow root inside it.  Playwright's CSS and text locators pierce open shadow roots by themselves.
+    Use with ``evaluate`` or ``wait_for_function``: ``pg.evaluate(deep("() => deepAll('.bpe-view .tk').length"))``.
+    """
+    return f"(...args) => {{ {DEEP_PRELUDE} return ({js})(...args); }}"
+
+
 def screenshot(pg, name: str) -> Path:
     """Save a screenshot under the git-ignored ``artifacts/`` folder and return its path."""
     ARTIFACTS.mkdir(exist_ok=True)

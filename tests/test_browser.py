@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from bpe_core import train_bpe
-from tests.browser import screenshot, wait_idle
+from tests.browser import deep, screenshot, wait_idle
 from tests.conftest import sample, unmark_whitespace
 
 pytestmark = pytest.mark.browser
@@ -43,7 +43,7 @@ def test_pasted_markup_is_shown_as_text_and_never_runs(page):
     box.fill(hostile)
     box.press("Control+Enter")
     page.wait_for_function(
-        "() => [...document.querySelectorAll('.bpe-view .tk')].map(e => e.textContent).join('').includes('onerror')",
+        deep("() => deepAll('.bpe-view .tk').map(e => e.textContent).join('').includes('onerror')"),
         timeout=30_000,
     )
     assert page.evaluate("window.__pwned") is None

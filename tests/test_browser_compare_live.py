@@ -15,7 +15,7 @@ import pytest
 from bpe_core import train_bpe
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from bpe_core.wordpiece import train_wordpiece
-from tests.browser import screenshot, wait_idle
+from tests.browser import deep, screenshot, wait_idle
 from tests.conftest import sample
 from tests.test_browser_compare_production import BROKEN_TOKENS
 
@@ -68,8 +68,10 @@ def _bytes_per_token(text: str, n: int) -> str:
 
 def _production_views(pg) -> list[str]:
     return pg.evaluate(
-        "() => Array.from(document.querySelectorAll('.bpe-view'), e => e.textContent)"
-        ".filter((t, i, all) => !document.querySelectorAll('.bpe-view')[i].closest('.bpe-live'))"
+        deep(
+            "() => Array.from(deepAll('.bpe-view'), e => e.textContent)"
+            ".filter((t, i, all) => !deepAll('.bpe-view')[i].closest('.bpe-live'))"
+        )
     )
 
 
@@ -213,12 +215,12 @@ def test_phone_width_stacks_the_columns_and_keeps_tokens_whole(browser, server):
     try:
         pg.evaluate(f"() => {{ const s = {_SLIDER}.slider; s.value = '400';"
                     " s.dispatchEvent(new Event('input', {bubbles: true})); }")  # fmt: skip
-        boxes = pg.locator(".bpe-view").evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())")
+        boxes = pg.evaluate(deep("() => deepAll('.bpe-view').map(e => e.getBoundingClientRect().toJSON())"))
         assert len(boxes) == 3  # the live column first, then GPT-2 and cl100k
         assert all(a["y"] + a["height"] <= b["y"] for a, b in itertools.pairwise(boxes))
         assert max(b["x"] for b in boxes) - min(b["x"] for b in boxes) < 1
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes)
-        result = pg.evaluate(BROKEN_TOKENS)
+        result = pg.evaluate(deep(BROKEN_TOKENS))
         assert result["total"] > 2000 and result["broken"] == [], result["broken"][:10]
         screenshot(pg, "compare-live-phone")
     finally:

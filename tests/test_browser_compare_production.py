@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from tests.browser import ARTIFACTS, wait_idle
+from tests.browser import ARTIFACTS, deep, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,7 @@ TABLE_FITS = """() => {
 
 BROKEN_TOKENS = """() => {
   let broken = [], total = 0;
-  document.querySelectorAll('.bpe-view .tk').forEach(e => {
+  deepAll('.bpe-view .tk').forEach(e => {
     if (e.textContent.includes('\\n')) return;  // a newline token ends its line by design
     total++;
     if (e.getClientRects().length > 1) broken.push(e.textContent);
@@ -42,7 +42,7 @@ def open_page(browser, server, path: str, width: int, height: int, views: int | 
     pg = context.new_page()
     pg.goto(server + path)
     if views is not None:
-        pg.wait_for_function(f"() => document.querySelectorAll('.bpe-view').length === {views}", timeout=120_000)
+        pg.wait_for_function(deep(f"() => deepAll('.bpe-view').length === {views}"), timeout=120_000)
     pg.wait_for_timeout(500)
     wait_idle(pg, 120_000)
     return context, pg
@@ -69,22 +69,22 @@ def test_compare_table_keeps_every_column_and_tokens_never_break(browser, server
         # a phone: the views stacked, one under the other, and no token broken across two lines
         pg.set_viewport_size({"width": 390, "height": 844})
         pg.wait_for_timeout(600)
-        boxes = pg.locator(".bpe-view").evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())")
+        boxes = pg.evaluate(deep("() => deepAll('.bpe-view').map(e => e.getBoundingClientRect().toJSON())"))
         assert len(boxes) == 6
         assert all(a["y"] + a["height"] <= b["y"] for a, b in itertools.pairwise(boxes))
         assert max(b["x"] for b in boxes) - min(b["x"] for b in boxes) < 1
-        result = pg.evaluate(BROKEN_TOKENS)
+        result = pg.evaluate(deep(BROKEN_TOKENS))
         assert result["total"] > 3000 and result["broken"] == [], result["broken"][:10]
         # without the whitespace marks, a token such as " the" holds a real space, where a line could break
         pg.get_by_text("Show whitespace").click()
         pg.wait_for_timeout(500)
         wait_idle(pg)
-        result = pg.evaluate(BROKEN_TOKENS)
+        result = pg.evaluate(deep(BROKEN_TOKENS))
         assert result["total"] > 3000 and result["broken"] == [], result["broken"][:10]
         # the check can fail: with tokens allowed to wrap inside (the rule this page adds lifted), some do
         pg.add_style_tag(content=".bpe-view .tk { white-space: pre-wrap !important; }")
         pg.wait_for_timeout(300)
-        assert len(pg.evaluate(BROKEN_TOKENS)["broken"]) > 10
+        assert len(pg.evaluate(deep(BROKEN_TOKENS))["broken"]) > 10
     finally:
         context.close()
 
@@ -98,7 +98,7 @@ def test_sentencepiece_byte_fallback_is_grouped_under_its_character(browser, ser
         area = pg.locator("textarea").first
         area.fill(RARE)
         area.press("Control+Enter")
-        pg.wait_for_function("() => document.querySelectorAll('.bpe-view').length === 2", timeout=60_000)
+        pg.wait_for_function(deep("() => deepAll('.bpe-view').length === 2"), timeout=60_000)
         wait_idle(pg)
         groups = pg.locator(".bpe-view").nth(1).locator(".bgrp")
         chars = groups.locator(".bchar").all_text_contents()

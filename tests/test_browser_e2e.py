@@ -12,7 +12,7 @@ import re
 import pytest
 
 from bpe_core import train_bpe, train_wordpiece
-from tests.browser import screenshot, wait_idle
+from tests.browser import deep, screenshot, wait_idle
 from tests.conftest import unmark_whitespace
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ def _metric(pg, label: str) -> str:
 
 
 def _wait_tokens(pg, n: int, timeout: int = 60_000) -> None:
-    pg.wait_for_function("n => document.querySelectorAll('.bpe-view .tk').length === n", arg=n, timeout=timeout)
+    pg.wait_for_function(deep("n => deepAll('.bpe-view .tk').length === n"), arg=n, timeout=timeout)
     wait_idle(pg)
 
 
@@ -97,7 +97,7 @@ def test_a_users_path_through_the_app(page, tiktoken_official):
     first = pg.locator(".merge-card .no").inner_text()
     pg.get_by_role("button", name="Play").click()
     pg.wait_for_function(
-        "t => { const c = document.querySelector('.merge-card .no'); return c && c.textContent !== t; }",
+        deep("t => { const c = deepOne('.merge-card .no'); return c && c.textContent !== t; }"),
         arg=first,
         timeout=30_000,
     )
@@ -111,16 +111,16 @@ def test_a_users_path_through_the_app(page, tiktoken_official):
 
     # 5. Compare: our BPE, GPT-2 and cl100k side by side, counts equal to tiktoken's
     _nav(pg, "Compare")
-    pg.wait_for_function("() => document.querySelectorAll('.bpe-view').length === 3", timeout=90_000)
+    pg.wait_for_function(deep("() => deepAll('.bpe-view').length === 3"), timeout=90_000)
     wait_idle(pg)
     # our column is drawn in the browser (it follows the slider live): its tokens come once its data is decoded
-    pg.wait_for_function("() => [...document.querySelectorAll('.bpe-view')].every(v => v.querySelector('.tk'))")
+    pg.wait_for_function(deep("() => deepAll('.bpe-view').every(v => v.querySelector('.tk'))"))
     want = {
         "ours": len(full),
         "gpt2": len(tiktoken_official("r50k_base").encode(PARAGRAPH)),
         "cl100k": len(tiktoken_official("cl100k_base").encode(PARAGRAPH)),
     }
-    body = pg.locator("[data-testid=stMain]").inner_text()
+    body = pg.evaluate(deep("() => deepText(document.querySelector('[data-testid=stMain]'))"))
     for n in want.values():
         assert f"{n:,} tokens" in body
     views = pg.locator(".bpe-view")

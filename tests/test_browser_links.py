@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser import screenshot, wait_idle
+from tests.browser import deep, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -33,23 +33,24 @@ def settle(pg) -> None:
 def observe(pg) -> dict:
     """What the screen shows: page, token texts, metrics, sliders, merge card, compare views, open tab."""
     return pg.evaluate(
-        """() => {
-        const txt = (sel) => [...document.querySelectorAll(sel)].map(e => e.textContent);
+        deep(
+            """() => {
+        const txt = (sel) => deepAll(sel).map(e => e.textContent);
         const main = document.querySelector('[data-testid=stMain]');
         return {
             path: location.pathname,
-            views: [...document.querySelectorAll('.bpe-view')].map(v => [...v.querySelectorAll('.tk')]
+            views: deepAll('.bpe-view').map(v => [...v.querySelectorAll('.tk')]
                        .map(e => e.textContent).join('\\u2502')),
-            metrics: [...document.querySelectorAll('[data-testid=stMetric], .bpe-live .live-card')]
+            metrics: deepAll('[data-testid=stMetric], .bpe-live .live-card')
                        .map(m => m.innerText),
-            sliders: [...document.querySelectorAll('[data-testid=stSlider] input[type=range], '
-                                                   + '.bpe-live input[type=range]')].map(s => s.value),
+            sliders: deepAll('[data-testid=stSlider] input[type=range], .bpe-live input[type=range]').map(s => s.value),
             card: txt('.merge-card .no'),
             tab: txt('[role=tab][aria-selected=true]'),
-            counts: (main ? main.innerText : '').match(/[\\d,]+ tokens · [^\\n]*/g) || [],
+            counts: (main ? deepText(main) : '').match(/[\\d,]+ tokens · [^\\n]*/g) || [],
             warnings: (document.body.innerText.match(/[^\\n]*Session State API[^\\n]*/g) || []),
         };
     }"""
+        )
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import train_bpe
-from tests.browser import screenshot, wait_idle
+from tests.browser import deep, screenshot, wait_idle
 from tests.conftest import sample
 from ui.render import readable
 
@@ -19,8 +19,10 @@ def _card(pg) -> str:
 def _wait_highlight(pg, token: str) -> None:
     """Wait until the coloured text has highlighted tokens and every one of them reads ``token``."""
     pg.wait_for_function(
-        """t => { const els = [...document.querySelectorAll('.bpe-view .tk.hl')];
-                  return els.length > 0 && els.every(e => e.textContent === t); }""",
+        deep(
+            """t => { const els = deepAll('.bpe-view .tk.hl');
+                  return els.length > 0 && els.every(e => e.textContent === t); }"""
+        ),
         arg=token,
         timeout=30_000,
     )
@@ -41,9 +43,7 @@ def test_merges_page_steps_and_plays(page, server):
     screenshot(page, "merges-step-1")
 
     page.get_by_role("button", name="Next").click()
-    page.wait_for_function(
-        "() => document.querySelector('.merge-card .no')?.textContent === 'Merge #2'", timeout=90_000
-    )
+    page.wait_for_function(deep("() => deepOne('.merge-card .no')?.textContent === 'Merge #2'"), timeout=90_000)
     _wait_highlight(page, readable(tok.trace[1].merged))  # the text follows the card
 
     # jump through the table: search a merge number and click its row
@@ -52,16 +52,14 @@ def test_merges_page_steps_and_plays(page, server):
     box.press("Enter")
     page.wait_for_function("() => document.body.innerText.includes('merges match')", timeout=30_000)
     page.locator("[data-testid=stDataFrame]").last.click(position={"x": 20, "y": 55})
-    page.wait_for_function(
-        "() => document.querySelector('.merge-card .no')?.textContent === 'Merge #7'", timeout=90_000
-    )
+    page.wait_for_function(deep("() => deepOne('.merge-card .no')?.textContent === 'Merge #7'"), timeout=90_000)
     _wait_highlight(page, readable(tok.trace[6].merged))
     screenshot(page, "merges-step-7-tie")
 
     # play: the step moves on by itself; pause: it stays
     page.get_by_role("button", name="Play").click()
     page.wait_for_function(
-        "() => ['Merge #9', 'Merge #10', 'Merge #11'].includes(document.querySelector('.merge-card .no')?.textContent)",
+        deep("() => ['Merge #9', 'Merge #10', 'Merge #11'].includes(deepOne('.merge-card .no')?.textContent)"),
         timeout=30_000,
     )
     page.get_by_role("button", name="Pause").click()

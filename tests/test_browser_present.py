@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import screenshot, wait_idle
+from tests.browser import deep, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -17,26 +17,32 @@ pytestmark = pytest.mark.browser
 def visible_token_lines(pg) -> int:
     """Lines of coloured tokens fully visible in the window (and in their scroll box)."""
     return pg.evaluate(
-        """() => {
+        deep(
+            """() => {
         const tops = new Set();
-        for (const t of document.querySelectorAll('[data-testid=stMain] .bpe-view .tk')) {
+        for (const t of deepAll('.bpe-view .tk', document.querySelector('[data-testid=stMain]'))) {
             const r = t.getBoundingClientRect(), box = t.closest('.bpe-view').getBoundingClientRect();
             if (r.height && r.top >= Math.max(0, box.top) && r.bottom <= Math.min(innerHeight, box.bottom))
                 tops.add(Math.round(r.top));
         }
         return tops.size;
     }"""
+        )
     )
 
 
 def fully_visible(pg, selector: str) -> bool:
     return pg.evaluate(
-        """(sel) => { const e = [...document.querySelectorAll(sel)].find(x => x.offsetParent);  // drawn ones only
+        deep(
+            """(sel) => { const inner = sel.replace(/^\\[data-testid=stMain\\] /, '');  // a scope outside the component
+                      const scope = inner === sel ? document : document.querySelector('[data-testid=stMain]');
+                      const e = deepAll(inner, scope).find(x => x.offsetParent);  // drawn ones only
                       if (!e) return false;
                       const r = e.getBoundingClientRect(), box = (e.closest('.bpe-view') || e).getBoundingClientRect();
                       return r.top >= 0 && r.bottom <= innerHeight
                              && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
-        }""",
+        }"""
+        ),
         selector,
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import screenshot, wait_idle
+from tests.browser import deep, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +21,8 @@ INSIGHTS_TABS = ("genealogy", "diff", "heldout", "scripts", "pretok", "unused")
 def overflow(pg) -> list[str]:
     """Elements of the main area that are cut: wider than their own box (scrolling) or past the main area."""
     return pg.evaluate(
-        """() => {
+        deep(
+            """() => {
         const main = document.querySelector('[data-testid=stMain]');
         const right = main.getBoundingClientRect().right + 1;
         const bad = [];
@@ -32,7 +33,7 @@ def overflow(pg) -> list[str]:
         const sel = 'table, [data-testid=stDataFrame], [data-testid=stTable], .js-plotly-plot, .bpe-view, '
                   + '[data-testid=stMetric], [data-testid=stHorizontalBlock], [data-testid=stMarkdownContainer], '
                   + '[data-testid=stCaptionContainer], .stHtml, [data-testid=stExpander], .merge-card';
-        for (const e of main.querySelectorAll(sel)) {
+        for (const e of deepAll(sel, main)) {  // the live view's parts too (in its shadow root)
             const r = e.getBoundingClientRect();
             if (r.width === 0 || e.closest('[data-testid=stExpander] details:not([open])')) continue;
             const name = (e.getAttribute('data-testid') || e.className || e.tagName).toString().slice(0, 40);
@@ -54,6 +55,7 @@ def overflow(pg) -> list[str]:
         for (const h of handles) h.style.display = '';
         return bad;
     }"""
+        )
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_core.wordpiece import train_wordpiece
-from tests.browser import screenshot
+from tests.browser import deep, screenshot
 from tests.conftest import sample
 
 pytestmark = pytest.mark.browser
@@ -15,8 +15,7 @@ def test_wordpiece_continuations_touch_their_word(page):
     text = sample("english")
     page.get_by_text("WordPiece", exact=True).click()
     page.wait_for_function(
-        "() => document.querySelector('.bpe-legend') && document.querySelector('.bpe-legend').textContent"
-        ".includes('##')",
+        deep("() => deepOne('.bpe-legend') && deepOne('.bpe-legend').textContent.includes('##')"),
         timeout=60_000,
     )
     # the sample is learned whole at full size; drag the slider to the left third to see pieces

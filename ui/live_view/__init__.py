@@ -59,7 +59,7 @@ MAX_DRAW_TOKENS = 6_000
 PRESENTATION_SCALE = 1.5
 """Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`, issue 17 item 3): 15 px -> 22.5 px."""
 
-_component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=False)
+_component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=True)
 
 Drawable = BPETokenizer | WordPieceTokenizer | UnigramTokenizer
 """The tokenizers the live view draws (the algorithms of :data:`_KINDS`)."""

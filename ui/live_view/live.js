@@ -430,19 +430,22 @@ function wpRange(m, L, u0, u1, cap) {
 
 // cycle colours follow positions: a token gets class c<local index % 8>, its block p<first index % 8>,
 // and the CSS paints PALETTE[(p + c) % 8]; so a shift before a block costs one class change on it
-let PHASE_CSS = null;
-function phaseCss() {
-  if (!PHASE_CSS) {
-    const rules = [];
-    for (let p = 0; p < 8; p++)
-      for (let c = 0; c < 8; c++)
-        rules.push(
-          `.bpe-live .bpe-view .blk.p${p} > .tk.c${c}, .bpe-live .bpe-view .blk.p${p} > .wd > .tk.c${c} { background: ${PALETTE[(p + c) % 8]}; }`
-        );
-    PHASE_CSS = document.createElement("style");
-    PHASE_CSS.textContent = rules.join("\n");
-    document.head.appendChild(PHASE_CSS);
-  }
+const PHASE_ROOTS = new WeakSet();
+function phaseCss(node) {
+  // the 64 phase x class rules, once per style scope: the document or the component's shadow root (isolated styles)
+  const root = node.getRootNode();
+  const scope = root instanceof ShadowRoot ? root : document;
+  if (PHASE_ROOTS.has(scope)) return;
+  PHASE_ROOTS.add(scope);
+  const rules = [];
+  for (let p = 0; p < 8; p++)
+    for (let c = 0; c < 8; c++)
+      rules.push(
+        `.bpe-live .bpe-view .blk.p${p} > .tk.c${c}, .bpe-live .bpe-view .blk.p${p} > .wd > .tk.c${c} { background: ${PALETTE[(p + c) % 8]}; }`
+      );
+  const style = document.createElement("style");
+  style.textContent = rules.join("\n");
+  (scope === document ? document.head : scope).appendChild(style);
 }
 
 // Lines break at token edges by CSS (live.css: `line-break: anywhere` on a block, tokens `white-space: pre`), which
@@ -694,7 +697,7 @@ class BlockPainter {
     // o: {ws, mode, maxRank, hl: Set of ranks to highlight or null, version, scale}
     const key = `${o.ws}|${o.mode}|${o.version}`;
     if (this.key !== key || this.model !== m) this.reset(m, key, o.scale || 1);
-    if (o.mode === "cycle") phaseCss();
+    if (o.mode === "cycle") phaseCss(this.el);
     const blocks = m.blocks;
     const nb = blocks.length;
     // 1. what each block draws (binary searches only)
