@@ -466,6 +466,69 @@ class BlockPainter {
     this.state = [];
     this.flatCache = null;
     this.drawn = 0;
+    // cycle colours of blocks out of the box's sight are brought up to date when they come near it (see onNear)
+    this.byEl = new Map();
+    this.io =
+      typeof IntersectionObserver === "function"
+        ? new IntersectionObserver((entries) => this.onNear(entries), { root: el, rootMargin: "25% 0px" })
+        : null;
+    this.checkRaf = 0;
+    el.addEventListener("scroll", () => this.catchUp(), { passive: true });
+  }
+
+  // Cycle colours depend on a token's index in the whole text, so a count change early in the text recolours
+  // every later token; in a block the browser renders (content-visibility keeps a margin of some 2,000 px
+  // around the box) that is a style recalculation of each of its spans.  A block out of the box's sight only
+  // notes that its colours are due (st.colourDue) and gets them when it comes near: when the observer reports
+  // it (one frame late), when the box scrolls (before that frame is drawn) and, after a paint that deferred
+  // any, at the next animation frame (before it is drawn; its layout is due then anyway), so a block is never
+  // drawn in sight with stale colours.  Token boundaries, ids and highlights are always written at once.
+
+  onNear(entries) {
+    for (const e of entries) {
+      const st = this.byEl.get(e.target);
+      if (!st) continue;
+      st.near = e.isIntersecting;
+      if (st.near && st.colourDue) this.cycleColours(st, st.colourDue.p, true);
+    }
+  }
+
+  catchUp() {
+    // colour the deferred blocks that are in or near the box's sight now (reads the layout: call when it is due)
+    this.checkRaf = 0;
+    if (!this.el.isConnected) return;
+    let due = false;
+    for (const st of this.state) if (st.colourDue) due = true;
+    if (!due) return;
+    const box = this.el.getBoundingClientRect();
+    const margin = box.height / 4;
+    for (const st of this.state) {
+      if (!st.colourDue) continue;
+      const r = st.el.getBoundingClientRect();
+      if (r.bottom >= box.top - margin && r.top <= box.bottom + margin) {
+        st.near = true;
+        this.cycleColours(st, st.colourDue.p, true);
+      }
+    }
+  }
+
+  cycleColours(st, p, recolour) {
+    // the block's phase class p<first index % 8> and, when its spans changed, each span's c<index in block % 8>
+    if (st.phase !== p || recolour) {
+      st.el.className = `blk p${p}`;
+      st.phase = p;
+    }
+    if (recolour)
+      for (let j = 0; j < st.nodes.length; j++) {
+        const node = st.nodes[j];
+        const c = j % 8;
+        if (node._c !== c) {
+          if (node._c !== undefined) node.classList.replace(`c${node._c}`, `c${c}`);
+          else node.classList.add(`c${c}`);
+          node._c = c;
+        }
+      }
+    st.colourDue = null;
   }
 
   make(m, t, showWs) {
@@ -489,12 +552,19 @@ class BlockPainter {
     this.key = key;
     this.model = m;
     const frag = document.createDocumentFragment();
+    if (this.io) this.io.disconnect();
+    this.byEl.clear();
     this.state = m.blocks.map((b) => {
       const div = document.createElement("div");
       div.className = "blk";
       div.style.containIntrinsicBlockSize = `auto ${Math.round(b.lines * 28.5 * scale)}px`;
       frag.appendChild(div);
-      return { el: div, L: null, n: -1, tail: null, toks: [], nodes: [], phase: -1, colourKey: null, hl: false };
+      const st = { el: div, L: null, n: -1, tail: null, toks: [], nodes: [], phase: -1, colourKey: null, hl: false };
+      st.near = true; // until the observer says otherwise: the first paint colours every block
+      st.colourDue = null;
+      this.byEl.set(div, st);
+      if (this.io) this.io.observe(div);
+      return st;
     });
     const top = this.el.scrollTop; // a repaint of the same text keeps the box where the reader had it
     this.el.replaceChildren(frag);
@@ -715,6 +785,7 @@ class BlockPainter {
     const colourKey = o.mode === "rank" ? `r${o.maxRank}` : o.mode;
     const colourOf = colourFn(o.mode, o.maxRank);
     let changedAny = false;
+    let deferred = false;
     start = 0;
     for (let i = 0; i < nb; i++) {
       const b = blocks[i];
@@ -738,20 +809,14 @@ class BlockPainter {
       st.L = L;
       if (o.mode === "cycle") {
         const p = start % 8;
-        if (st.phase !== p || changed) {
-          st.el.className = `blk p${p}`;
-          st.phase = p;
-        }
-        if (changed)
-          for (let j = 0; j < st.nodes.length; j++) {
-            const node = st.nodes[j];
-            const c = j % 8;
-            if (node._c !== c) {
-              if (node._c !== undefined) node.classList.replace(`c${node._c}`, `c${c}`);
-              else node.classList.add(`c${c}`);
-              node._c = c;
-            }
+        const recolour = changed || !!st.colourDue;
+        if (st.phase !== p || recolour) {
+          if (st.near) this.cycleColours(st, p, recolour);
+          else {
+            st.colourDue = { p };
+            deferred = true;
           }
+        }
       } else if (st.colourKey !== colourKey) {
         for (let j = 0; j < st.nodes.length; j++) {
           const node = st.nodes[j];
@@ -780,6 +845,7 @@ class BlockPainter {
       start += w;
     }
     if (changedAny) this.flatCache = null;
+    if (deferred && !this.checkRaf) this.checkRaf = requestAnimationFrame(() => this.catchUp());
   }
 
   restIsSpace(m, b, toks) {
