@@ -161,3 +161,22 @@ def test_insights_token_menu_names_a_unigram_piece_not_a_merge(tok):
     assert token_label(tok, i).endswith(f"  ·  piece #3, score {score:.2f}  ·  id {i}")
     assert "merge" not in token_label(tok, i) and tok.id_to_token(i) == piece
     assert "  ·  merge #5  ·  id 260" in token_label(train_bpe_small(), 260)
+
+
+def test_pruning_card_signs_the_loss_change():
+    """A round's loss can fall (EM re-estimates the scores after the pruning): the card says -x, never +-x.
+
+    The English sample under GPT-2's pattern at 1,000: round 1 lowers the loss by 48.0 nats (the app's
+    Unigram Merges page with that pattern showed "+-48.0 nats" before)."""
+    text = sample("english")
+    gpt2 = train_unigram(text, 1000, pattern="gpt2")
+    h = history_for(gpt2, text)
+    signs = set()
+    for k in range(1, h.n_steps + 1):
+        r = gpt2.trace[k - 1]
+        card = html.unescape(pruning_card_html(h, k))
+        rise = r.loss_after - r.loss_before
+        assert f"{'+' if rise >= 0 else '-'}{abs(rise):,.1f} nats" in card
+        assert "+-" not in card
+        signs.add(rise >= 0)
+    assert signs == {True, False}  # this text has rounds of both kinds

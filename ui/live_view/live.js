@@ -1533,7 +1533,7 @@ class MergesView {
       const d = after - before;
       facts = [
         ["Vocabulary", `${fmt(tr.sizes[k - 1])} → ${fmt(tr.sizes[k])}`, `−${fmt(tr.nRemoved[r])} pieces`, ""],
-        ["Loss", `${loss(lb)} → ${loss(la)}`, rise === null ? "" : `+${loss(rise)} nats`,
+        ["Loss", `${loss(lb)} → ${loss(la)}`, rise === null ? "" : `${rise >= 0 ? "+" : "-"}${loss(Math.abs(rise))} nats`,
           "Negative log-likelihood of the training words' best segmentations before the round and after it (pruned, then re-estimated by EM)."],
         ["Tokens of the text", `${fmt(before)} → ${fmt(after)}`, `${d >= 0 ? "+" : "-"}${fmt(Math.abs(d))}`,
           "Tokens of the whole training text before and after the round."],

@@ -176,7 +176,7 @@ def pruning_card_html(history: UnigramPruningHistory, k: int) -> str:
             (
                 "Loss",
                 f"{_loss(r.loss_before)} → {_loss(r.loss_after)}",
-                "" if rise is None else f"+{rise:,.1f} nats",
+                "" if rise is None else f"{rise:+,.1f} nats",  # signed: EM can lower the loss ("-48.0 nats")
                 "Negative log-likelihood of the training words' best segmentations before the round and after it "
                 "(pruned, then re-estimated by EM).",
             ),
