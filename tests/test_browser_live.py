@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import re
 
 import pytest
@@ -348,3 +349,52 @@ def test_typing_redraws_without_ctrl_enter(page):
     assert box.input_value() == text  # nothing typed was lost to a rerun
     tok = train_bpe(text, 1000, ["<|endoftext|>"])
     _check_sizes(page, tok, text, text, [tok.min_vocab_size, tok.max_vocab_size])
+
+
+def _old_rule_blocks(units, text: str, min_block: int = 240) -> int:
+    """Blocks of the drawn text under the rule before size ranges: cut only between two words at a newline."""
+    ranges = [(u[0][1][0].start, u[0][1][-1].end) for u in units]
+    count, cs = 1, 0
+    for (_, prev_end), (start, _) in itertools.pairwise(ranges):
+        nl = next((c for c in range(start - 1, min(prev_end, start - 1) - 1, -1) if c >= 0 and text[c] == "\n"), -1)
+        if nl >= 0 and nl + 1 - cs >= min_block:
+            count, cs = count + 1, nl + 1
+    return count
+
+
+def test_unigram_blocks_cut_at_newlines_inside_words_in_the_sizes_no_piece_crosses(page):
+    # SentencePiece words hold newlines ('.\n\nThe'); a piece crosses such a newline at some sizes only:
+    # the blocks of each size range also end at the newlines inside words no piece crosses in that range
+    from bpe_core.live import unigram_versions
+
+    text = sample("english")
+    tok = train_unigram(text, 1000)
+    units = unigram_versions(tok, text).units
+    crossed = {
+        k
+        for u in units
+        for k, spans in u
+        if any("\n" in text[s.start : s.end - 1] and text[s.end - 1] != "\n" for s in spans)
+    }
+    assert crossed, "the sample should hold a piece crossing a newline at some size"
+    page.goto(page.url.split("?")[0] + "?src=sample&sample=english&algo=unigram&pattern=sentencepiece")
+    page.wait_for_function(
+        "() => window.__bpeLive && window.__bpeLive.model && window.__bpeLive.model.kind === 'unigram'",
+        timeout=120_000,
+    )
+    wait_idle(page)
+    sizes = list(range(tok.min_vocab_size, tok.max_vocab_size + 1))
+    _check_sizes(page, tok, text, text, sizes)
+    counts = page.evaluate(
+        """sizes => { const v = window.__bpeLive, s = v.slider;
+          return sizes.map(k => { s.value = String(k); s.dispatchEvent(new Event('input', {bubbles: true}));
+            return v.model.blocks.length; }); }""",
+        sizes,
+    )
+    old = _old_rule_blocks(units, text)
+    assert page.evaluate("() => window.__bpeLive.model.blockSets.length") > 1
+    assert min(counts) >= old and max(counts) > old, (old, sorted(set(counts)))
+    # the same drawing after the slider comes back to a range it left
+    _check_sizes(
+        page, tok, text, text, [tok.max_vocab_size, tok.min_vocab_size, (tok.min_vocab_size + tok.max_vocab_size) // 2]
+    )

@@ -221,11 +221,12 @@ function tooltip(m, t) {
 // ---- blocks: the drawn text cut into runs of lines, each redrawn only when one of its tokens changes ----
 //
 // A block ends just after a newline at a place that is a token edge at every size (a pre-token edge for
-// byte-level BPE, the space between two words for WordPiece), so no token crosses a block and the lines
-// break exactly as in one flow.  Each block carries the sorted vocabulary sizes at which its
-// segmentation changes (a range query: it changed between sizes a < b when one of them lies in (a, b])
-// and its token count at any size (a binary search), so a slider move touches only the blocks it
-// changes.  Blocks are `content-visibility: auto`: the browser lays out only those in sight.
+// byte-level BPE, the space between two words for WordPiece; for Unigram, at every size of a size range:
+// see prepareWP), so no token crosses a block and the lines break exactly as in one flow.  Each block
+// carries the sorted vocabulary sizes at which its segmentation changes (a range query: it changed
+// between sizes a < b when one of them lies in (a, b]) and its token count at any size (a binary
+// search), so a slider move touches only the blocks it changes.  Blocks are `content-visibility: auto`:
+// the browser lays out only those in sight.
 
 const MIN_BLOCK = 240; // bytes (BPE) or characters (WordPiece) at least per block
 
@@ -275,20 +276,94 @@ function prepareBPE(m) {
   m.blocks = blocks;
 }
 
+function unitRange(unit) {
+  const rows = unit[0][1];
+  return [rows[0][1], rows[rows.length - 1][2]];
+}
+
 function prepareWP(m) {
+  // Blocks end between two words at a newline (a token edge at every size).  A Unigram word can hold
+  // newlines (SentencePiece splits at spaces only): a place just after such a newline is a token edge at
+  // the sizes where no piece of the word crosses it, so the size axis is cut into a few ranges, each with
+  // its own blocks (built when the slider first enters it) that also end at the newlines inside words
+  // which are a token edge at every size of the range; a word cut there becomes two parts, each keeping
+  // its versions of the range.
   const units = m.units;
   const cps = m.tm.cps;
-  const range = (u) => {
-    const rows = units[u][0][1];
-    return [rows[0][1], rows[rows.length - 1][2]];
-  };
+  const bad = new Map(); // place inside a word -> [[a, b], ...] sizes where a piece crosses it
+  const points = new Set();
+  for (let u = 0; u < units.length; u++) {
+    const vs = units[u];
+    const [s, e] = unitRange(vs);
+    for (let c = s; c < e - 1; c++) {
+      if (cps[c] !== "\n") continue;
+      const p = c + 1;
+      for (let v = 0; v < vs.length; v++) {
+        if (!vs[v][1].some((r) => r[1] < p && p < r[2])) continue;
+        const a = v === 0 ? -Infinity : vs[v][0];
+        const b = v + 1 < vs.length ? vs[v + 1][0] - 1 : Infinity;
+        if (!bad.has(p)) bad.set(p, []);
+        bad.get(p).push([a, b]);
+        if (a > -Infinity) points.add(a);
+        if (b < Infinity) points.add(b + 1);
+      }
+      if (!bad.has(p)) bad.set(p, []); // an edge at every size
+    }
+  }
+  let starts = [...points].sort((a, b) => a - b);
+  const MAX_RANGES = 32;
+  if (starts.length >= MAX_RANGES) {
+    const k = starts.length / MAX_RANGES;
+    starts = Array.from({ length: MAX_RANGES - 1 }, (_, i) => starts[Math.floor((i + 1) * k)]);
+    starts = [...new Set(starts)];
+  }
+  m.blockSets = [-Infinity, ...starts].map((a, i) => ({
+    lo: a,
+    hi: i < starts.length ? starts[i] - 1 : Infinity,
+    blocks: null,
+  }));
+  m.blockBad = bad;
+  m.blockSet = null;
+  selectBlocks(m, m.blockSets[0].lo);
+}
+
+function selectBlocks(m, L) {
+  // the blocks of the size range holding L (built on first use); false when they are those in use
+  const cur = m.blockSet;
+  if (cur && cur.lo <= L && L <= cur.hi) return false;
+  const set = m.blockSets.find((r) => r.lo <= L && L <= r.hi);
+  if (!set.blocks) set.blocks = buildWPBlocks(m, set.lo, set.hi);
+  m.blockSet = set;
+  m.blocks = set.blocks;
+  return true;
+}
+
+function splitUnit(vs, lo, hi, a, b) {
+  // the part [a, b) of a word whose versions have no piece crossing a or b at sizes lo..hi
+  let v0 = 0;
+  while (v0 + 1 < vs.length && vs[v0 + 1][0] <= lo) v0++;
+  const out = [];
+  for (let v = v0; v < vs.length && (v === v0 || vs[v][0] <= hi); v++) {
+    const rows = vs[v][1].filter((r) => r[1] >= a && r[2] <= b);
+    const prev = out.length ? out[out.length - 1][1] : null;
+    if (prev && prev.length === rows.length && prev.every((r, i) => r === rows[i])) continue;
+    out.push([out.length ? vs[v][0] : vs[0][0], rows]);
+  }
+  if (!out[0][1].length) return null;
+  return out;
+}
+
+function buildWPBlocks(m, lo, hi) {
+  const units = m.units;
+  const cps = m.tm.cps;
+  const bad = m.blockBad;
+  const ok = (p) => bad.get(p).every(([a, b]) => b < lo || a > hi);
   const blocks = [];
-  const add = (cs, ce, u0, u1) => {
+  const add = (cs, ce, U) => {
     const ev = [];
     let base = 0;
     let lines = 1;
-    for (let u = u0; u < u1; u++) {
-      const vs = units[u];
+    for (const vs of U) {
       let prev = vs[0][1].length;
       base += prev;
       for (let v = 1; v < vs.length; v++) {
@@ -302,28 +377,46 @@ function prepareWP(m) {
     const deltas = new Int32Array(ev.length); // running sum of token-count changes
     let run = 0;
     ev.forEach((e, i) => (deltas[i] = run += e[1]));
-    blocks.push({ cs, ce, u0, u1, sizes, base, deltas, lines });
+    blocks.push({ cs, ce, U, u0: 0, u1: U.length, sizes, base, deltas, lines });
   };
   let cs = 0;
-  let u0 = 0;
-  for (let u = 1; u < units.length; u++) {
-    const [, prevEnd] = range(u - 1);
-    const [start] = range(u);
-    // a newline between the two units, or ending the one before (a Unigram word cut after its newline)
-    let nl = -1;
-    for (let c = start - 1; c >= Math.min(prevEnd, start - 1) && c >= 0; c--)
-      if (cps[c] === "\n") {
-        nl = c;
-        break;
+  let U = [];
+  for (let u = 0; u < units.length; u++) {
+    const vs = units[u];
+    const [start, end] = unitRange(vs);
+    if (u > 0) {
+      const [, prevEnd] = unitRange(units[u - 1]);
+      // a newline between the two words, or ending the one before (a Unigram word cut after its newline)
+      let nl = -1;
+      for (let c = start - 1; c >= Math.min(prevEnd, start - 1) && c >= 0; c--)
+        if (cps[c] === "\n") {
+          nl = c;
+          break;
+        }
+      if (nl >= 0 && nl + 1 - cs >= MIN_BLOCK && U.length) {
+        add(cs, nl + 1, U);
+        cs = nl + 1;
+        U = [];
       }
-    if (nl >= 0 && nl + 1 - cs >= MIN_BLOCK) {
-      add(cs, nl + 1, u0, u);
-      cs = nl + 1;
-      u0 = u;
     }
+    // newlines inside the word that are a token edge at every size of the range
+    let from = start;
+    for (let c = start; c < end - 1; c++) {
+      const p = c + 1;
+      if (cps[c] !== "\n" || p - cs < MIN_BLOCK || !ok(p)) continue;
+      const part = splitUnit(vs, lo, hi, from, p);
+      if (!part) continue; // no piece before it in this word: the cut between words covers it
+      U.push(part);
+      add(cs, p, U);
+      cs = p;
+      U = [];
+      from = p;
+    }
+    const rest = from === start ? vs : splitUnit(vs, lo, hi, from, end);
+    if (rest) U.push(rest);
   }
-  add(cs, cps.length, u0, units.length);
-  m.blocks = blocks;
+  add(cs, cps.length, U);
+  return blocks;
 }
 
 function blockCount(b, L) {
@@ -411,10 +504,10 @@ function wpToken(m, row) {
   return t;
 }
 
-function wpRange(m, L, u0, u1, cap) {
+function wpRange(m, L, u0, u1, cap, units = m.units) {
   const out = [];
   for (let u = u0; u < u1 && out.length < cap; u++) {
-    const unit = m.units[u];
+    const unit = units[u];
     let chosen = unit[0][1];
     for (const [s, rows] of unit) {
       if (s > L) break;
@@ -624,7 +717,7 @@ class BlockPainter {
   renderWords(m, b, st, showWs, L, whole) {
     // WordPiece and Unigram: word by word (units).  When the block was and stays drawn whole, only the words
     // whose version changed are drawn again (their nodes replaced in place); otherwise the block is rebuilt.
-    const units = m.units;
+    const units = b.U || m.units;
     const toks = st.toks;
     const nu = b.u1 - b.u0;
     const ver = new Int32Array(nu);
@@ -766,7 +859,12 @@ class BlockPainter {
   paint(m, L, cap, o) {
     // o: {ws, mode, maxRank, hl: Set of ranks to highlight or null, version, scale}
     const key = `${o.ws}|${o.mode}|${o.version}`;
-    if (this.key !== key || this.model !== m) this.reset(m, key, o.scale || 1);
+    // Unigram: a size range with other blocks (see prepareWP) is drawn afresh
+    const newBlocks = m.blockSets ? selectBlocks(m, L) : false;
+    if (this.key !== key || this.model !== m || newBlocks || this.blocks !== m.blocks) {
+      this.reset(m, key, o.scale || 1);
+      this.blocks = m.blocks;
+    }
     if (o.mode === "cycle") phaseCss(this.el);
     const blocks = m.blocks;
     const nb = blocks.length;
@@ -797,7 +895,7 @@ class BlockPainter {
       const changed = st.L === null || st.n !== w || st.tail !== tail || blockChanged(b, st.L, L);
       if (changed) {
         st.oldToks = st.toks;
-        st.toks = w <= 0 ? [] : b.deltas ? wpRange(m, L, b.u0, b.u1, w) : bpeRange(m, L, b.bs, b.be, w);
+        st.toks = w <= 0 ? [] : b.deltas ? wpRange(m, L, b.u0, b.u1, w, b.U) : bpeRange(m, L, b.bs, b.be, w);
         st.tail = tail;
         if (b.deltas && i + 1 === nb && tail) st.tail = this.restIsSpace(m, b, st.toks);
         this.renderBlock(m, b, st, o.ws, L, w === counts[i]);
