@@ -303,6 +303,24 @@ def table(rows: list[dict]) -> None:
 UNIGRAM_MERGES = "/merges?src=sample&sample=english&algo=unigram&pattern=sentencepiece"
 
 
+UNIGRAM_PLAYER_READY = "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'"
+"""The Merges page's Unigram player has its model (a ``wait_for_function`` expression)."""
+
+
+def play_rates(browser, url: str, args: argparse.Namespace) -> None:
+    """Print the Merges Play rates in a fresh context: BPE for ``--play-seconds``, Unigram ``--play-repeats`` times."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    pg.goto(url + "/merges")
+    print(f"**Merges: Play at 60 merges/s for {args.play_seconds} s (English sample, BPE)**\n")
+    table([play(pg, args.play_seconds)])
+    pg.goto(url + UNIGRAM_MERGES)
+    pg.wait_for_function(UNIGRAM_PLAYER_READY, timeout=300_000)
+    print(f"**Merges: Unigram's pruning played at 60 rounds/s from 0 to the end, {args.play_repeats} times**\n")
+    table([play_through(pg, args.play_repeats)])
+    ctx.close()
+
+
 def merges_play(args: argparse.Namespace) -> None:
     """The Merges Play rates alone: BPE for ``--play-seconds``, Unigram's pruning ``--play-repeats`` times."""
     from playwright.sync_api import sync_playwright
@@ -311,20 +329,11 @@ def merges_play(args: argparse.Namespace) -> None:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-            pg = ctx.new_page()
-            pg.goto(url + "/merges")
-            print(f"**Merges: Play at 60 merges/s for {args.play_seconds} s (English sample, BPE)**\n")
-            table([play(pg, args.play_seconds)])
-            pg.goto(url + UNIGRAM_MERGES)
-            pg.wait_for_function(
-                "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'", timeout=300_000
+            play_rates(browser, url, args)
+            ms = (
+                statistics.median(first_render(browser, url, UNIGRAM_MERGES, UNIGRAM_PLAYER_READY) for _ in range(3))
+                * 1000
             )
-            print(f"**Merges: Unigram's pruning played at 60 rounds/s from 0 to the end, {args.play_repeats} times**\n")
-            table([play_through(pg, args.play_repeats)])
-            ctx.close()
-            ready = "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'"
-            ms = statistics.median(first_render(browser, url, UNIGRAM_MERGES, ready) for _ in range(3)) * 1000
             print("**First render in the browser (median of 3 fresh contexts, training cached)**\n")
             table([{"page": "Merges, Unigram (English sample)", "browser first render ms": round(ms)}])
             browser.close()
@@ -412,18 +421,7 @@ def main() -> None:
             ctx.close()
             print(f"**Drag on a {args.chars:,}-character text (the first ~20,000 drawn)**\n")
             table(drags)
-            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-            pg = ctx.new_page()
-            pg.goto(url + "/merges")
-            print(f"**Merges: Play at 60 merges/s for {args.play_seconds} s (English sample)**\n")
-            table([play(pg, args.play_seconds)])
-            pg.goto(url + UNIGRAM_MERGES)
-            pg.wait_for_function(
-                "() => window.__bpeMerges && window.__bpeMerges.model?.kind === 'unigram'", timeout=300_000
-            )
-            print(f"**Merges: Unigram's pruning played at 60 rounds/s from 0 to the end, {args.play_repeats} times**\n")
-            table([play_through(pg, args.play_repeats)])
-            ctx.close()
+            play_rates(browser, url, args)
             print("**First render in the browser (median of 3 fresh contexts, training cached)**\n")
             table(firsts)
             browser.close()
