@@ -65,6 +65,23 @@ Drawable = BPETokenizer | WordPieceTokenizer | UnigramTokenizer
 """The tokenizers the live view draws (the algorithms of :data:`_KINDS`)."""
 
 
+def _payload_head(lo: int, hi: int, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
+    """The fields every live payload starts with (Playground and Merges players alike).
+
+    The slider range ``lo..hi``, the drawn text, the whole text's length in characters and UTF-8 bytes,
+    the token cap, and the whole text's token count per position (packed; ``None`` when not known).
+    """
+    return {
+        "lo": lo,
+        "hi": hi,
+        "text": drawn,
+        "textChars": len(text),
+        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
+        "maxTokens": MAX_DRAW_TOKENS,
+        "totals": _pack(totals) if totals is not None else None,
+    }
+
+
 def _pack(values: list[int]) -> dict[str, Any]:
     """Little-endian ints, gzip, base64: ``{"w": 2 or 4, "z": str}``.
 
@@ -124,15 +141,7 @@ def text_payload(tok: Drawable, text: str, drawn: str, totals: list[int] | None)
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
     lo, hi = full.min_vocab_size, full.max_vocab_size
-    out: dict[str, Any] = {
-        "lo": lo,
-        "hi": hi,
-        "text": drawn,
-        "textChars": len(text),
-        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
-        "maxTokens": MAX_DRAW_TOKENS,
-        "totals": _pack(totals) if totals is not None else None,
-    }
+    out = _payload_head(lo, hi, text, drawn, totals)
     out.update(_KINDS[full.algorithm][1](full, drawn, lo))
     digest = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
     out["v"] = digest
@@ -401,16 +410,7 @@ def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str) -
     trace = full.trace
     totals = [full.training.initial_tokens] + [s.tokens_after for s in trace]
     v = wordpiece_step_versions(full, drawn, full.replay(text))
-    out: dict[str, Any] = {
-        "lo": 0,
-        "hi": len(trace),
-        "base": "wordpiece",
-        "text": drawn,
-        "textChars": len(text),
-        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
-        "maxTokens": MAX_DRAW_TOKENS,
-        "totals": _pack(totals),
-    }
+    out = _payload_head(0, len(trace), text, drawn, totals) | {"base": "wordpiece"}
     out.update(_word_tables("wordpiece", full, v, always_display=False))
     out["trace"] = {
         "left": [s.left_id for s in trace],
@@ -452,16 +452,7 @@ def _unigram_merges_payload(full: UnigramTokenizer, text: str, drawn: str) -> di
         every = unigram_size_totals(full, text)
         totals = [every[s - full.min_vocab_size] for s in sizes]
     v = unigram_step_versions(full, drawn)
-    out: dict[str, Any] = {
-        "lo": 0,
-        "hi": len(trace),
-        "base": "unigram",
-        "text": drawn,
-        "textChars": len(text),
-        "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
-        "maxTokens": MAX_DRAW_TOKENS,
-        "totals": _pack(totals),
-    }
+    out = _payload_head(0, len(trace), text, drawn, totals) | {"base": "unigram"}
     out.update(_word_tables("unigram", full, v, always_display=True))
     removed = []
     for k in range(1, len(trace) + 1):
