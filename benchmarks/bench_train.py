@@ -6,9 +6,9 @@ Usage (the peers live in requirements-dev.txt: ``pip install -r requirements-dev
                                      [--long] [--scaling] [--repeat 1] [--peers hf,gigabpe,rustbpe,bpeasy]
 
 Trainers, each run in a fresh process so that peak memory is measured cleanly
-(the numba kernels are compiled into their disk cache first, if they are not, so
-no timed run pays the one-time compile; the ``numba`` column says whether ours
-used them),
+(the kernels' shared library is built first, if it is not, so no timed run
+pays the one-time compile; the ``kernels`` column says which carrier ours used:
+``aot`` = the library loaded with ctypes, numba never imported),
 all at the same vocabulary (the same number of merges: peers without special
 tokens get one id less), the GPT-2 split pattern, ``--workers`` processes/threads:
 
@@ -107,7 +107,11 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
         info = tok.training
         out |= {"count": info.count_seconds, "merge": info.merge_seconds, "merges": len(tok.merges)}
         out["distinct"] = info.unique_pretokens
-        out["kernels"] = "numba" in sys.modules  # the compiled counter / merge loop ran
+        from bpe_core import native
+
+        # which carrier ran the compiled counter / merge loop ("aot": the library, numba never imported)
+        out["kernels"] = native.carrier() if "bpe_core.bpe.merge_kernel" in sys.modules else "python"
+        out["numba imported"] = "numba" in sys.modules
     elif kind == "hf":
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -254,7 +258,7 @@ def bench_case(
         "merge s": round(ours["merge"], 2),
         "ours MB/s": round(size / 1e6 / ours["wall"], 1),
         "ours MiB": round(ours["rss_mib"]),
-        "numba": ours.get("kernels"),
+        "kernels": ours.get("kernels"),
     }
     py = results.get("ours-py")
     if py and not py.get("timeout"):
@@ -313,8 +317,8 @@ def scaling(medium: Path, workers: int, large: Path | None = None) -> tuple[list
         print(row, flush=True)
         return r
 
-    counting.count_file(medium, "gpt2", [EOT], num_workers=1)  # numba imported and kernels loaded before timing
-    kind = "threads (compiled counter)" if "numba" in sys.modules else "processes"
+    counting.count_file(medium, "gpt2", [EOT], num_workers=1)  # the kernels' library loaded before timing
+    kind = "threads (compiled counter)" if counting.kernels_ready() else "processes"
     ref = timed("1 worker", num_workers=1)
     two = timed(f"{workers} local {kind}", num_workers=workers)
     assert two.word_counts == ref.word_counts
@@ -419,18 +423,18 @@ def check_identical_merges(path: Path) -> str:
 
 
 def warm_kernels() -> str:
-    """Compile the numba kernels into their disk cache now if they are not (so no timed run pays it)."""
-    code = "from bpe_core.count_kernel import is_ready; print(is_ready())"
+    """Build the kernels' shared library now if it is not (so no timed run pays it)."""
+    code = "from bpe_core.native import is_ready; print(is_ready())"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     ready = subprocess.run([sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True)
     if ready.stdout.strip() == "True":
-        return "numba kernels: already in the disk cache"
+        return "kernels' library: already built"
     t0 = time.perf_counter()
     warm = "from bpe_core.bpe.trainer import warm_compiled_loop; warm_compiled_loop()"
     done = subprocess.run([sys.executable, "-c", warm], check=False, env=env, capture_output=True, text=True)
     if done.returncode != 0:
-        return f"numba kernels unavailable ({done.stderr.strip().splitlines()[-1:]}): ours runs the Python paths"
-    return f"numba kernels compiled into the disk cache in {time.perf_counter() - t0:.1f} s (once per machine)"
+        return f"kernels unavailable ({done.stderr.strip().splitlines()[-1:]}): ours runs the Python paths"
+    return f"kernels' library built in {time.perf_counter() - t0:.1f} s (once per machine)"
 
 
 def machine() -> str:

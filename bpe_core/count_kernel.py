@@ -1,4 +1,4 @@
-r"""GPT-2 pre-token counting compiled with numba, and the readiness of the numba kernels.
+r"""GPT-2 pre-token counting in compiled kernels (numba, carried by :mod:`bpe_core.native`).
 
 Counting is bounded by the regex split (about 10 MB per CPU-second with the
 ``str`` objects it creates and the ``Counter`` that hashes them).  For GPT-2's
@@ -26,18 +26,16 @@ counts), which the compiled merge loop reads directly.  The counting kernels
 release the GIL, so chunks are counted by threads of one process
 (:mod:`bpe_core.counting`).
 
-The kernels of this module and of :mod:`bpe_core.bpe.merge_kernel` are
-compiled on first use and cached on disk by numba (``cache=True``);
-:func:`is_ready` tells whether that compile has happened for the current
-sources, so that callers never wait for it (see
-:func:`bpe_core.bpe.trainer.merge_engine`).
+The kernels are compiled by numba, once per machine, into the shared library
+of :mod:`bpe_core.native` (or by numba's JIT when the library is not built);
+they allocate nothing: :func:`count_gpt2` and :class:`CountAccumulator` size
+every array and grow the tables when a kernel asks.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import platform
 import sys
 import threading
 from functools import lru_cache
@@ -45,17 +43,15 @@ from functools import lru_cache
 import numpy as np
 import regex
 
-from .jit import HAVE_NUMBA, njit
+from . import native
+from .native import HAVE_NUMBA, kernel, njit
 
 __all__ = [
     "HAVE_NUMBA",
     "CountAccumulator",
-    "cache_dir",
     "char_classes",
     "count_gpt2",
     "gather",
-    "is_ready",
-    "mark_ready",
     "read_only",
     "warm",
 ]
@@ -95,7 +91,7 @@ def char_classes() -> np.ndarray:
     :func:`bpe_core.tiktoken_compat.exact_pattern` rewrites them (the code points
     on which ``regex`` and tiktoken disagree are classed as tiktoken classes
     them, as the regex path does).  Checked to be a partition.  Kept in numba's
-    cache directory beside the kernels' marker (1.1 MB; computing it takes
+    cache directory beside the kernels' library (1.1 MB; computing it takes
     about 0.1 s).
 
     Raises:
@@ -107,7 +103,7 @@ def char_classes() -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _char_classes() -> np.ndarray:
-    """:func:`char_classes`, cached (load from numba's cache directory, or compute and keep there)."""
+    """:func:`char_classes`, cached (load from the cache directory, or compute and keep it there)."""
     path = _classes_file()
     if path is not None:
         try:
@@ -128,7 +124,7 @@ def _char_classes() -> np.ndarray:
     return table
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _char(buf, i, v):
     """``(code point, bytes)`` of the UTF-8 character at ``buf[i]`` (``i < v``); ``(0, 0)`` if it is not valid UTF-8.
 
@@ -163,7 +159,7 @@ def _char(buf, i, v):
     return (b0 & 0x07) << 18 | (b1 & 0x3F) << 12 | (b2 & 0x3F) << 6 | (b3 & 0x3F), 4
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _token_end(buf, i, v, cls):
     """End of the GPT-2 pre-token starting at ``i`` in the segment ``buf[:v]``; -1 at invalid UTF-8.
 
@@ -243,7 +239,7 @@ def _token_end(buf, i, v, cls):
     return j  # \s: one whitespace character before a non-space
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _key(buf, s, e):
     """A token's 64-bit key: its bytes themselves when at most 8 (exact), else their FNV-1a hash."""
     h = np.uint64(0)
@@ -257,28 +253,30 @@ def _key(buf, s, e):
     return h
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _home(key, n, mask):
     """The slot where a token's probe starts (a multiplicative hash of its key and length)."""
     x = (key ^ np.uint64(n)) * np.uint64(11400714819323198485)
     return np.int64(x >> np.uint64(24)) & mask
 
 
-@njit(cache=True, nogil=True)
-def _rehash(table, size):
-    """The table's rows (``start, length, count, key``; start -1 = empty) in ``size`` slots."""
-    out = np.full((size, 4), -1, dtype=np.int64)
-    mask = size - 1
+@kernel("i8[:,:]", "i8[:,:]", returns=None)
+def _rehash(table, out):
+    """Move the rows of ``table`` (``start, length, count, key``; start -1 = empty) into ``out``.
+
+    ``out`` is all -1, its length a power of two.
+    """
+    mask = out.shape[0] - 1
     for t in range(table.shape[0]):
         if table[t, 0] >= 0:
             u = _home(np.uint64(table[t, 3]), table[t, 1], mask)
             while out[u, 0] >= 0:
                 u = (u + 1) & mask
-            out[u] = table[t]
-    return out
+            for c in range(4):
+                out[u, c] = table[t, c]
 
 
-@njit(cache=True, nogil=True)
+@kernel("u1[]", "i8[]", "u1[]", "i8[:,:]", "i8[]")
 def _scan(buf, bounds, cls, table, st):
     """Split and count from segment ``st[0]``, byte ``st[1]``, until done or the table is full.
 
@@ -358,12 +356,14 @@ def count_gpt2(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple | 
             break
         if status == 2:
             return None
-        table = _rehash(table, 2 * table.shape[0])
+        grown = np.full((2 * table.shape[0], 4), -1, dtype=np.int64)
+        _rehash(table, grown)
+        table = grown
     rows = table[table[:, 0] >= 0]
     return rows[:, 0], rows[:, 1], rows[:, 2], int(st[3])
 
 
-@njit(cache=True, nogil=True)
+@kernel("i4[]", "i8[:,:]", "u1[]", "i8[]", "u1[]", "i8[]", "i8[]", "i8[]", returns=None)
 def _accumulate(slots, ent, arena, st, buf, starts, lens, counts):
     """Add the pre-tokens ``buf[starts[i]:starts[i] + lens[i]]`` (``counts[i]`` times each) to the table.
 
@@ -386,7 +386,8 @@ def _accumulate(slots, ent, arena, st, buf, starts, lens, counts):
             if e < 0:
                 e = st[0]
                 used = st[1]
-                arena[used : used + n] = buf[s : s + n]
+                for k in range(n):
+                    arena[used + k] = buf[s + k]
                 ent[e, 0] = used
                 ent[e, 1] = n
                 ent[e, 2] = counts[i]
@@ -409,25 +410,25 @@ def _accumulate(slots, ent, arena, st, buf, starts, lens, counts):
             h = (h + 1) & mask
 
 
-@njit(cache=True, nogil=True)
-def _reslot(ent, n, size):
-    """A slot table of ``size`` (a power of two) indexing the first ``n`` entries of ``ent``."""
-    slots = np.full(size, -1, dtype=np.int32)
-    mask = size - 1
+@kernel("i8[:,:]", "i8", "i4[]", returns=None)
+def _reslot(ent, n, slots):
+    """Fill ``slots`` (all -1, a power of two) with an index of the first ``n`` entries of ``ent``."""
+    mask = slots.size - 1
     for e in range(n):
         h = _home(np.uint64(ent[e, 3]), ent[e, 1], mask)
         while slots[h] >= 0:
             h = (h + 1) & mask
         slots[h] = e
-    return slots
 
 
-@njit(cache=True, nogil=True)
+@kernel("u1[]", "i8[]", "i8[]", "u1[]", returns=None)
 def _gather(buf, starts, lens, out):
     pos = 0
     for i in range(starts.size):
         n = lens[i]
-        out[pos : pos + n] = buf[starts[i] : starts[i] + n]
+        s = starts[i]
+        for k in range(n):
+            out[pos + k] = buf[s + k]
         pos += n
 
 
@@ -517,7 +518,8 @@ class CountAccumulator:
             size = self._slots.size
             while 2 * (n + k) > size:
                 size *= 2
-            self._slots = _reslot(self._ent, n, size)
+            self._slots = np.full(size, -1, dtype=np.int32)
+            _reslot(self._ent, n, self._slots)
         _accumulate(self._slots, self._ent, self._arena, self._st, buf, starts, lens, counts)
 
     def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -531,81 +533,25 @@ class CountAccumulator:
 
 
 def warm() -> None:
-    """Compile (or load from the disk cache) every kernel of this module.
+    """Run every kernel of this module once on tiny inputs (on the current :func:`bpe_core.native.carrier`).
 
-    Includes the table growth (:func:`_rehash`), which is called from Python and
-    which small inputs never reach: a kernel first met in a large count would
-    otherwise be compiled there, in every counting process.
+    With the ``"jit"`` carrier this compiles them all (or loads them from numba's
+    cache), the table growths included (:func:`_rehash`, :func:`_reslot`), which
+    small inputs never reach.
     """
     count_gpt2(np.frombuffer(b"a b", dtype=np.uint8), np.array([0, 3], dtype=np.int64), char_classes())
-    _rehash(np.full((4, 4), -1, dtype=np.int64), 8)
+    _rehash(np.full((4, 4), -1, dtype=np.int64), np.full((8, 4), -1, dtype=np.int64))
     CountAccumulator().add(b"ab", [0], [2], [1])
     gather(np.frombuffer(b"ab", dtype=np.uint8), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64))
-    _reslot(np.zeros((1, 4), dtype=np.int64), 1, 8)  # the slot table's growth, likewise
-
-
-# ---------------------------------------------------------------------------
-# readiness of the compiled kernels (this module's and bpe_core.bpe.merge_kernel's)
-
-
-def cache_dir() -> str | None:
-    """The directory where numba caches this module's machine code, or ``None`` if numba does not say.
-
-    numba puts it in the ``__pycache__`` beside this file when that is writable,
-    else in its user-wide cache directory (``NUMBA_CACHE_DIR`` overrides both).
-    """
-    path = getattr(getattr(_scan, "_cache", None), "_cache_path", None)
-    return path if isinstance(path, str) else None
-
-
-def _marker() -> str | None:
-    """Path of the file that says the kernels of these very sources are compiled and cached."""
-    folder = cache_dir() if HAVE_NUMBA else None
-    if folder is None:
-        return None
-    import numba
-
-    key = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in (os.path.join(here, "count_kernel.py"), os.path.join(here, "bpe", "merge_kernel.py")):
-        with open(name, "rb") as f:
-            key.update(f.read())
-    key.update(f"{numba.__version__} {sys.version} {platform.machine()}".encode())
-    return os.path.join(folder, f"bpe_core_kernels-{key.hexdigest()[:16]}.ready")
+    _reslot(np.zeros((1, 4), dtype=np.int64), 1, np.full(8, -1, dtype=np.int32))
 
 
 def _classes_file() -> str | None:
-    """Where :func:`char_classes` is kept: numba's cache directory, named for the ``regex`` version and tables."""
-    folder = cache_dir() if HAVE_NUMBA else None
-    if folder is None:
-        return None
+    """Where :func:`char_classes` is kept: :func:`bpe_core.native.cache_dir`, named for ``regex`` and the tables."""
+    folder = native.cache_dir()
     key = hashlib.sha256(f"{regex.__version__} {sys.version}".encode())
     here = os.path.dirname(os.path.abspath(__file__))
     for name in ("count_kernel.py", "tiktoken_compat.py"):
         with open(os.path.join(here, name), "rb") as f:
             key.update(f.read())
     return os.path.join(folder, f"bpe_core_gpt2_classes-{key.hexdigest()[:16]}.npy")
-
-
-def is_ready() -> bool:
-    """True when the numba kernels of these sources are in numba's disk cache (loading takes ~0.2 s).
-
-    Set by :func:`mark_ready` after a process compiled and checked them
-    (:func:`bpe_core.bpe.trainer.warm_compiled_loop`); a changed source, numba or
-    Python version gives another marker name, so a stale cache reads as not ready.
-    """
-    path = _marker()
-    return path is not None and os.path.exists(path)
-
-
-def mark_ready() -> None:
-    """Record that the kernels are compiled and cached (call after running them once).
-
-    Raises:
-        OSError: the cache directory is not writable.
-    """
-    path = _marker()
-    if path is not None:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("compiled\n")

@@ -206,33 +206,34 @@ def kernels_mode() -> str:
 
 
 def kernels_ready(force: bool = False) -> bool:
-    """True when the numba kernels can run without a compile pause.
+    """True when the compiled kernels can run without a compile pause.
 
     Args:
-        force: accept a cold cache (the caller then compiles in this process).
+        force: accept an unbuilt library (the caller then compiles in this
+            process with numba's JIT).
 
     Returns:
-        False when numba is missing or broken; else ``force`` or
-        :func:`bpe_core.count_kernel.is_ready`.  A cold cache starts the
-        background compile (:func:`bpe_core.bpe.trainer.warm_compiled_loop`, about
-        10 s of CPU in a detached process, once per machine and source version),
-        once per process, and the caller takes the Python path meanwhile: no
-        training ever waits for a compile.
+        True when the kernels' library is built (:func:`bpe_core.native.is_ready`);
+        else False when numba is missing; else ``force``.  An unbuilt library
+        starts the background build (:func:`bpe_core.bpe.trainer.warm_compiled_loop`,
+        about 20 s of CPU in a detached process, once per machine and source
+        version), once per process, and the caller takes the Python path
+        meanwhile: no training ever waits for a compile.
     """
-    try:
-        from . import count_kernel
-    except ImportError:  # numba broken: the Python paths give the same results
+    from . import native
+
+    if native.is_ready():
+        return True
+    if not native.HAVE_NUMBA:  # numba missing: the Python paths give the same results
         return False
-    if not count_kernel.HAVE_NUMBA:  # numba missing: likewise
-        return False
-    if force or count_kernel.is_ready():
+    if force:
         return True
     _start_warm_up()
     return False
 
 
 def _start_warm_up() -> None:
-    """Compile the kernels into numba's cache in a detached process, once per process."""
+    """Build the kernels' library in a detached process, once per process."""
     running = _WARM_UP.get("process")
     if running is not None and running.poll() is None:
         return  # still compiling
@@ -286,11 +287,9 @@ def count_pretokens_fast(
         compiled yet, or a character without a UTF-8 form, whose error the
         regex path words).
     """
-    try:
-        from . import count_kernel
-    except ImportError:
-        return None
-    if not count_kernel.HAVE_NUMBA or (not force and not count_kernel.is_ready()):
+    from . import native
+
+    if native.carrier() is None or (not force and not native.is_ready()):
         return None
     try:
         data = text.encode("utf-8")
@@ -460,11 +459,9 @@ def _count_file_range_shipped(path: str, start: int, end: int, source: str, spec
 
 def _use_fast_here() -> bool:
     """Whether this process (an executor's worker) may run the compiled counter without compiling it."""
-    try:
-        from . import count_kernel
-    except ImportError:
-        return False
-    return count_kernel.HAVE_NUMBA and (kernels_mode() == "compiled" or count_kernel.is_ready())
+    from . import native
+
+    return native.is_ready() or (native.HAVE_NUMBA and kernels_mode() == "compiled")
 
 
 def _count_chunk_packed(text: str, source: str, specials: tuple[str, ...]) -> tuple:

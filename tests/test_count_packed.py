@@ -121,37 +121,33 @@ def test_training_through_the_arrays_matches_the_textbook_trainer(monkeypatch, p
     assert [(s.left, s.right, s.count) for s in tok.trace] == want
 
 
-def test_training_after_the_warm_up_compiles_nothing_new(tmp_path, seeds, multilingual):
-    """Every kernel gets, in a large training, the argument types the warm-up compiled it for (no compile pause)."""
+def test_training_after_the_warm_up_loads_the_library_without_numba(tmp_path, seeds, multilingual):
+    """Once the library is built, a training counts and merges with it and never imports numba or LLVM."""
     path = tmp_path / "corpus.txt"
     path.write_text(EOT.join([seeds, multilingual] * 3), encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root), BPE_CORE_CACHE_DIR=str(tmp_path / "cache"))
+    build = "from bpe_core.bpe.trainer import warm_compiled_loop; warm_compiled_loop()"
+    done = subprocess.run([sys.executable, "-c", build], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
     script = """
 import os, sys
 from pathlib import Path
 os.environ["BPE_CORE_KERNELS"] = "compiled"
-from numba.core.registry import CPUDispatcher
-from bpe_core import count_kernel, counting, train_bpe
-from bpe_core.bpe import merge_kernel, trainer
+from bpe_core import counting, native, train_bpe
 
-def kernels():
-    return {f"{m.__name__}.{n}": set(d.signatures) for m in (count_kernel, merge_kernel)
-            for n, d in vars(m).items() if isinstance(d, CPUDispatcher)}
-
-trainer.warm_compiled_loop()
-warm = kernels()
 counting.PARALLEL_MIN_BYTES = 0
 tok = train_bpe(Path(sys.argv[1]), 800, ["<|endoftext|>"], num_workers=2, chunk_size=1 << 12)
 assert tok.training.count_seconds > 0 and len(tok.merges) == 800 - 257
-new = {k: v - warm.get(k, set()) for k, v in kernels().items() if v - warm.get(k, set())}
-assert not new, new
-print("ok")
+assert native.carrier() == "aot"
+print(sorted(m for m in ("numba", "llvmlite") if m in sys.modules), tok.merges[:3])
 """
-    root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, PYTHONPATH=str(root))
     done = subprocess.run(
         [sys.executable, "-c", script, str(path)], env=env, capture_output=True, text=True, check=False
     )
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    want = train_bpe(path.read_text(encoding="utf-8"), 800, [EOT]).merges[:3]  # this process's own training
+    assert done.stdout.strip() == f"[] {want}"
 
 
 def test_executors_send_their_tables_as_arrays(tmp_path, monkeypatch, seeds, multilingual):

@@ -115,9 +115,14 @@ def test_compiled_loop_reports_progress_and_can_be_cancelled(monkeypatch, seeds)
         train_bpe(seeds[:20000], 256 + 400, progress=stop)
 
 
-def test_warm_up_compiles_checks_and_marks_the_cache():
-    from bpe_core import count_kernel
+def test_warm_up_builds_checks_and_puts_the_library_in_place(tmp_path, monkeypatch):
+    from bpe_core import native
 
-    trainer.warm_compiled_loop()  # runs both loops and both counters on small inputs, asserts they agree
-    assert count_kernel.is_ready()
-    assert count_kernel.cache_dir() is not None and os.path.isdir(count_kernel.cache_dir())
+    monkeypatch.setenv("BPE_CORE_CACHE_DIR", str(tmp_path / "cache"))
+    assert not native.is_ready()
+    trainer.warm_compiled_loop()  # builds, loads, runs both loops and both counters on small inputs, compares
+    assert native.is_ready()
+    assert os.path.dirname(native.library_path()) == str(tmp_path / "cache")
+    assert [p.name for p in (tmp_path / "cache").iterdir() if p.name.startswith("bpe_core_kernels")] == [
+        os.path.basename(native.library_path())
+    ]  # the checked candidate was renamed into place, nothing else left

@@ -32,27 +32,26 @@ occurrence ``x a b y``, ``(x, a)``, ``(a, b)`` and ``(b, y)`` lose the word's
 count and ``(x, new)``, ``(new, y)`` gain it, where ``x`` is read from the
 already rewritten word (so ``a b a b`` ends with one ``(new, new)``).
 
-The functions are compiled on first use and cached on disk (``cache=True``:
-numba's ``__pycache__`` beside this file, or its user-wide cache directory
-when that is not writable), so only the first large training on a machine
-pays the compile (measured in the README, issue-20 section); whether it has
-happened is :func:`bpe_core.count_kernel.is_ready`.
+The kernels are compiled by numba into the shared library of
+:mod:`bpe_core.native` (once per machine; numba's JIT when it is not built)
+and allocate nothing: :class:`MergeLoop` sizes every array and grows what a
+merge lacks when :func:`_run_merges` asks, before that merge changes anything.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..jit import HAVE_NUMBA, njit
+from ..native import HAVE_NUMBA, kernel, njit
 
-__all__ = ["HAVE_NUMBA", "build_state", "initial_pairs", "run_merges"]
+__all__ = ["HAVE_NUMBA", "MergeLoop"]
 
 _EMPTY = -1
 _MUL = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing
 _SHIFT = np.uint64(32)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _slot(hkeys, key):
     """Index of ``key`` in the open-addressing table, or of the empty slot where it would go."""
     mask = hkeys.size - 1
@@ -64,31 +63,18 @@ def _slot(hkeys, key):
         i = (i + 1) & mask
 
 
-@njit(cache=True)
-def _rehash(hkeys, hvals, size):
-    """A table of ``size`` slots (a power of two) holding the entries of ``hkeys``/``hvals``."""
-    nk = np.full(size, _EMPTY, dtype=np.int64)
-    nv = np.empty(size, dtype=hvals.dtype)
+@kernel("i8[]", "i4[]", "i8[]", "i4[]", returns=None)
+def _rehash(hkeys, hvals, nk, nv):
+    """Move the entries of ``hkeys``/``hvals`` into ``nk`` (all empty, a power of two) and ``nv``."""
     for i in range(hkeys.size):
         k = hkeys[i]
         if k != _EMPTY:
             j = _slot(nk, k)
             nk[j] = k
             nv[j] = hvals[i]
-    return nk, nv
 
 
-@njit(cache=True)
-def _grown(a, need):
-    """``a`` itself if it holds ``need`` items, else a copy at least 1.5 times as long."""
-    if need <= a.size:
-        return a
-    b = np.empty(max(need, a.size + a.size // 2), dtype=a.dtype)
-    b[: a.size] = a
-    return b
-
-
-@njit(cache=True)
+@kernel("i4[]", "i8[]", "i4[]", "i8[]", "i8")
 def _compact_pool(pool, vstart, vlen, pcount, n_pairs):
     """Slide the word vectors of pairs ``0 .. n_pairs - 1`` still counted to the front of ``pool``.
 
@@ -113,7 +99,7 @@ def _compact_pool(pool, vstart, vlen, pcount, n_pairs):
     return pos
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _cmp_tokens(x, y, tb, tstart, tlen):
     """-1, 0 or 1 as the bytes of token ``x`` compare with those of token ``y``."""
     if x == y:
@@ -128,7 +114,7 @@ def _cmp_tokens(x, y, tb, tstart, tlen):
     return 1 if lx > ly else -1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _before(ci, pi, cj, pj, pa, pb, tb, tstart, tlen):
     """True when heap entry ``(ci, pi)`` (count, pair id) ranks before ``(cj, pj)``.
 
@@ -148,7 +134,7 @@ def _before(ci, pi, cj, pj, pa, pb, tb, tstart, tlen):
     return pb[pi] < pb[pj]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _sift_down(hc, hp, n, i, pa, pb, tb, tstart, tlen):
     c, p = hc[i], hp[i]
     while True:
@@ -164,7 +150,7 @@ def _sift_down(hc, hp, n, i, pa, pb, tb, tstart, tlen):
     hc[i], hp[i] = c, p
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _sift_up(hc, hp, i, pa, pb, tb, tstart, tlen):
     c, p = hc[i], hp[i]
     while i > 0:
@@ -176,77 +162,38 @@ def _sift_up(hc, hp, i, pa, pb, tb, tstart, tlen):
     hc[i], hp[i] = c, p
 
 
-@njit(cache=True)
+@kernel("i8[]", "i8[]", "i8", "i4[]", "i4[]", "u1[]", "i8[]", "i8[]", returns=None)
 def _heapify(hc, hp, n, pa, pb, tb, tstart, tlen):
     for i in range(n // 2 - 1, -1, -1):
         _sift_down(hc, hp, n, i, pa, pb, tb, tstart, tlen)
 
 
-@njit(cache=True)
-def initial_pairs(data, lens, counts):
-    """The words as token ids and every adjacent byte pair's count and words, in two linear passes.
+@kernel("i4[]", "i8[:,:]", "i8[]", "i8[]", "i8[]", returns=None)
+def _pair_census(ids, words, pcnt, nvec, last):
+    """First pass over the words (as byte ids): each byte pair's weighted count and number of words holding it.
 
-    Pairs of bytes have 16-bit codes, so they are counted in arrays indexed by
-    code (no sort): a first pass counts each pair (weighted by the words' counts)
-    and the words holding it, a second files the words under their pairs.
-
-    Args:
-        data: ``uint8``, the words' bytes, concatenated.
-        lens: ``int64``, each word's length (at least 2).
-        counts: ``int64``, each word's count.
-
-    Returns:
-        ``(ids, words, pair_keys, pair_counts, vstart, vlen, pool, used)``:
-        ``int32`` token ids (the bytes); ``int64[n, 3]`` rows (start, length,
-        count); per pair, in ascending ``(left, right)`` order, its key
-        ``left << 32 | right``, weighted count, and the slice ``vstart, vlen``
-        of ``pool`` listing the words that hold it (each once, ascending);
-        ``pool`` has room past its first ``used`` entries.
+    ``pcnt``, ``nvec`` (zeros) and ``last`` (all -1) have 65,536 entries, one per
+    16-bit pair code ``left << 8 | right``.
     """
-    n = lens.size
-    ids = np.empty(data.size, dtype=np.int32)
-    for i in range(data.size):
-        ids[i] = data[i]
-    words = np.empty((n, 3), dtype=np.int64)
-    pcnt = np.zeros(65536, dtype=np.int64)
-    nvec = np.zeros(65536, dtype=np.int64)
-    last = np.full(65536, -1, dtype=np.int64)
-    s = 0
-    for w in range(n):
-        m, c = lens[w], counts[w]
-        words[w, 0], words[w, 1], words[w, 2] = s, m, c
+    for w in range(words.shape[0]):
+        s, m, c = words[w, 0], words[w, 1], words[w, 2]
         for j in range(s, s + m - 1):
             code = np.int64(ids[j]) << 8 | np.int64(ids[j + 1])
             pcnt[code] += c
             if last[code] != w:
                 last[code] = w
                 nvec[code] += 1
-        s += m
-    n_pairs = 0
-    for code in range(65536):
-        if nvec[code] > 0:
-            n_pairs += 1
-    pair_keys = np.empty(n_pairs, dtype=np.int64)
-    pair_counts = np.empty(n_pairs, dtype=np.int64)
-    vstart = np.empty(n_pairs, dtype=np.int64)
-    vlen = np.empty(n_pairs, dtype=np.int64)
-    pid = np.full(65536, -1, dtype=np.int64)
-    k = 0
-    used = 0
-    for code in range(65536):
-        if nvec[code] > 0:
-            pid[code] = k
-            pair_keys[k] = (np.int64(code) >> 8) << 32 | (np.int64(code) & 255)
-            pair_counts[k] = pcnt[code]
-            vstart[k] = used
-            vlen[k] = 0
-            used += nvec[code]
-            k += 1
-    pool = np.empty(used + used // 4 + 1024, dtype=np.int32)
-    last[:] = -1
-    s = 0
-    for w in range(n):
-        m = lens[w]
+
+
+@kernel("i4[]", "i8[:,:]", "i8[]", "i8[]", "i4[]", "i4[]", "i8[]", returns=None)
+def _file_pairs(ids, words, pid, vstart, vlen, pool, last):
+    """Second pass: file each word once under every pair it holds (``pool[vstart[q]:...]``, ascending).
+
+    ``pid``: the pair id of each 16-bit code; ``vlen`` (zeros) counts what is filed;
+    ``last`` (all -1) as in :func:`_pair_census`.
+    """
+    for w in range(words.shape[0]):
+        s, m = words[w, 0], words[w, 1]
         for j in range(s, s + m - 1):
             code = np.int64(ids[j]) << 8 | np.int64(ids[j + 1])
             if last[code] != w:
@@ -254,103 +201,92 @@ def initial_pairs(data, lens, counts):
                 q = pid[code]
                 pool[vstart[q] + vlen[q]] = w
                 vlen[q] += 1
-        s += m
-    return ids, words, pair_keys, pair_counts, vstart, vlen, pool, used
 
 
-@njit(cache=True)
-def build_state(pair_keys, pair_counts, tb, tstart, tlen):
-    """The hash table and the heap over the initial pairs (ids ``0 .. len(pair_keys) - 1``).
-
-    Args:
-        pair_keys: ``int64``, ``left << 32 | right`` of each distinct pair.
-        pair_counts: ``int64``, each pair's weighted count.
-        tb: ``uint8``, the bytes of all tokens so far, concatenated.
-        tstart: ``int64``, where token ``i``'s bytes start in ``tb``.
-        tlen: ``int64``, their lengths.
-
-    Returns:
-        ``(hkeys, hvals, heap_counts, heap_pids)``.
-    """
-    n = pair_keys.size
-    size = 16
-    while size < 2 * n + 16:
-        size *= 2
-    hkeys = np.full(size, _EMPTY, dtype=np.int64)
-    hvals = np.empty(size, dtype=np.int32)
-    for i in range(n):
+@kernel("i8[]", "i8[]", "i4[]", returns=None)
+def _index_pairs(pair_keys, hkeys, hvals):
+    """Put pair ``i`` (key ``pair_keys[i]``) in the hash table ``hkeys``/``hvals`` (all empty, a power of two)."""
+    for i in range(pair_keys.size):
         j = _slot(hkeys, pair_keys[i])
         hkeys[j] = pair_keys[i]
         hvals[j] = i
-    hc = pair_counts.copy()
-    hp = np.arange(n, dtype=np.int64)
-    pa = (pair_keys >> 32).astype(np.int32)
-    pb = (pair_keys & 0xFFFFFFFF).astype(np.int32)
-    _heapify(hc, hp, n, pa, pb, tb, tstart, tlen)
-    return hkeys, hvals, hc, hp
 
 
-@njit(cache=True)
-def run_merges(ids, words, arrays, st, out, n_steps):
-    """Do up to ``n_steps`` merges; returns ``(arrays, merges done)`` with ``arrays`` possibly regrown.
+# the fields of run_merges' state vector ``st``
+NEXT_ID, TB_USED, PAIRS, POOL_USED, HEAP_SIZE, HASH_USED, DONE, PENDING, PENDING_COUNT, ROOM, TB_NEED = range(11)
+STATE_FIELDS = 11
+
+NO_PAIR_LEFT, STEPS_DONE, NEEDS_ROOM = 0, 1, 2
+"""What :func:`_run_merges` returns."""
+
+
+@kernel(
+    "i4[]", "i8[:,:]", "u1[]", "i8[]", "i8[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]", "i4[]",
+    "i4[]", "i8[]", "i8[]", "i8[]", "i4[]", "i8[]", "i8[:,:]", "i8",
+)  # fmt: skip
+def _run_merges(
+    ids, words, tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp, new_q, new_w, st, out,
+    n_steps,
+):  # fmt: skip
+    """Do up to ``n_steps`` merges, or stop before one whose arrays lack room.
 
     Args:
         ids: ``int32``, the token ids of all words, concatenated; rewritten in place.
         words: ``int64[n, 3]``: each word's start in ``ids``, current length in
             tokens (shrinks as merges apply) and count.
-        arrays: the growable state, a tuple ``(tb, tstart, tlen, hkeys, hvals, pa, pb,
-            pcount, vstart, vlen, pool, hc, hp)`` as :func:`build_state` and the
-            trainer prepared it.
-        st: ``int64[7]``: next token id, tokens' bytes used, pairs, pool used, heap
-            size, hash-table entries, merges done so far; updated in place.
+        tb: ``uint8``, the bytes of every token so far, concatenated.
+        tstart: ``int64``, where token ``i``'s bytes start in ``tb``.
+        tlen: ``int64``, their lengths.
+        hkeys: ``int64``, the open-addressing table's keys (``left << 32 | right``, -1 = empty).
+        hvals: ``int32``, the pair id of each slot.
+        pa: ``int32``, each pair's left id.
+        pb: ``int32``, its right id.
+        pcount: ``int64``, its weighted count.
+        vstart: ``int64``, where its word vector starts in ``pool``.
+        vlen: ``int32``, that vector's length.
+        pool: ``int32``, the word vectors.
+        hc: ``int64``, the heap's counts.
+        hp: ``int64``, the heap's pair ids.
+        new_q: ``int64`` scratch: the pair of each index entry one merge makes.
+        new_w: ``int32`` scratch: the word of each.
+        st: ``int64[STATE_FIELDS]``, the loop's counters (see the ``*_USED`` names above),
+            updated in place.
         out: ``int64[4, n_merges]``: column ``rank`` gets the merge's left id, right
-            id, count and weighted occurrences replaced (rank = ``st[6]`` before it).
+            id, count and weighted occurrences replaced (rank = ``st[DONE]`` before it).
         n_steps: merges to do at most in this call.
 
     Returns:
-        ``(arrays, done)``; ``done < n_steps`` means no pair is left.
-
-    Every array that may grow is grown once per merge, before its words are
-    visited, to a bound on what the merge can add (no array variable is rebound
-    inside the per-word loop, which would cost numba two atomic reference-count
-    updates per iteration).
+        :data:`STEPS_DONE`, :data:`NO_PAIR_LEFT`, or :data:`NEEDS_ROOM`: the next
+        merge (its pair popped and kept in ``st[PENDING]``) may add up to
+        ``st[ROOM]`` pairs, index entries and heap entries and needs
+        ``st[TB_NEED]`` token bytes; the caller grows what is short
+        (:class:`MergeLoop`) and calls again.  No array is allocated here.
     """
-    tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp = arrays
-    new_q = np.empty(0, dtype=np.int64)  # (pair, word) of every index entry the merge makes
-    new_w = np.empty(0, dtype=np.int32)
     done = 0
     while done < n_steps:
-        # the best pair whose heap entry is current
-        best = -1
-        count = 0
-        while st[4] > 0:
-            c, p = hc[0], hp[0]
-            st[4] -= 1
-            if st[4] > 0:
-                hc[0], hp[0] = hc[st[4]], hp[st[4]]
-                _sift_down(hc, hp, st[4], 0, pa, pb, tb, tstart, tlen)
-            cur = pcount[p]
-            if cur == c:
-                best, count = p, c
-                break
-            if cur > 0:
-                hc[st[4]], hp[st[4]] = cur, p
-                st[4] += 1
-                _sift_up(hc, hp, st[4] - 1, pa, pb, tb, tstart, tlen)
-        if best < 0:
-            break
+        best = st[PENDING]
+        count = st[PENDING_COUNT]
+        if best < 0:  # the best pair whose heap entry is current
+            while st[HEAP_SIZE] > 0:
+                c, p = hc[0], hp[0]
+                st[HEAP_SIZE] -= 1
+                size = st[HEAP_SIZE]
+                if size > 0:
+                    hc[0], hp[0] = hc[size], hp[size]
+                    _sift_down(hc, hp, size, 0, pa, pb, tb, tstart, tlen)
+                cur = pcount[p]
+                if cur == c:
+                    best, count = p, c
+                    break
+                if cur > 0:
+                    hc[size], hp[size] = cur, p
+                    st[HEAP_SIZE] += 1
+                    _sift_up(hc, hp, size, pa, pb, tb, tstart, tlen)
+            if best < 0:
+                return NO_PAIR_LEFT
+            st[PENDING], st[PENDING_COUNT] = best, count
         a, b = pa[best], pb[best]
-        new = st[0]
-        st[0] += 1
-        # the new token's bytes
         la, lb = tlen[a], tlen[b]
-        tb = _grown(tb, st[1] + la + lb)
-        tb[st[1] : st[1] + la] = tb[tstart[a] : tstart[a] + la]
-        tb[st[1] + la : st[1] + la + lb] = tb[tstart[b] : tstart[b] + lb]
-        tstart[new] = st[1]
-        tlen[new] = la + lb
-        st[1] += la + lb
-
         # bound what this merge can add: at most one new pair and one index entry per position
         vs, vn = vstart[best], vlen[best]
         room = 0
@@ -361,19 +297,31 @@ def run_merges(ids, words, arrays, st, out, n_steps):
             touch |= ids[words[w, 0]]
         if touch < 0:  # never (ids are >= 0): keeps the loads of ``ids`` above
             room += 1
-        need = st[2] + room
-        if need > pa.size:
-            pa, pb, pcount = _grown(pa, need), _grown(pb, need), _grown(pcount, need)
-            vstart, vlen = _grown(vstart, need), _grown(vlen, need)
-        if 2 * (st[5] + room) > hkeys.size:
-            size = hkeys.size
-            while 2 * (st[5] + room) > size:
-                size *= 2
-            hkeys, hvals = _rehash(hkeys, hvals, size)
-        if room > new_q.size:
-            new_q = np.empty(2 * room, dtype=np.int64)
-            new_w = np.empty(2 * room, dtype=np.int32)
-        first_new = st[2]
+        if (
+            st[TB_USED] + la + lb > tb.size
+            or st[PAIRS] + room > pa.size
+            or 2 * (st[HASH_USED] + room) > hkeys.size
+            or room > new_q.size
+            or st[POOL_USED] + room > pool.size
+            or st[HEAP_SIZE] + room > hc.size
+        ):
+            st[ROOM] = room
+            st[TB_NEED] = st[TB_USED] + la + lb
+            return NEEDS_ROOM
+        st[PENDING] = -1
+        new = st[NEXT_ID]
+        st[NEXT_ID] += 1
+        # the new token's bytes
+        t0 = st[TB_USED]
+        for k in range(la):
+            tb[t0 + k] = tb[tstart[a] + k]
+        for k in range(lb):
+            tb[t0 + la + k] = tb[tstart[b] + k]
+        tstart[new] = t0
+        tlen[new] = la + lb
+        st[TB_USED] += la + lb
+
+        first_new = st[PAIRS]
         n_new = 0
         replaced = 0
         for k in range(vn):
@@ -403,9 +351,9 @@ def run_merges(ids, words, arrays, st, out, n_steps):
                         pcount[hvals[_slot(hkeys, old_key)]] -= c
                         h = _slot(hkeys, new_key)
                         if hkeys[h] == _EMPTY:
-                            q = st[2]
-                            st[2] += 1
-                            st[5] += 1
+                            q = st[PAIRS]
+                            st[PAIRS] += 1
+                            st[HASH_USED] += 1
                             hkeys[h] = new_key
                             hvals[h] = q
                             pa[q] = new_key >> 32
@@ -430,14 +378,9 @@ def run_merges(ids, words, arrays, st, out, n_steps):
                     j += 1
                     i += 1
             words[w, 1] = j
-        # lay out the new pairs' word vectors in the pool (entries are in word-visit order); when it
-        # is full, first drop the vectors of pairs that are gone (count 0: merged, or all their
-        # occurrences merged away; a pair's count never grows again), sliding the others left
-        if st[3] + n_new > pool.size:
-            st[3] = _compact_pool(pool, vstart, vlen, pcount, first_new)
-            pool = _grown(pool, st[3] + n_new + pool.size // 4)  # headroom: compactions stay rare
-        pos = st[3]
-        for q in range(first_new, st[2]):
+        # lay out the new pairs' word vectors at the end of the pool (entries are in word-visit order)
+        pos = st[POOL_USED]
+        for q in range(first_new, st[PAIRS]):
             vstart[q] = pos
             pos += vlen[q]
             vlen[q] = 0
@@ -445,20 +388,157 @@ def run_merges(ids, words, arrays, st, out, n_steps):
             q = new_q[k]
             pool[vstart[q] + vlen[q]] = new_w[k]
             vlen[q] += 1
-        st[3] = pos
+        st[POOL_USED] = pos
         # queue the pairs made by this merge
-        hc = _grown(hc, st[4] + st[2] - first_new)
-        hp = _grown(hp, st[4] + st[2] - first_new)
-        for q in range(first_new, st[2]):
+        for q in range(first_new, st[PAIRS]):
             if pcount[q] > 0:
-                hc[st[4]], hp[st[4]] = pcount[q], q
-                st[4] += 1
-                _sift_up(hc, hp, st[4] - 1, pa, pb, tb, tstart, tlen)
-        r = st[6]
+                size = st[HEAP_SIZE]
+                hc[size], hp[size] = pcount[q], q
+                st[HEAP_SIZE] += 1
+                _sift_up(hc, hp, size, pa, pb, tb, tstart, tlen)
+        r = st[DONE]
         out[0, r] = a
         out[1, r] = b
         out[2, r] = count
         out[3, r] = replaced
-        st[6] += 1
+        st[DONE] += 1
         done += 1
-    return (tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp), done
+    return STEPS_DONE
+
+
+def _grown(a: np.ndarray, need: int) -> np.ndarray:
+    """``a`` itself if it holds ``need`` items, else a copy at least 1.5 times as long (the tail uninitialised)."""
+    if need <= a.size:
+        return a
+    b = np.empty(max(need, a.size + a.size // 2), dtype=a.dtype)
+    b[: a.size] = a
+    return b
+
+
+class MergeLoop:
+    """The compiled merge loop's state over a table of distinct pre-tokens, run in steps.
+
+    Args:
+        data: ``uint8``, the words' bytes, concatenated (each word at least 2 bytes).
+        lens: ``int64``, each word's length in bytes.
+        counts: ``int64``, each word's count.
+        token_bytes: the bytes of every id so far (the 256 bytes, then special tokens).
+        n_merges: merges to learn at most.
+
+    :meth:`run` does merges; :attr:`out` columns ``0 .. done - 1`` hold each
+    merge's left id, right id, count and weighted occurrences replaced.  The
+    initial pair table (counts, and the words holding each pair) is built in two
+    linear passes over 16-bit pair codes (no sort).
+    """
+
+    def __init__(self, data: np.ndarray, lens: np.ndarray, counts: np.ndarray, token_bytes, n_merges: int) -> None:
+        n = lens.size
+        self.ids = data.astype(np.int32)
+        self.words = words = np.empty((n, 3), dtype=np.int64)
+        words[:, 1] = lens
+        words[:, 2] = counts
+        np.cumsum(lens, out=words[:, 0])
+        words[:, 0] -= lens
+        pcnt = np.zeros(65536, dtype=np.int64)
+        nvec = np.zeros(65536, dtype=np.int64)
+        last = np.full(65536, -1, dtype=np.int64)
+        _pair_census(self.ids, words, pcnt, nvec, last)
+        codes = np.flatnonzero(nvec)
+        n_pairs = codes.size
+        pair_keys = (codes >> 8) << 32 | (codes & 255)
+        vec_len = nvec[codes]
+        pair_counts = pcnt[codes]
+        used = int(vec_len.sum())
+        room = n_pairs + n_pairs // 2 + 1024
+        self.vstart = np.zeros(room, dtype=np.int64)
+        np.cumsum(vec_len[:-1], out=self.vstart[1:n_pairs])
+        self.vlen = np.zeros(room, dtype=np.int32)
+        pid = np.full(65536, -1, dtype=np.int64)
+        pid[codes] = np.arange(n_pairs)
+        self.pool = np.empty(used + used // 4 + 1024, dtype=np.int32)
+        last[:] = -1
+        _file_pairs(self.ids, words, pid, self.vstart, self.vlen, self.pool, last)
+        del pcnt, nvec, last, pid
+
+        n_tokens = len(token_bytes) + n_merges
+        self.tstart = np.zeros(n_tokens, dtype=np.int64)
+        self.tlen = np.zeros(n_tokens, dtype=np.int64)
+        self.tlen[: len(token_bytes)] = list(map(len, token_bytes))
+        np.cumsum(self.tlen[: len(token_bytes) - 1], out=self.tstart[1 : len(token_bytes)])
+        known = b"".join(token_bytes)
+        self.tb = np.zeros(2 * len(known) + 1024, dtype=np.uint8)
+        self.tb[: len(known)] = np.frombuffer(known, dtype=np.uint8)
+
+        size = 16
+        while size < 2 * n_pairs + 16:
+            size *= 2
+        self.hkeys = np.full(size, _EMPTY, dtype=np.int64)
+        self.hvals = np.empty(size, dtype=np.int32)
+        _index_pairs(pair_keys, self.hkeys, self.hvals)
+        self.pa = np.zeros(room, dtype=np.int32)
+        self.pb = np.zeros(room, dtype=np.int32)
+        self.pcount = np.zeros(room, dtype=np.int64)
+        self.pa[:n_pairs] = pair_keys >> 32
+        self.pb[:n_pairs] = pair_keys & 0xFFFFFFFF
+        self.pcount[:n_pairs] = pair_counts
+        self.hc = pair_counts
+        self.hp = np.arange(n_pairs, dtype=np.int64)
+        _heapify(self.hc, self.hp, n_pairs, self.pa, self.pb, self.tb, self.tstart, self.tlen)
+        self.new_q = np.empty(0, dtype=np.int64)
+        self.new_w = np.empty(0, dtype=np.int32)
+        self.st = np.zeros(STATE_FIELDS, dtype=np.int64)
+        self.st[[NEXT_ID, TB_USED, PAIRS, POOL_USED, HEAP_SIZE, HASH_USED, DONE, PENDING]] = (
+            len(token_bytes), len(known), n_pairs, used, n_pairs, n_pairs, 0, -1,
+        )  # fmt: skip
+        self.out = np.zeros((4, max(n_merges, 1)), dtype=np.int64)
+
+    @property
+    def done(self) -> int:
+        """Merges done so far."""
+        return int(self.st[DONE])
+
+    def run(self, n_steps: int) -> int:
+        """Do up to ``n_steps`` more merges, growing arrays when the kernel asks; returns how many were done.
+
+        Fewer than ``n_steps`` means no pair is left.
+        """
+        st = self.st
+        target = int(st[DONE]) + n_steps
+        while st[DONE] < target:
+            status = _run_merges(
+                self.ids, self.words, self.tb, self.tstart, self.tlen, self.hkeys, self.hvals, self.pa, self.pb,
+                self.pcount, self.vstart, self.vlen, self.pool, self.hc, self.hp, self.new_q, self.new_w, st,
+                self.out, target - int(st[DONE]),
+            )  # fmt: skip
+            if status == NO_PAIR_LEFT:
+                break
+            if status == NEEDS_ROOM:
+                self._grow(int(st[ROOM]), int(st[TB_NEED]))
+        return int(st[DONE]) - (target - n_steps)
+
+    def _grow(self, room: int, tb_need: int) -> None:
+        """Make room for a merge that may add ``room`` pairs, index and heap entries and needs ``tb_need`` bytes."""
+        st = self.st
+        self.tb = _grown(self.tb, tb_need)
+        need = int(st[PAIRS]) + room
+        if need > self.pa.size:
+            self.pa, self.pb, self.pcount = _grown(self.pa, need), _grown(self.pb, need), _grown(self.pcount, need)
+            self.vstart, self.vlen = _grown(self.vstart, need), _grown(self.vlen, need)
+        if 2 * (int(st[HASH_USED]) + room) > self.hkeys.size:
+            size = self.hkeys.size
+            while 2 * (int(st[HASH_USED]) + room) > size:
+                size *= 2
+            nk = np.full(size, _EMPTY, dtype=np.int64)
+            nv = np.empty(size, dtype=np.int32)
+            _rehash(self.hkeys, self.hvals, nk, nv)
+            self.hkeys, self.hvals = nk, nv
+        if room > self.new_q.size:
+            self.new_q = np.empty(2 * room, dtype=np.int64)
+            self.new_w = np.empty(2 * room, dtype=np.int32)
+        if int(st[POOL_USED]) + room > self.pool.size:
+            # first drop the vectors of pairs that are gone (count 0: merged, or all their occurrences
+            # merged away; a pair's count never grows again), sliding the others left
+            st[POOL_USED] = _compact_pool(self.pool, self.vstart, self.vlen, self.pcount, int(st[PAIRS]))
+            self.pool = _grown(self.pool, int(st[POOL_USED]) + room + self.pool.size // 4)
+        self.hc = _grown(self.hc, int(st[HEAP_SIZE]) + room)
+        self.hp = _grown(self.hp, int(st[HEAP_SIZE]) + room)

@@ -394,34 +394,45 @@ def merge_engine(n_words: int, long_bytes: int = 0) -> str:
 
 
 def warm_compiled_loop() -> None:
-    """Compile the numba merge loop into its disk cache and mark it ready (what the background process runs).
+    """Build the kernels' shared library, check it, and put it in place (what the background process runs).
 
-    Trains a small table through :func:`_compiled_merge_loop` and counts a small
-    text with :func:`bpe_core.counting.count_pretokens_fast`
-    (compiling every kernel for the argument types training uses), checks both
-    against the Python paths, then calls :func:`bpe_core.count_kernel.mark_ready`.
+    :func:`bpe_core.native_build.build_library` compiles every kernel into a
+    candidate file beside :func:`bpe_core.native.library_path`; this process
+    loads it, trains a small table through :func:`_compiled_merge_loop` and
+    counts a small text with :func:`bpe_core.counting.count_pretokens_fast`,
+    checks both against the Python paths, and only then renames it into place
+    (so :func:`bpe_core.native.is_ready` never sees a library that was not checked).
 
     Raises:
         ImportError: numba is not installed.
-        AssertionError: the two loops disagree (the kernels are then not used).
+        RuntimeError: the link failed.
+        AssertionError: the library disagrees with the Python paths (it is then not used).
         OSError: the cache directory is not writable.
     """
-    from .. import count_kernel
+    from .. import count_kernel, native, native_build
 
-    if not count_kernel.HAVE_NUMBA:
+    if not native.HAVE_NUMBA:
         raise ImportError("numba is not installed: the kernels cannot be compiled")
-    words = [w.encode() for w in ("low lower lowest newer newest wider widest " * 3 + "aaaa abab").split()]
-    counts = list(range(1, len(words) + 1))
-    lens = np.array(list(map(len, words)), dtype=np.int64)
-    got = _compiled_merge_loop([b"".join(words), lens, counts], 30, [bytes([i]) for i in range(256)], 0, None)
-    want = _merge_loop([w.decode("latin-1") for w in words], counts, 30, [bytes([i]) for i in range(256)], 0, None)
-    assert got == want, "the compiled merge loop disagrees with the Python loop"
-    count_kernel.warm()  # every counting kernel, the table growth included
-    sample = "It's 2024: the café's 3 ovens\n\n  baked   42 loaves! " * 20
-    fast = count_pretokens_fast(sample, ("<|endoftext|>",), force=True)
-    regex_counts, _ = count_pretokens(sample, "gpt2", ("<|endoftext|>",))
-    assert fast is not None and fast[0] == {k.encode(): v for k, v in regex_counts.items()}, "compiled counter"
-    count_kernel.mark_ready()
+    final = native.library_path()
+    candidate = f"{final}.{os.getpid()}.candidate"
+    try:
+        native_build.build_library(candidate)
+        native.load_library(candidate)
+        words = [w.encode() for w in ("low lower lowest newer newest wider widest " * 3 + "aaaa abab").split()]
+        counts = list(range(1, len(words) + 1))
+        lens = np.array(list(map(len, words)), dtype=np.int64)
+        got = _compiled_merge_loop([b"".join(words), lens, counts], 30, [bytes([i]) for i in range(256)], 0, None)
+        want = _merge_loop([w.decode("latin-1") for w in words], counts, 30, [bytes([i]) for i in range(256)], 0, None)
+        assert got == want, "the compiled merge loop disagrees with the Python loop"
+        count_kernel.warm()  # every counting kernel, the table growths included
+        sample = "It's 2024: the café's 3 ovens\n\n  baked   42 loaves! " * 20
+        fast = count_pretokens_fast(sample, ("<|endoftext|>",), force=True)
+        regex_counts, _ = count_pretokens(sample, "gpt2", ("<|endoftext|>",))
+        assert fast is not None and fast[0] == {k.encode(): v for k, v in regex_counts.items()}, "compiled counter"
+        os.replace(candidate, final)
+    finally:
+        if os.path.exists(candidate):
+            os.remove(candidate)
 
 
 def _compiled_merge_loop(
@@ -431,7 +442,7 @@ def _compiled_merge_loop(
     initial_tokens: int,
     progress: ProgressCallback | None,
 ) -> list[MergeStep]:
-    """:func:`_merge_loop` run by :func:`bpe_core.bpe.merge_kernel.run_merges` (same result).
+    """:func:`_merge_loop` run by :class:`bpe_core.bpe.merge_kernel.MergeLoop` (same result).
 
     Args:
         held: ``[packed, lens, counts]``, emptied here so that they are freed once
@@ -445,58 +456,28 @@ def _compiled_merge_loop(
         progress: ``progress("merge", done, n_merges)`` about 200 times.
 
     The words become one ``int32`` array of token ids; the initial pair table
-    (counts, and the words holding each pair) is built in two linear passes
-    (:func:`bpe_core.bpe.merge_kernel.initial_pairs`).
+    (counts, and the words holding each pair) is built in two linear passes.
     """
-    from ..count_kernel import read_only
-    from .merge_kernel import build_state, initial_pairs, run_merges
+    from .merge_kernel import MergeLoop
 
     packed, lens, counts = held
     held.clear()
-    ids8 = read_only(np.frombuffer(packed, dtype=np.uint8))  # the argument types the warm-up compiled for
-    lens = np.ascontiguousarray(lens, dtype=np.int64)
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
-    del packed
-    ids, words, pair_keys, pair_counts, vec_start, vec_len, pool, pool_used = initial_pairs(ids8, lens, counts)
-    del ids8, lens, counts
-    n_pairs = pair_keys.size
-
-    n_tokens = len(token_bytes) + n_merges
-    tstart = np.zeros(n_tokens, dtype=np.int64)
-    tlen = np.zeros(n_tokens, dtype=np.int64)
-    tlen[: len(token_bytes)] = list(map(len, token_bytes))
-    np.cumsum(tlen[: len(token_bytes) - 1], out=tstart[1 : len(token_bytes)])
-    known = b"".join(token_bytes)
-    tb = np.zeros(2 * len(known) + 1024, dtype=np.uint8)
-    tb[: len(known)] = np.frombuffer(known, dtype=np.uint8)
-
-    hkeys, hvals, hc, hp = build_state(pair_keys, pair_counts.astype(np.int64), tb, tstart, tlen)
-    room = n_pairs + n_pairs // 2 + 1024
-    pa = np.zeros(room, dtype=np.int32)
-    pb = np.zeros(room, dtype=np.int32)
-    pcount = np.zeros(room, dtype=np.int64)
-    vstart = np.zeros(room, dtype=np.int64)
-    vlen = np.zeros(room, dtype=np.int32)
-    pa[:n_pairs] = pair_keys >> 32
-    pb[:n_pairs] = pair_keys & 0xFFFFFFFF
-    pcount[:n_pairs] = pair_counts
-    vstart[:n_pairs] = vec_start
-    vlen[:n_pairs] = vec_len
-    st = np.array([len(token_bytes), len(known), n_pairs, pool_used, hc.size, n_pairs, 0], dtype=np.int64)
-    del vec_start, vec_len, pair_keys, pair_counts
-    arrays = (tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp)
-    out = np.zeros((4, n_merges), dtype=np.int64)
+    data = np.frombuffer(packed, dtype=np.uint8) if not isinstance(packed, np.ndarray) else packed
+    loop = MergeLoop(data, np.asarray(lens, dtype=np.int64), np.asarray(counts, dtype=np.int64), token_bytes, n_merges)
+    del packed, data, lens, counts
 
     report_every = max(1, n_merges // 200)
     done = 0
     while done < n_merges:
         want = min(report_every, n_merges - done)
-        arrays, k = run_merges(ids, words, arrays, st, out, want)
+        k = loop.run(want)
         done += k
         if k < want:
             break  # no pair left
         if progress is not None:
             progress("merge", done, n_merges)
+    out = loop.out
+    del loop
     left, right, count, replaced = (row.tolist() for row in out[:, :done])
     steps: list[MergeStep] = []
     tokens = initial_tokens
