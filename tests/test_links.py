@@ -50,6 +50,16 @@ def test_parse_query_keeps_good_values_and_drops_bad_ones():
     assert links.parse_query({"text": "x" * (URL_TEXT_LIMIT + 1), "vocab": "0", "view": "Vocabulary diff"}) == {}
 
 
+def test_an_algorithm_without_a_pattern_gets_its_own_default():
+    assert links.parse_query({"algo": "unigram"}) == {"algorithm": "unigram", "pattern": "sentencepiece"}
+    assert links.parse_query({"algo": "bpe"}) == {"algorithm": "bpe", "pattern": "gpt2"}
+    assert links.parse_query({"algo": "unigram", "pattern": "cl100k"})["pattern"] == "cl100k"
+    assert links.parse_query({"algo": "wordpiece"}) == {"algorithm": "wordpiece"}  # its pattern is fixed
+    at = fresh({"algo": "unigram"})  # a hand-typed link: Unigram with its own split, as the sidebar would
+    assert at.radio(key="algorithm").value == "unigram"
+    assert at.selectbox(key="pattern").value == "sentencepiece"
+
+
 def test_query_from_state_uses_stable_keys_and_only_what_applies():
     state = {"source": "Sample", "sample": "python", "paste_text": "old paste", "algorithm": "bpe",
              "pattern": "custom", "custom_pattern": r"\S+", "max_vocab": 500, "colour_mode": "id",

@@ -224,6 +224,9 @@ def _applies(p: Param, state: Mapping[str, Any]) -> bool:
 def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
     """Session-state values from a query string's parameters; bad or unknown ones are left out.
 
+    An algorithm without a pattern gets the algorithm's default pattern (``?algo=unigram``
+    opens Unigram with SentencePiece's split, as choosing Unigram in the sidebar does).
+
     Args:
         query: ``{key: value or list of values}`` (the last of a list wins).
 
@@ -241,6 +244,11 @@ def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
             out[p.state] = p.parse(str(raw))
         except (ValueError, TypeError, KeyError):
             continue  # a bad value is ignored: the widget keeps its default
+    algorithm = out.get(sk.ALGORITHM)
+    if algorithm is not None and sk.PATTERN not in out and not get_algorithm(algorithm).fixed_pattern:
+        # a link that names an algorithm but no pattern (typed by hand) means that algorithm's own
+        # default, as choosing it in the sidebar does -- not the pattern the session happened to start with
+        out[sk.PATTERN] = get_algorithm(algorithm).default_pattern
     return out
 
 
