@@ -184,10 +184,11 @@ counter (:mod:`bpe_core.count_kernel`) when its kernels are ready; smaller ones 
 texts) by the regex, with nothing to import."""
 
 KERNELS_ENV = "BPE_CORE_KERNELS"
-"""Environment variable choosing the numba kernels (the compiled counter here, the compiled
-merge loop of :mod:`bpe_core.bpe.trainer`): ``auto`` (default: for large inputs, once compiled
-into numba's disk cache), ``python`` (never) or ``compiled`` (whenever the input allows,
-compiling in this process if the cache is cold: for tests and benchmarks)."""
+"""Environment variable choosing the compiled kernels (the compiled counter here, the compiled
+merge loop of :mod:`bpe_core.bpe.trainer`): ``auto`` (default: for large inputs, once their
+library is built, see :mod:`bpe_core.native`), ``python`` (never) or ``compiled`` (whenever the
+input allows, with numba's JIT in this process if the library is not built: for tests and
+benchmarks)."""
 
 _WARM_UP: dict[str, subprocess.Popen] = {}
 """The background compile started by this process, if any (under ``"process"``)."""

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -50,48 +51,40 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def server():
-    """Start `streamlit run app.py` on a free port; yield its base URL; stop it afterwards."""
+    """Start `streamlit run app.py` on a free port; yield its base URL; stop it afterwards.
+
+    The server's output goes to a file, never to a pipe nobody reads: a full pipe blocks the thread
+    that logs, and with it the server (seen: watchdog's inotify queue overflowed while the suite
+    wrote files under the project folder, and its warnings filled the pipe).  No file watcher
+    either: tests never edit the sources.
+    """
     port = _free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
+    cmd += ["--server.headless", "true", "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.3)
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError("streamlit exited early:\n" + log.read().decode(errors="replace"))
+        else:
+            proc.kill()
+            raise RuntimeError("streamlit did not become healthy within 60 s")
+        yield url
+        proc.terminate()
         try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-        if proc.poll() is not None:
-            raise RuntimeError("streamlit exited early:\n" + proc.stdout.read().decode(errors="replace"))
-    else:
-        proc.kill()
-        raise RuntimeError("streamlit did not become healthy within 60 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 @pytest.fixture(scope="session")

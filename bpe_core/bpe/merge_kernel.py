@@ -212,7 +212,7 @@ def _index_pairs(pair_keys, hkeys, hvals):
         hvals[j] = i
 
 
-# the fields of run_merges' state vector ``st``
+# the fields of _run_merges' state vector ``st``
 NEXT_ID, TB_USED, PAIRS, POOL_USED, HEAP_SIZE, HASH_USED, DONE, PENDING, PENDING_COUNT, ROOM, TB_NEED = range(11)
 STATE_FIELDS = 11
 

@@ -351,11 +351,11 @@ COMPILED_MIN_PRETOKENS = 50_000
 """Tables with at least this many distinct pre-tokens (of two bytes or more) may use the compiled merge loop.
 
 Below it (the app's texts: a page of text has a few thousand) the pure-Python
-loop runs, with nothing to import or compile; above it the compiled loop
-(:mod:`bpe_core.bpe.merge_kernel`, numba) pays back importing numba and loading
-its cached machine code (about 0.5 s of CPU): the Python loop takes about
-1.2e-5 s of CPU per distinct pre-token at vocabulary 10,000, the compiled one
-about a sixth of that."""
+loop runs, with nothing to load; above it the compiled loop
+(:mod:`bpe_core.bpe.merge_kernel`, from the library of :mod:`bpe_core.native`)
+runs: the Python loop takes about 1.2e-5 s of CPU per distinct pre-token at
+vocabulary 10,000, the compiled one about a sixth of that.  (The threshold
+dates from when the compiled loop cost 0.5 s of numba start-up per process.)"""
 
 COMPILED_MAX_LONG_BYTES = 1 << 16
 """The compiled loop rescans a word per merge that touches it, so tables whose words
@@ -364,16 +364,16 @@ Python loop, which keeps such words in :class:`_LongWords`."""
 
 
 def merge_engine(n_words: int, long_bytes: int = 0) -> str:
-    """Which merge loop trains a table: ``"compiled"`` (numba) or ``"python"``.
+    """Which merge loop trains a table: ``"compiled"`` (the kernels) or ``"python"``.
 
-    Both give identical merges and traces.  ``"compiled"`` needs numba, long
-    words (over 128 bytes) adding up to at most :data:`COMPILED_MAX_LONG_BYTES`,
-    and, unless :data:`bpe_core.counting.KERNELS_ENV` says ``compiled``, at least
-    :data:`COMPILED_MIN_PRETOKENS` words and kernels already compiled into
-    numba's disk cache.  When they are not (the first large training on a
-    machine), this training runs the Python loop and a background process
-    compiles the kernels (:func:`warm_compiled_loop`, about 10 s of CPU, once
-    per machine and source version): no training ever waits for a compile.
+    Both give identical merges and traces.  ``"compiled"`` needs long words
+    (over 128 bytes) adding up to at most :data:`COMPILED_MAX_LONG_BYTES`, and,
+    unless :data:`bpe_core.counting.KERNELS_ENV` says ``compiled``, at least
+    :data:`COMPILED_MIN_PRETOKENS` words and the kernels' library built
+    (:func:`bpe_core.native.is_ready`).  When it is not (the first large
+    training on a machine), this training runs the Python loop and a background
+    process builds it (:func:`warm_compiled_loop`, about 12-20 s, once per
+    machine and source version): no training ever waits for a compile.
 
     Args:
         n_words: distinct pre-tokens of two bytes or more.
