@@ -331,6 +331,10 @@ def _scan(buf, bounds, cls, table, st):
     return 0
 
 
+_SCRATCH = threading.local()
+"""Each counting thread's table, kept from one chunk to the next (``table``)."""
+
+
 def count_gpt2(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple | None:
     """Split segments of UTF-8 text into GPT-2 pre-tokens and count them.
 
@@ -346,9 +350,18 @@ def count_gpt2(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple | 
         ``buf[starts[i]:starts[i] + lengths[i]]`` (its first occurrence) with its
         count, and the number of pre-token occurrences; ``None`` when ``buf`` is
         not valid UTF-8 (the caller words the error).
+
+    The open-addressing table is kept per thread and reused by the thread's next
+    call (cleared, and grown as needed): chunk after chunk, no new pages to
+    fault in (with :func:`bpe_core.native.release_large_blocks`, every new table
+    would be fresh pages from the system).
     """
     buf = read_only(buf)
-    table = np.full((1 << 14, 4), -1, dtype=np.int64)
+    table = getattr(_SCRATCH, "table", None)  # this thread's table from its last chunk: its pages are mapped
+    if table is None:
+        table = np.full((1 << 14, 4), -1, dtype=np.int64)
+    else:
+        table.fill(-1)
     st = np.zeros(4, dtype=np.int64)
     while True:
         status = _scan(buf, bounds, cls, table, st)
@@ -359,6 +372,7 @@ def count_gpt2(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple | 
         grown = np.full((2 * table.shape[0], 4), -1, dtype=np.int64)
         _rehash(table, grown)
         table = grown
+    _SCRATCH.table = table
     rows = table[table[:, 0] >= 0]
     return rows[:, 0], rows[:, 1], rows[:, 2], int(st[3])
 
