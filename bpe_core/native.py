@@ -78,7 +78,8 @@ _KERNELS: dict[str, Kernel] = {}
 
 _LOCK = threading.RLock()
 _STATE: dict[str, object] = {}
-"""``materialized`` (numba dispatchers made), ``library`` (the loaded ctypes library) and its ``path``."""
+"""``materialized`` (numba dispatchers made), ``library`` (the loaded ctypes library), its ``path``
+and ``failed`` flag (see :mod:`bpe_core.native_build`), ``mallopt`` (:func:`release_large_blocks` ran)."""
 
 override: str | None = None
 """Tests set this to ``"aot"`` or ``"jit"`` to run one carrier whatever :func:`carrier` would choose."""
