@@ -44,10 +44,9 @@ import numpy as np
 import regex
 
 from . import native
-from .native import HAVE_NUMBA, kernel, njit
+from .native import kernel, njit
 
 __all__ = [
-    "HAVE_NUMBA",
     "CountAccumulator",
     "char_classes",
     "count_gpt2",

@@ -118,25 +118,21 @@ class Kernel:
         self.name = func.__name__.lstrip("_")
         self.symbol = f"bpe_core_{func.__module__.rsplit('.', 1)[-1]}_{self.name}"
         self.args = args
+        # the specs parsed once: each argument's (dtype code, dimensions), 0 dimensions for an integer
+        self.params = tuple((spec[:2], (spec.count(":") or 1) if "[" in spec else 0) for spec in args)
         self.returns = returns
         self.dispatcher = None  # numba's, after materialize()
         self._cfn = None  # the ctypes function, once the library is loaded
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
 
-    def arrays(self) -> list[tuple[int, type, int]]:
-        """``(position, dtype, dimensions)`` of each array argument."""
-        out = []
-        for i, spec in enumerate(self.args):
-            if "[" in spec:
-                out.append((i, _DTYPES[spec[:2]], spec.count(":") or 1))
-        return out
-
     def _check(self, values: tuple) -> None:
-        if len(values) != len(self.args):
-            raise TypeError(f"kernel {self.name} takes {len(self.args)} arguments, got {len(values)}")
-        for i, dtype, ndim in self.arrays():
-            a = values[i]
+        if len(values) != len(self.params):
+            raise TypeError(f"kernel {self.name} takes {len(self.params)} arguments, got {len(values)}")
+        for i, (code, ndim) in enumerate(self.params):
+            if not ndim:
+                continue
+            a, dtype = values[i], _DTYPES[code]
             if not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != ndim or not a.flags.c_contiguous:
                 got = (
                     f"{a.dtype} {a.ndim}-D, contiguous={a.flags.c_contiguous}" if isinstance(a, np.ndarray) else type(a)
@@ -154,8 +150,8 @@ class Kernel:
         self._check(values)
         if carrier() == "aot":
             flat: list[int] = []
-            for v, spec in zip(values, self.args):
-                if "[" in spec:
+            for v, (_, ndim) in zip(values, self.params):
+                if ndim:
                     flat.append(v.ctypes.data)
                     flat.extend(v.shape)
                 else:
@@ -173,12 +169,8 @@ class Kernel:
     def c_signature(self) -> tuple[list, object]:
         """``(argtypes, restype)`` of the library's C function (pointers, then the dimensions of each array)."""
         argtypes: list = []
-        for spec in self.args:
-            if "[" in spec:
-                argtypes.append(ctypes.c_void_p)
-                argtypes.extend([ctypes.c_int64] * (spec.count(":") or 1))
-            else:
-                argtypes.append(ctypes.c_int64)
+        for _, ndim in self.params:
+            argtypes += [ctypes.c_void_p, *[ctypes.c_int64] * ndim] if ndim else [ctypes.c_int64]
         return argtypes, (None if self.returns is None else ctypes.c_int64)
 
 

@@ -83,14 +83,13 @@ def _cfunc(k: native.Kernel):
     sig: list = []
     lines: list[str] = []
     call: list[str] = []
-    for i, spec in enumerate(k.args):
+    for i, (code, ndim) in enumerate(k.params):
         name = f"a{i}"
         call.append(name)
-        if "[" in spec:
-            ndim = spec.count(":") or 1
+        if ndim:
             dims = [f"{name}_n{d}" for d in range(ndim)]
             params += [f"{name}_p", *dims]
-            sig += [types.CPointer(scalar[spec[:2]]), *[types.int64] * ndim]
+            sig += [types.CPointer(scalar[code]), *[types.int64] * ndim]
             shape = ", ".join(dims) + ("," if ndim == 1 else "")
             lines.append(f"    {name} = carray({name}_p, ({shape}))")
         else:

@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..native import HAVE_NUMBA, kernel, njit
+from ..native import kernel, njit
 
-__all__ = ["HAVE_NUMBA", "MergeLoop"]
+__all__ = ["MergeLoop"]
 
 _EMPTY = -1
 _MUL = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing
