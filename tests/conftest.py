@@ -61,6 +61,19 @@ def stdlib_code() -> str:
     return inspect.getsource(textwrap)
 
 
+def stdlib_text(n_chars: int, separator: str = "<|endoftext|>") -> str:
+    """Megabytes of real text: the standard library's modules in sorted order, ``separator`` between them,
+    cut at ``n_chars`` characters."""
+    parts, n = [], 0
+    for path in sorted(Path(os.__file__).parent.glob("*.py")):
+        part = path.read_text(encoding="utf-8", errors="replace")
+        parts.append(part)
+        n += len(part)
+        if n >= n_chars:
+            break
+    return separator.join(parts)[:n_chars]
+
+
 @pytest.fixture(scope="session")
 def english() -> str:
     return sample("english")

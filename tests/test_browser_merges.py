@@ -33,6 +33,19 @@ def _goto(pg, server, path: str, selector: str) -> None:
     pg.wait_for_selector(selector, timeout=60_000)
 
 
+def _open_player(pg, server, query: str, kind: str, width: int = 1400, height: int = 1600) -> str:
+    """The Merges page opened at ``?query`` with the browser player of ``kind`` ready; returns the text it drew."""
+    pg.set_viewport_size({"width": width, "height": height})
+    pg.goto(f"{server}/merges?{query}")
+    pg.wait_for_function(
+        "k => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === k",
+        arg=kind,
+        timeout=120_000,
+    )
+    wait_idle(pg)
+    return pg.evaluate("() => window.__bpeMerges.data.text")
+
+
 def test_merges_page_steps_and_plays(page, server):
     tok = train_bpe(sample("english"), 1000, ["<|endoftext|>"])
     page.set_viewport_size({"width": 1400, "height": 2300})
@@ -89,14 +102,7 @@ def test_wordpiece_merges_player_is_exact_and_plays_every_step(page, server):
     text = sample("english")
     tok = train_wordpiece(text, 1000)
     replay = tok.replay(text)
-    page.set_viewport_size({"width": 1400, "height": 1600})
-    page.goto(f"{server}/merges?src=sample&sample=english&algo=wordpiece")
-    page.wait_for_function(
-        "() => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === 'wordpiece'",
-        timeout=120_000,
-    )
-    wait_idle(page)
-    drawn = page.evaluate("() => window.__bpeMerges.data.text")
+    drawn = _open_player(page, server, "src=sample&sample=english&algo=wordpiece", "wordpiece")
     assert text.startswith(drawn) and len(drawn) > 1000
     n = replay.n_merges
     assert page.evaluate("() => window.__bpeMerges.n") == n
@@ -151,14 +157,7 @@ def test_unigram_pruning_player_is_exact_and_plays_every_step(page, server):
     tok = train_unigram(text, 1000)
     sizes = tok.state_sizes
     n = len(tok.trace)
-    page.set_viewport_size({"width": 1400, "height": 1600})
-    page.goto(f"{server}/merges?src=sample&sample=english&algo=unigram&pattern=sentencepiece")
-    page.wait_for_function(
-        "() => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === 'unigram'",
-        timeout=120_000,
-    )
-    wait_idle(page)
-    drawn = page.evaluate("() => window.__bpeMerges.data.text")
+    drawn = _open_player(page, server, "src=sample&sample=english&algo=unigram&pattern=sentencepiece", "unigram")
     assert text.startswith(drawn) and len(drawn) > 1000
     assert page.evaluate("() => window.__bpeMerges.n") == n
 
@@ -240,14 +239,8 @@ def test_unigram_pruning_player_draws_markup_as_text(page, server):
     ) * 6
     tok = train_unigram(text, 1000)
     n = len(tok.trace)
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{server}/merges?src=paste&text={quote(text)}&algo=unigram&pattern=sentencepiece")
-    page.wait_for_function(
-        "() => window.__bpeMerges && window.__bpeMerges.model && window.__bpeMerges.model.kind === 'unigram'",
-        timeout=120_000,
-    )
-    wait_idle(page)
-    assert page.evaluate("() => window.__bpeMerges.data.text") == text and n > 3
+    query = f"src=paste&text={quote(text)}&algo=unigram&pattern=sentencepiece"
+    assert _open_player(page, server, query, "unigram", 1280, 900) == text and n > 3
     for k in (0, 1, n // 2, n):
         page.evaluate("k => window.__bpeMerges.go(k, false)", k)
         step, tokens, _hl, _card = _unigram_dom(page)

@@ -9,7 +9,6 @@ its arrays many times).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from bpe_core import native, train_bpe
 from bpe_core.counting import KERNELS_ENV, count_pretokens_fast
 from bpe_core.pretokenize import count_pretokens
+from tests.conftest import stdlib_text
 
 pytest.importorskip("numba")
 
@@ -41,17 +41,6 @@ def carrier(monkeypatch, library, request):
     return request.param
 
 
-def _stdlib_text(n_chars: int) -> str:
-    parts, n = [], 0
-    for path in sorted(Path(os.__file__).parent.glob("*.py")):
-        part = path.read_text(encoding="utf-8", errors="replace")
-        parts.append(part)
-        n += len(part)
-        if n >= n_chars:
-            break
-    return EOT.join(parts)[:n_chars]
-
-
 def _python_training(monkeypatch, text, vocab):
     monkeypatch.setenv(KERNELS_ENV, "python")
     try:
@@ -72,7 +61,7 @@ def test_each_carrier_trains_what_the_python_loop_trains(monkeypatch, carrier, s
 
 @pytest.mark.parametrize("carrier", ["aot", "jit"], indirect=True)
 def test_each_carrier_grows_and_compacts_exactly_on_megabytes(monkeypatch, carrier):
-    text = _stdlib_text(1_500_000)
+    text = stdlib_text(1_500_000)
     got = train_bpe(text, 4000, [EOT])
     want = _python_training(monkeypatch, text, 4000)
     assert got.merges == want.merges and got.trace == want.trace
@@ -80,7 +69,7 @@ def test_each_carrier_grows_and_compacts_exactly_on_megabytes(monkeypatch, carri
 
 @pytest.mark.parametrize("carrier", ["aot", "jit"], indirect=True)
 def test_each_carrier_counts_what_the_regex_counts(carrier, seeds, multilingual):
-    for text in (seeds, multilingual, "It's 2024:  42 cafés\n\n\t naïve  ", _stdlib_text(300_000)):
+    for text in (seeds, multilingual, "It's 2024:  42 cafés\n\n\t naïve  ", stdlib_text(300_000)):
         fast = count_pretokens_fast(text, (EOT,), force=True)
         counts, _ = count_pretokens(text, "gpt2", (EOT,))
         assert fast is not None and fast[0] == {k.encode(): v for k, v in counts.items()}

@@ -11,7 +11,6 @@ runs of one letter (overlapping pairs), and hand-made ties.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -19,6 +18,7 @@ from bpe_core import PATTERNS, TrainingCancelled, train_bpe, train_bpe_from_coun
 from bpe_core.bpe import trainer
 from bpe_core.counting import KERNELS_ENV, count_text
 from bpe_core.educational import bpe_train as naive_train
+from tests.conftest import stdlib_text
 
 pytest.importorskip("numba")
 
@@ -28,18 +28,6 @@ EOT = "<|endoftext|>"
 def _train(monkeypatch, engine: str, text: str, vocab: int, specials=(), pattern="gpt2"):
     monkeypatch.setenv(KERNELS_ENV, engine)
     return train_bpe(text, vocab, list(specials), pattern)
-
-
-def _stdlib_text(n_chars: int) -> str:
-    """Real text: the standard library's modules, in sorted order, up to ``n_chars`` characters."""
-    parts, n = [], 0
-    for path in sorted(Path(os.__file__).parent.glob("*.py")):
-        part = path.read_text(encoding="utf-8", errors="replace")
-        parts.append(part)
-        n += len(part)
-        if n >= n_chars:
-            break
-    return EOT.join(parts)[:n_chars]
 
 
 def test_the_engine_is_chosen_as_documented(monkeypatch):
@@ -84,7 +72,7 @@ def test_compiled_loop_matches_the_naive_trainer_on_overlaps_and_ties(monkeypatc
 
 
 def test_compiled_and_python_loops_agree_on_megabytes_of_real_text(monkeypatch):
-    text = _stdlib_text(3_000_000)
+    text = stdlib_text(3_000_000)
     counted = count_text(text, "gpt2", [EOT], num_workers=1)
     assert len(counted.word_counts) > 20_000  # tens of thousands of distinct pre-tokens
     runs = {}
