@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core.reference import EncodingUnavailable
+from bpe_core.production.encodings import EncodingUnavailable
 from ui import compare, links, steps_view
 from ui import state_keys as sk
 from ui.algorithms import view_of

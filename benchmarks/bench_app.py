@@ -105,12 +105,12 @@ PRODUCTION_PICK = ("bpe", "gpt2", "cl100k_base", "o200k_base", "llama3", "mistra
 
 def forget_loaded_encodings() -> None:
     """Empty the per-process caches of the production loaders (the next load reads and verifies the files)."""
-    from bpe_core.production import load_production
-    from bpe_core.reference import bpe_from_reference, load_reference
+    from bpe_core.production.encodings import bpe_from_encoding, load_encoding
+    from bpe_core.production.registry import load_production
 
     load_production.cache_clear()
-    load_reference.cache_clear()
-    bpe_from_reference.cache_clear()
+    load_encoding.cache_clear()
+    bpe_from_encoding.cache_clear()
 
 
 def bench_compare_production(app: str, repeat: int) -> None:

@@ -8,14 +8,14 @@ On the 20 MB corpus (default ``/work/corpora/medium.txt``; ``--mb`` takes a
 prefix), single-threaded, in MB/s of UTF-8 input (MB = 10^6 bytes):
 
 * ``BPETokenizer.encode`` (pure Python) with GPT-2's ranks
-  (:func:`bpe_core.reference.bpe_from_reference`) and with a tokenizer trained
+  (:func:`bpe_core.production.encodings.bpe_from_encoding`) and with a tokenizer trained
   here at vocab 10,000 (on ``small.txt``);
 * ``to_tiktoken()`` of the same two tokenizers (tiktoken's Rust encoder on our
   ranks and pattern);
 * tiktoken's own ``r50k_base`` (GPT-2) and ``cl100k_base`` encodings.
 
 With ``--production``, instead: every production encoding of
-:mod:`bpe_core.production` on the same text, ours (``load_production(key).encode``:
+:mod:`bpe_core.production.registry` on the same text, ours (``load_production(key).encode``:
 tiktoken's Rust encoder on the verified ranks, or SentencePiece for Mistral v1)
 against the package's own tokenizer where there is one (``llama_models``' Llama 3
 and 4 ``Tokenizer``, ``mistral_common``'s ``Tekkenizer`` and SentencePiece
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("BPE_PLAYGROUND_ENCODINGS", str(ROOT.parent / "shared" / "data" / "encodings"))
 
 from bpe_core import train_bpe  # noqa: E402
-from bpe_core.reference import bpe_from_reference, load_reference  # noqa: E402
+from bpe_core.production.encodings import bpe_from_encoding, load_encoding  # noqa: E402
 
 EOT = "<|endoftext|>"
 
@@ -77,10 +77,10 @@ def main() -> None:
         production(args, text, n_mb)
         return
 
-    gpt2_ours = bpe_from_reference("gpt2")
+    gpt2_ours = bpe_from_encoding("gpt2")
     trained = train_bpe(Path(args.train_file), 10_000, [EOT])
-    r50k = load_reference("gpt2").encoding
-    cl100k = load_reference("cl100k_base").encoding
+    r50k = load_encoding("gpt2").encoding
+    cl100k = load_encoding("cl100k_base").encoding
 
     rows = []
 
@@ -174,7 +174,7 @@ def production(args, text: str, n_mb: float) -> None:
     """MB/s of every production encoding, ours and the package's own, interleaved rounds, best kept."""
     import pandas as pd
 
-    from bpe_core.production import PRODUCTION, load_production
+    from bpe_core.production.registry import PRODUCTION, load_production
 
     pure_text = text.encode("utf-8")[: int(args.pure_mb * 1e6)].decode("utf-8", errors="ignore")
     own = own_encoders(pure_text)

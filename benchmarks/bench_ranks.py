@@ -25,8 +25,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bpe_core.bpe.ranks import ranks_to_vocab_merges
 from bpe_core.formats import tiktoken as tk
-from bpe_core.formats.tiktoken import ranks_to_vocab_merges
 
 
 def timed(fn):
@@ -58,7 +58,7 @@ def main() -> None:
     rows = []
     run = {bytes([b]): b for b in range(256)} | {b"a" * n: 254 + n for n in range(2, args.run + 2)}
     cases = [(f"a, aa, ... ({args.run} ranks)", run)]
-    from bpe_core.production import production_mergeable_ranks
+    from bpe_core.production.registry import production_mergeable_ranks
 
     for key in filter(None, args.encodings.split(",")):
         cases.append((key, production_mergeable_ranks(key)))

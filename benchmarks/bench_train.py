@@ -107,7 +107,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
         info = tok.training
         out |= {"count": info.count_seconds, "merge": info.merge_seconds, "merges": len(tok.merges)}
         out["distinct"] = info.unique_pretokens
-        from bpe_core import native
+        from bpe_core.counting import native
 
         # which carrier ran the compiled counter / merge loop ("aot": the library, numba never imported)
         out["kernels"] = native.carrier() if "bpe_core.bpe.merge_kernel" in sys.modules else "python"
@@ -302,7 +302,8 @@ def long_inputs(tmp: Path) -> list[tuple[str, Path]]:
 def scaling(medium: Path, workers: int, large: Path | None = None) -> tuple[list[dict], list[dict]]:
     """Counting throughput per executor on ``medium``, and merge time vs distinct pre-tokens (``large`` too)."""
     sys.path.insert(0, str(ROOT))
-    from bpe_core import counting, train_bpe_from_counts
+    from bpe_core import train_bpe_from_counts
+    from bpe_core.counting import stream as counting
 
     size = medium.stat().st_size
     count_rows = []
@@ -380,8 +381,9 @@ def power_fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
 def check_identical_merges(path: Path) -> str:
     """Every counting path gives the same merges on the 1 MB corpus (1 and 2 processes, Dask, a count table)."""
     sys.path.insert(0, str(ROOT))
-    from bpe_core import counting, train_bpe, train_bpe_from_counts
-    from bpe_core.count_table import CountTable, load_count_table, save_count_table
+    from bpe_core import train_bpe, train_bpe_from_counts
+    from bpe_core.counting import stream as counting
+    from bpe_core.counting.table import CountTable, load_count_table, save_count_table
 
     def merges(r) -> list:
         return train_bpe_from_counts(r.word_counts, 10_000, [EOT], special_occurrences=r.special_occurrences).merges
@@ -424,7 +426,7 @@ def check_identical_merges(path: Path) -> str:
 
 def warm_kernels() -> str:
     """Build the kernels' shared library now if it is not (so no timed run pays it)."""
-    code = "from bpe_core.native import is_ready; print(is_ready())"
+    code = "from bpe_core.counting.native import is_ready; print(is_ready())"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     ready = subprocess.run([sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True)
     if ready.stdout.strip() == "True":

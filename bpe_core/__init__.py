@@ -13,13 +13,13 @@ The components (see the README's "Architecture"):
 * :mod:`bpe_core.unigram` -- Unigram: model, trainer (EM and pruning), Viterbi
   encoder, pruning trace and lattices (:func:`~bpe_core.unigram.train_unigram`)
 * :mod:`bpe_core.educational` -- the readable textbook trainers (the tests' oracle)
-* :mod:`bpe_core.pretokenize`, :mod:`bpe_core.counting` -- split patterns,
+* :mod:`bpe_core.pretokenize`, :mod:`bpe_core.counting.stream` -- split patterns,
   special tokens, streamed/parallel pre-token counting
-* :mod:`bpe_core.reference` -- GPT-2, cl100k, o200k (:func:`load_reference`)
+* :mod:`bpe_core.production.encodings` -- GPT-2, cl100k, o200k (:func:`load_encoding`)
 * :mod:`bpe_core.formats` -- tiktoken, Hugging Face ``tokenizer.json``, BERT
   ``vocab.txt``, uploads
-* :mod:`bpe_core.spans`, :mod:`bpe_core.steps`, :mod:`bpe_core.metrics`,
-  :mod:`bpe_core.insights` -- what the pages draw: token spans, step-by-step
+* :mod:`bpe_core.spans`, :mod:`bpe_core.steps`, :mod:`bpe_core.analysis.metrics`,
+  :mod:`bpe_core.analysis.insights` -- what the pages draw: token spans, step-by-step
   records, compression figures, genealogy and coverage
 
 Importing this package registers every built-in algorithm.
@@ -55,7 +55,7 @@ from .interface import (
     register_algorithm,
 )
 from .pretokenize import PATTERN_LABELS, PATTERNS, PreToken, count_pretokens, pretokenize, split_special
-from .reference import EncodingUnavailable, ReferenceTokenizer, load_reference
+from .production.encodings import EncodingUnavailable, TiktokenTokenizer, load_encoding
 from .spans import TokenSpan, display_bytes
 from .steps import EncodeStep, PieceSteps, encode_steps
 from .wordpiece import (
@@ -88,8 +88,8 @@ __all__ = [
     "PieceSteps",
     "PreToken",
     "ProgressCallback",
-    "ReferenceTokenizer",
     "ScoreRanking",
+    "TiktokenTokenizer",
     "TokenSpan",
     "Tokenizer",
     "TrainedTokenizer",
@@ -109,7 +109,7 @@ __all__ = [
     "display_bytes",
     "encode_steps",
     "get_algorithm",
-    "load_reference",
+    "load_encoding",
     "load_tokenizer_bytes",
     "pretokenize",
     "register_algorithm",

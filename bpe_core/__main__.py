@@ -5,13 +5,13 @@
   files (names, directories or glob patterns), with a ``tqdm`` progress bar on
   stderr, and save it as the project's JSON.  ``--dask ADDRESS`` counts on a Dask
   cluster; ``--from-counts TABLE...`` trains any algorithm from count tables
-  counted for it instead of text (:func:`bpe_core.count_table.train_from_table`).
+  counted for it instead of text (:func:`bpe_core.counting.table.train_from_table`).
 * ``count FILE... --out TABLE [--algorithm A]`` -- count pre-tokens into a count table
-  for algorithm ``A`` (:mod:`bpe_core.count_table`); ``--from-counts`` adds existing tables in.
+  for algorithm ``A`` (:mod:`bpe_core.counting.table`); ``--from-counts`` adds existing tables in.
 * ``encode --tokenizer PATH FILE`` -- token ids of a file, space-separated, on stdout.
 * ``compare FILE [--tokenizer PATH ...]`` -- tokens, bytes/token and
   characters/token of a file under GPT-2, cl100k_base and o200k_base (those
-  available, see :func:`bpe_core.reference.load_reference`) and the given tokenizers.
+  available, see :func:`bpe_core.production.encodings.load_encoding`) and the given tokenizers.
 * ``export --tokenizer PATH --format {tiktoken,hf,json,vocab.txt} --out PATH`` --
   write a tokenizer in another tool's format with the exporters of :mod:`bpe_core.formats`.
 
@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from .bpe import BPETokenizer
-from .count_table import (
+from .counting.stream import count_files, expand_inputs
+from .counting.table import (
     CountTable,
     CountTableError,
     count_text_table,
@@ -50,7 +51,6 @@ from .count_table import (
     save_count_table,
     train_from_table,
 )
-from .counting import count_files, expand_inputs
 from .formats.bert import wordpiece_to_vocab_txt
 from .formats.huggingface import bpe_to_hf_json, unigram_to_hf_json, wordpiece_to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Count the pre-tokens of UTF-8 text files (names, directories or globs, read as one text) "
         "and write a count table for an algorithm (--algorithm; each pre-tokenizes in its own way): the counts, "
         "the algorithm, pattern and special tokens used, a format version and a checksum (a .npz file; see "
-        "bpe_core.count_table). Tables of shards counted separately add up: --from-counts sums existing "
+        "bpe_core.counting.table). Tables of shards counted separately add up: --from-counts sums existing "
         "tables, with or without new files.",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text: files, directories or globs")
@@ -584,14 +584,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """``compare``: a table on stdout; unavailable reference encodings are noted on stderr."""
     import pandas as pd
 
-    from .reference import EncodingUnavailable, load_reference
+    from .production.encodings import EncodingUnavailable, load_encoding
 
     text = _read_text(args.file)
     toks = []
     if not args.no_reference:
         for name in REFERENCE_ENCODINGS:
             try:
-                toks.append(load_reference(name))
+                toks.append(load_encoding(name))
             except (EncodingUnavailable, ValueError) as exc:
                 print(f"note: {name} left out: {' '.join(str(exc).split())}", file=sys.stderr)
     for path in args.tokenizers:

@@ -1,4 +1,10 @@
-"""Shared fixtures: real texts, and the reference-encoding directory."""
+"""Shared fixtures: real texts, the production encodings' directory, and the test tiers.
+
+The tests come in three tiers, one folder and one marker each: ``engine`` (``tests/engine``: ``bpe_core``
+alone), ``app`` (``tests/app``: ``ui/`` and the pages through Streamlit's AppTest) and ``browser``
+(``tests/browser``: the app served and driven in a real Chromium).  ``pytest -m "not browser"`` is the
+quick loop; plain ``pytest`` runs everything.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,6 @@ from pathlib import Path
 import pytest
 
 pytest_plugins = [
-    "tests.browser",  # the real-browser fixtures: server, browser, page
     "tests.tiktoken_cache",  # tiktoken_official: tiktoken's own registry, offline
 ]
 
@@ -38,6 +43,17 @@ SEEDS = SHARED / "seeds"
 # Tests and CI point reference loading at the verified copies; an explicit setting wins.
 if "BPE_PLAYGROUND_ENCODINGS" not in os.environ and SHARED_ENCODINGS.is_dir():
     os.environ["BPE_PLAYGROUND_ENCODINGS"] = str(SHARED_ENCODINGS)
+
+
+TIERS = ("engine", "app", "browser")
+
+
+def pytest_collection_modifyitems(items):
+    """Mark every test with its tier: the folder it lives in under ``tests/``."""
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(ROOT / "tests").parts
+        if parts and parts[0] in TIERS:
+            item.add_marker(getattr(pytest.mark, parts[0]))
 
 
 # The command line reports unexpected exceptions as one line; under test they stay tracebacks (bugs stay visible).
@@ -116,7 +132,7 @@ def app():
 
     It is opened from a link with ``?size=`` :data:`FULL_SIZE` (clamped to the tokenizer's full size), as most
     tests look at the full tokenizer; a plain first visit opens at :data:`ui.links.FIRST_VIEW_SIZE`
-    (``tests/test_first_screen.py``).
+    (``tests/app/test_first_screen.py``).
     """
     from streamlit.testing.v1 import AppTest
 

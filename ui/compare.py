@@ -13,7 +13,7 @@ slider's size; another algorithm is trained with its own defaults
 (:meth:`ui.algorithms.AlgorithmView.compare_spec`) and shown at its full size.
 
 ``build`` may raise ``ValueError``/``TypeError`` (bad input) or
-:class:`~bpe_core.reference.EncodingUnavailable`; the page then shows that
+:class:`~bpe_core.production.encodings.EncodingUnavailable`; the page then shows that
 message in place of the tokenizer and everything else as usual.
 
 After the user cancels the sidebar's training the page goes on with the
@@ -43,12 +43,12 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import algorithm_names
+from bpe_core.analysis.metrics import TextMetrics, byte_lengths, words_split_differently
+from bpe_core.analysis.metrics import measure as measure_metrics
 from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec
-from bpe_core.metrics import TextMetrics, byte_lengths, words_split_differently
-from bpe_core.metrics import measure as measure_metrics
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
-from bpe_core.production import DEFAULT_PRODUCTION, PRODUCTION, load_production, production_families
-from bpe_core.reference import EncodingUnavailable
+from bpe_core.production.encodings import EncodingUnavailable
+from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION, load_production, production_families
 from bpe_core.spans import TokenSpan
 from ui import live_view, render
 from ui import state_keys as sk
@@ -141,7 +141,7 @@ class Column:
         entry: what was built.
         built: the tokenizer ready to compare, or ``None``.
         error: why there is none (one line), or ``None``.
-        unavailable: the :class:`~bpe_core.reference.EncodingUnavailable` of a
+        unavailable: the :class:`~bpe_core.production.encodings.EncodingUnavailable` of a
             production encoding that cannot be had offline (its ``details`` and
             ``how_to_add`` go in :func:`unavailable_notice`'s fold), else ``None``.
     """
@@ -289,7 +289,7 @@ def _trained_entry(algorithm: str) -> Entry:
 def production_entry(key: str) -> Entry:
     """The column of the production tokenizer ``key`` of :data:`bpe_core.production.PRODUCTION` (loaded offline).
 
-    Its ``build`` raises :class:`~bpe_core.reference.EncodingUnavailable` when
+    Its ``build`` raises :class:`~bpe_core.production.encodings.EncodingUnavailable` when
     the encoding's files cannot be had (see :func:`build_columns`).
     """
     spec = PRODUCTION[key]
@@ -467,7 +467,7 @@ def unavailable_notice(problems: Sequence[EncodingUnavailable]) -> None:
     """Say once, in one line, which production encodings cannot be had offline; how to add them in one fold.
 
     Args:
-        problems: the :class:`~bpe_core.reference.EncodingUnavailable` of each
+        problems: the :class:`~bpe_core.production.encodings.EncodingUnavailable` of each
             (duplicates by message are said once).  Nothing is drawn when empty.
     """
     unique = list({str(exc): exc for exc in problems}.values())
@@ -511,7 +511,7 @@ def encode_fast(built: Built, text: str) -> list[int]:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
-    """:func:`~bpe_core.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key).
+    """:func:`~bpe_core.analysis.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key).
 
     Reads ``vocab`` (``{id: bytes}``), which the byte-level tokenizers here
     (trained BPE, the references) have but :class:`~bpe_core.interface.Tokenizer`
@@ -522,7 +522,7 @@ def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
-    """:func:`bpe_core.metrics.measure` of ``text`` under a built tokenizer (cached by key and text).
+    """:func:`bpe_core.analysis.metrics.measure` of ``text`` under a built tokenizer (cached by key and text).
 
     The engine picks the path by :attr:`~bpe_core.interface.Tokenizer.is_byte_level`:
     a byte-level tokenizer (trained BPE, the tiktoken-form encodings) is
@@ -632,7 +632,7 @@ def curve_caption(curves: Sequence[CompressionCurve], text: str, on_training_tex
 
 
 def metrics_frame(columns: Sequence[Column], metrics: dict[str, TextMetrics]) -> pd.DataFrame:
-    """One row per tokenizer: the figures of :class:`~bpe_core.metrics.TextMetrics`, ready for ``st.dataframe``.
+    """One row per tokenizer: the figures of :class:`~bpe_core.analysis.metrics.TextMetrics`, for for ``st.dataframe``.
 
     ``Tokens vs first`` is each row's token count divided by the first row's.
     """

@@ -3,7 +3,7 @@
 Token genealogy, vocabulary diff, held-out evaluation, per-script breakdown,
 pre-tokenizer playground, under-used tokens.
 
-The numbers come from :mod:`bpe_core.insights` and :mod:`bpe_core.metrics`;
+The numbers come from :mod:`bpe_core.analysis.insights` and :mod:`bpe_core.analysis.metrics`;
 the reference encodings come through the Compare page's registry
 (:mod:`ui.compare`), so they load and fail the same way everywhere.  Each
 ``*_view`` function draws one tab.
@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core import get_algorithm
-from bpe_core.insights import (
+from bpe_core.analysis.insights import (
     MergeTree,
     ScriptRow,
     heldout_split,
@@ -34,8 +34,8 @@ from bpe_core.insights import (
     unused_tokens,
     vocab_diff,
 )
+from bpe_core.analysis.metrics import TextMetrics
 from bpe_core.interface import Tokenizer, TrainedTokenizer
-from bpe_core.metrics import TextMetrics
 from bpe_core.pretokenize import (
     PATTERN_LABELS,
     PATTERNS,
@@ -45,7 +45,7 @@ from bpe_core.pretokenize import (
     shared_pretoken_prefix,
     tokenizer_split,
 )
-from bpe_core.production import PRODUCTION, production_token_ids
+from bpe_core.production.registry import PRODUCTION, production_token_ids
 from ui import compare, render
 from ui import state_keys as sk
 from ui.algorithms import view_of
@@ -308,7 +308,7 @@ def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
     """Share of the first k learned tokens each reference also has, against vocabulary size.
 
     Args:
-        curves: ``{label: overlap_curve}`` (see :class:`bpe_core.insights.VocabDiff`).
+        curves: ``{label: overlap_curve}`` (see :class:`bpe_core.analysis.insights.VocabDiff`).
         first_size: the vocabulary size after the first merge (256 + specials + 1).
     """
     fig = go.Figure()

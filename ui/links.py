@@ -31,7 +31,7 @@ import streamlit as st
 
 from bpe_core import algorithm_names, get_algorithm
 from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
-from bpe_core.production import PRODUCTION
+from bpe_core.production.registry import PRODUCTION
 from ui import state_keys as sk
 from ui.compare import REGISTRY
 from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT

@@ -20,8 +20,8 @@ import streamlit as st
 
 from bpe_core import GreedyStep, PieceSteps
 from bpe_core.interface import Tokenizer, TrainedTokenizer
-from bpe_core.production import DEFAULT_PRODUCTION, PRODUCTION, load_production
-from bpe_core.reference import EncodingUnavailable
+from bpe_core.production.encodings import EncodingUnavailable
+from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION, load_production
 from ui import render, view
 from ui.algorithms import view_of
 from ui.render import visible_text
@@ -38,7 +38,7 @@ MAX_TRIED = 12
 """At most this many missed WordPiece candidates are drawn per line (the note counts them all)."""
 
 PRODUCTION_KEYS: tuple[str, ...] = tuple(PRODUCTION)
-"""Production encodings offered, by :data:`bpe_core.production.PRODUCTION` key (every registered one)."""
+"""Production encodings offered, by :data:`bpe_core.production.registry.PRODUCTION` key (every registered one)."""
 
 DEFAULT_CHOICE = ("trained", *DEFAULT_PRODUCTION)
 """What the page shows first: the tokenizer trained on your text, GPT-2 and cl100k."""
@@ -46,7 +46,7 @@ DEFAULT_CHOICE = ("trained", *DEFAULT_PRODUCTION)
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the production encoding…")
 def reference_tokenizer(key: str) -> Tokenizer:
-    """The production tokenizer ``key`` (:func:`bpe_core.production.load_production`, loaded once per process).
+    """The production tokenizer ``key`` (:func:`bpe_core.production.registry.load_production`, loaded once per process).
 
     Its :meth:`~bpe_core.interface.Tokenizer.encode_steps` gives merge-by-merge
     steps for the tiktoken-form encodings and SentencePiece's own pieces and

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.analysis.metrics import basic_counts
 from bpe_core.interface import TrainedTokenizer
-from bpe_core.metrics import basic_counts
 from bpe_core.pretokenize import pretoken_prefix
 from ui import render, training
 from ui import state_keys as sk

@@ -20,9 +20,9 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..formats.tiktoken import covering_pattern, mergeable_ranks, ranks_to_vocab_merges
 from ..pretokenize import iter_pretoken_strings, pretokenize, split_special, surrogate_message
 from ..spans import TokenSpan, spans_from_token_bytes
+from .ranks import covering_pattern, mergeable_ranks, ranks_to_vocab_merges
 
 if TYPE_CHECKING:
     import regex

@@ -33,7 +33,7 @@ count and ``(x, new)``, ``(new, y)`` gain it, where ``x`` is read from the
 already rewritten word (so ``a b a b`` ends with one ``(new, new)``).
 
 The kernels are compiled by numba into the shared library of
-:mod:`bpe_core.native` (once per machine; numba's JIT when it is not built)
+:mod:`bpe_core.counting.native` (once per machine; numba's JIT when it is not built)
 and allocate nothing: :class:`MergeLoop` sizes every array and grows what a
 merge lacks when :func:`_run_merges` asks, before that merge changes anything.
 """
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..native import kernel, njit
+from ..counting.native import kernel, njit
 
 __all__ = ["MergeLoop"]
 

@@ -440,7 +440,7 @@ def bpe_encode_steps(tokenizer: TrainedTokenizer, text: str) -> list[PieceSteps]
     :class:`EncodeStep`.  Special tokens come out whole, with one line.
 
     Works for any :class:`BPETokenizer`, including GPT-2, cl100k and o200k built
-    by :func:`bpe_core.reference.bpe_from_reference` (whose byte tokens are not
+    by :func:`bpe_core.production.encodings.bpe_from_encoding` (whose byte tokens are not
     ids 0-255).  Cost: O(len(p)**2) per pre-token ``p`` (in bytes), plus, once
     per tokenizer view, a table of its merges (about 0.1 s for cl100k).
 

@@ -10,7 +10,7 @@ BPE, Radford et al., 2019):
   weighted by their counts; ties go to the lexicographically greatest pair
   compared as ``(bytes_of_left, bytes_of_right)``.
 
-Pre-tokens are counted once (:mod:`bpe_core.counting`, streamed and parallel);
+Pre-tokens are counted once (:mod:`bpe_core.counting.stream`, streamed and parallel);
 the merge loop then works on the table of distinct pre-tokens with incremental
 pair counts, a pair -> pre-tokens index and a max-priority queue with lazy
 invalidation: the corpus is never rescanned per merge.  The readable
@@ -34,7 +34,7 @@ from operator import add, mul
 
 import numpy as np
 
-from ..counting import (
+from ..counting.stream import (
     DEFAULT_CHUNK_BYTES,
     PackedCounts,
     count_file,
@@ -89,7 +89,7 @@ def train_bpe(
               on a file whose name you hold as a ``str``, pass ``Path(name)``;
             * a ``list`` or ``tuple`` of ``os.PathLike`` names several files,
               directories or glob patterns, counted as one text
-              (:func:`bpe_core.counting.count_files`);
+              (:func:`bpe_core.counting.stream.count_files`);
             * any other iterable of ``str`` (an open text file, a generator) is
               the text ``"".join(text)``, consumed piece by piece.
 
@@ -109,12 +109,12 @@ def train_bpe(
         name: display name of the tokenizer (default ``"BPE (<pattern>)"``).
         num_workers: processes that count pre-tokens (default: all cores).
             Inputs under 4 MiB are counted in this process whatever the value
-            (see :mod:`bpe_core.counting`); the merge loop runs here.
+            (see :mod:`bpe_core.counting.stream`); the merge loop runs here.
         chunk_size: counting chunk length (bytes for a file, characters
             otherwise); chunks end at the first safe boundary after it.
         executor: a ``concurrent.futures.Executor`` to count on instead of local
             processes, e.g. a Dask cluster's ``client.get_executor()``; for files
-            each task reads its own byte range (see :mod:`bpe_core.counting`).
+            each task reads its own byte range (see :mod:`bpe_core.counting.stream`).
 
     Returns:
         The trained :class:`BPETokenizer`; its ``trace`` records every merge.
@@ -259,7 +259,7 @@ class _WordTable:
 
     @classmethod
     def from_packed(cls, packed: PackedCounts, special_occurrences: int) -> _WordTable:
-        """The table of a :class:`bpe_core.counting.PackedCounts`, kept in arrays for the compiled loop.
+        """The table of a :class:`bpe_core.counting.stream.PackedCounts`, kept in arrays for the compiled loop.
 
         Falls back to :meth:`from_counts` (through a dict) when the Python loop
         is to run (few pre-tokens, long ones, or the kernels off).
@@ -368,9 +368,9 @@ def merge_engine(n_words: int, long_bytes: int = 0) -> str:
 
     Both give identical merges and traces.  ``"compiled"`` needs long words
     (over 128 bytes) adding up to at most :data:`COMPILED_MAX_LONG_BYTES`, and,
-    unless :data:`bpe_core.counting.KERNELS_ENV` says ``compiled``, at least
+    unless :data:`bpe_core.counting.stream.KERNELS_ENV` says ``compiled``, at least
     :data:`COMPILED_MIN_PRETOKENS` words and the kernels' library built
-    (:func:`bpe_core.native.is_ready`).  When it is not (the first large
+    (:func:`bpe_core.counting.native.is_ready`).  When it is not (the first large
     training on a machine), this training runs the Python loop and a background
     process builds it (:func:`warm_compiled_loop`, about 12-20 s, once per
     machine and source version): no training ever waits for a compile.
@@ -383,7 +383,7 @@ def merge_engine(n_words: int, long_bytes: int = 0) -> str:
         ``"compiled"`` or ``"python"``.
 
     Raises:
-        ValueError: :data:`bpe_core.counting.KERNELS_ENV` holds another value.
+        ValueError: :data:`bpe_core.counting.stream.KERNELS_ENV` holds another value.
     """
     mode = kernels_mode()
     if mode == "python" or (mode == "auto" and n_words < COMPILED_MIN_PRETOKENS):
@@ -396,12 +396,12 @@ def merge_engine(n_words: int, long_bytes: int = 0) -> str:
 def warm_compiled_loop() -> None:
     """Build the kernels' shared library, check it, and put it in place (what the background process runs).
 
-    :func:`bpe_core.native_build.build_library` compiles every kernel into a
-    candidate file beside :func:`bpe_core.native.library_path`; this process
+    :func:`bpe_core.counting.native_build.build_library` compiles every kernel into a
+    candidate file beside :func:`bpe_core.counting.native.library_path`; this process
     loads it, trains a small table through :func:`_compiled_merge_loop` and
-    counts a small text with :func:`bpe_core.counting.count_pretokens_fast`,
+    counts a small text with :func:`bpe_core.counting.stream.count_pretokens_fast`,
     checks both against the Python paths, and only then renames it into place
-    (so :func:`bpe_core.native.is_ready` never sees a library that was not checked).
+    (so :func:`bpe_core.counting.native.is_ready` never sees a library that was not checked).
 
     Raises:
         ImportError: numba is not installed.
@@ -409,7 +409,8 @@ def warm_compiled_loop() -> None:
         AssertionError: the library disagrees with the Python paths (it is then not used).
         OSError: the cache directory is not writable.
     """
-    from .. import count_kernel, native, native_build
+    from ..counting import kernel as count_kernel
+    from ..counting import native, native_build
 
     if not native.HAVE_NUMBA:
         raise ImportError("numba is not installed: the kernels cannot be compiled")

@@ -16,12 +16,12 @@ from typing import Any
 import regex
 
 from ..bpe.model import BPETokenizer
+from ..bpe.ranks import covering_pattern
 from ..persistence import json_field, json_int
 from ..pretokenize import PATTERNS, resolve_pattern
 from ..unigram.encoder import METASPACE, SENTENCEPIECE
 from ..unigram.model import UnigramTokenizer
 from ..wordpiece.model import WordPieceTokenizer
-from .tiktoken import covering_pattern
 
 __all__ = [
     "bpe_from_hf_json",

