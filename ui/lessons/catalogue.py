@@ -1,0 +1,40 @@
+"""Every lesson, in reading order (:data:`LESSONS`); each module registers its lesson (:func:`ui.lessons.base.register`)."""
+
+from __future__ import annotations
+
+from ui.lessons import (
+    base,
+    efficiency,
+    glitch,
+    pretokenization,
+    sentencepiece,
+    spaces,
+    special,
+    utf8,
+    vocabulary,
+    wordpiece,
+)
+
+ORDER = (
+    utf8,  # bytes
+    pretokenization,
+    wordpiece,
+    efficiency,
+    spaces,  # spaces-and-numbers
+    special,  # special-tokens
+    glitch,  # glitch-tokens
+    vocabulary,
+    sentencepiece,
+)
+"""The lesson modules in reading order."""
+
+LESSONS: list[base.Lesson] = [module.LESSON for module in ORDER]
+"""The lessons in reading order (:class:`ui.lessons.base.Lesson`)."""
+
+if {lesson.slug for lesson in LESSONS} != {lesson.slug for lesson in base.LESSONS}:
+    raise RuntimeError("a registered lesson is missing from ui.lessons.catalogue.ORDER")
+
+
+def slugs() -> list[str]:
+    """The lessons' slugs, in order (what the link's ``lesson`` accepts)."""
+    return [lesson.slug for lesson in LESSONS]
