@@ -9,7 +9,12 @@ from ui import state_keys as sk
 from ui.inputs import sidebar
 from ui.lessons.base import INPUT_LABEL
 
-st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", layout="wide")
+st.set_page_config(
+    page_title="BPE Playground",
+    page_icon=":material/token:",
+    layout="wide",
+    initial_sidebar_state=present.initial_sidebar(),  # collapsed for a projector (present=1)
+)
 
 pages = [
     st.Page("app_pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),

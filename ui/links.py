@@ -190,7 +190,7 @@ PARAMS: tuple[Param, ...] = (
     ),
     Param("word", sk.ENCODE_WORD, _word, page="encode"),
     Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000), page="merges"),
-    Param("lesson", sk.LESSON, lambda r: _choice(tuple(slugs()))(r), page="learn"),
+    Param("lesson", sk.LESSON, _choice(tuple(slugs())), page="learn"),
     # the Insights page
     Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key, page="insights"),
     Param("token", sk.INS_TOKEN, _int_in(0, 10_000_000), page="insights"),
@@ -291,7 +291,7 @@ def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, A
     state[RESTORED_FLAG] = True
     query = st.query_params.to_dict() if query is None else query
     parsed = parse_query(query)
-    state[sk.LINK_HAD_SETTINGS] = bool(parsed)  # a first visit without settings is offered the Learn page
+    state[sk.LINK_HAD_SETTINGS] = bool(parsed) or "size" in query  # a bare first visit is offered the Learn page
     for key, value in parsed.items():
         state[PENDING_STEP if key == sk.MERGE_STEP else key] = value
     size = query.get("size")

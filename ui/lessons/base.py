@@ -105,7 +105,7 @@ CSS = """<style>
 .lesson-facts { display: flex; flex-wrap: wrap; gap: 8px; margin: 2px 0 6px 0; }
 .lesson-facts .fact { flex: 1 1 9rem; border: 1px solid rgba(128,128,128,.3); border-radius: 8px;
   padding: 5px 10px; background: rgba(128,128,128,.04); min-width: 0; }
-.lesson-facts .l { font-size: 13px; opacity: .75; }
+.lesson-facts .l { font-size: 13px; opacity: .75; white-space: pre-wrap; }
 .lesson-facts .v { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 19px;
   font-weight: 600; overflow-wrap: anywhere; white-space: pre-wrap; }
 .lesson-facts .d { font-size: 12px; opacity: .7; }
@@ -115,9 +115,14 @@ CSS = """<style>
   padding: 2px 7px; border-radius: 5px; color: #1b1b1f; white-space: pre; }
 .lesson-chips .chip small { display: block; font-size: 11px; opacity: .7; text-align: center; }
 .lesson-chips .chip.dim { opacity: .55; outline: 1px dashed rgba(27,27,31,.45); }
+.lesson-chips .chip.special { background: #3d3d4a !important; color: #fafafa; font-weight: 600; }
+.lesson-chips .chip.hl { background: #ffd166 !important; outline: 2px solid #d1495b; font-weight: 600; }
 .lesson-note { font-size: 14px; opacity: .85; margin: 2px 0 6px 0; }
 </style>"""
 """Style sheet of :func:`facts` and :func:`chips` (included by each call: Streamlit draws each ``st.html`` apart)."""
+
+
+_MARKS = frozenset(("", "special", "hl", "dim"))
 
 
 def facts_html(items: Sequence[tuple[str, str, str]]) -> str:
@@ -135,27 +140,29 @@ def facts(items: Sequence[tuple[str, str, str]]) -> None:
     st.html(CSS + facts_html(items))
 
 
-def chips_html(items: Sequence[tuple[str, str | None]], label: str | None = None, *, dim: Sequence[bool] = ()) -> str:
+def chips_html(items: Sequence[tuple[str, str | None]], label: str | None = None, *, marks: Sequence[str] = ()) -> str:
     """A row of token chips: ``(text, small line under it or None)`` each, whitespace made visible, escaped.
 
     Args:
         items: the chips.
         label: a caption at the row's start.
-        dim: one flag per chip; flagged chips are drawn faded (a piece no text covers).
+        marks: one word per chip (or fewer): ``"special"`` draws it as a special token (dark),
+            ``"hl"`` highlights it, ``"dim"`` fades it, ``""`` leaves it as it is.
     """
     out = [f'<div class="lesson-chips">{"" if label is None else f"<span class=lab>{html.escape(label)}</span>"}']
     for i, (text, sub) in enumerate(items):
         colour = render.PALETTE[i % len(render.PALETTE)]
-        cls = "chip dim" if i < len(dim) and dim[i] else "chip"
+        mark = marks[i] if i < len(marks) and marks[i] in _MARKS else ""
+        cls = f"chip {mark}".strip()
         small = "" if sub is None else f"<small>{html.escape(sub)}</small>"
         out.append(f'<span class="{cls}" style="background:{colour}">{render.visible_text(text)}{small}</span>')
     out.append("</div>")
     return "".join(out)
 
 
-def chips(items: Sequence[tuple[str, str | None]], label: str | None = None, *, dim: Sequence[bool] = ()) -> None:
+def chips(items: Sequence[tuple[str, str | None]], label: str | None = None, *, marks: Sequence[str] = ()) -> None:
     """Draw a row of token chips (:func:`chips_html`)."""
-    st.html(CSS + chips_html(items, label, dim=dim))
+    st.html(CSS + chips_html(items, label, marks=marks))
 
 
 def note(text: str) -> None:

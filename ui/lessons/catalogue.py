@@ -1,4 +1,4 @@
-"""Every lesson, in reading order (:data:`LESSONS`); each module registers its lesson (:func:`ui.lessons.base.register`)."""
+"""Every lesson in reading order (:data:`LESSONS`); each module registers its own (:func:`ui.lessons.base.register`)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ PRODUCTION_KEYS = ("gpt2", "cl100k_base", "o200k_base")
 
 
 def row(name: str, text: str, n_tokens: int) -> dict[str, object]:
+    """One table row: the tokenizer, its token count and bytes per token on ``text``."""
     c = basic_counts(text, n_tokens)
     return {"Tokenizer": name, "Tokens": f"{n_tokens:,}", "Bytes per token": f"{c['bytes_per_token']:.2f}"}
 
@@ -51,19 +52,21 @@ def efficiency_table(text: str, settings) -> tuple[pd.DataFrame, list[tuple[str,
 
 
 def example(settings) -> None:
+    """The sentence (or the typed text) under words, bytes, the production tokenizers and the learner's."""
     text = base.input_box(SLUG, SENTENCE, help="Any sentence: every count below follows your typing.")
     if not text.strip():
         base.note("Type a sentence above.")
         return
     n_bytes = len(text.encode("utf-8"))
     table, drawn, notes = efficiency_table(text, settings)
+    n_words = max(len(text.split()), 1)
     base.facts(
         [
             ("Bytes (UTF-8)", f"{n_bytes:,}", f"{len(text):,} characters"),
-            ("Words", f"{len(text.split()):,}", f"{n_bytes / max(len(text.split()), 1):.2f} bytes per word"),
+            ("One token per word", f"{n_bytes / n_words:.2f}", f"bytes/token: {n_words:,} words"),
             *[
-                (name, f"{n_bytes / len(tok.encode(text)):.2f} bytes/token", f"{len(tok.encode(text)):,} tokens")
-                for name, tok in drawn[:3]
+                (name, f"{n_bytes / len(tok.encode(text)):.2f}", f"bytes/token: {len(tok.encode(text)):,} tokens")
+                for name, tok in drawn
             ],
         ]
     )
@@ -96,7 +99,8 @@ LESSON = base.register(
         example=example,
         try_it=base.TryIt(
             page="compare",
-            what="Opens Compare on your text: a BPE trained on it beside GPT-2, GPT-4 and GPT-4o, with bytes per token.",
+            what="Opens Compare on your text: a BPE trained on it beside GPT-2, GPT-4 and GPT-4o, bytes per token "
+            "included.",
             settings=lambda state: {
                 sk.ALGORITHM: "bpe",
                 sk.PATTERN: "gpt2",

@@ -1,4 +1,4 @@
-"""Lesson ``glitch-tokens``: `` SolidGoldMagikarp`` is one GPT-2 token; the learner's own tokens that training never uses."""
+"""Lesson ``glitch-tokens``: `` SolidGoldMagikarp`` is one GPT-2 token; the learner's tokens its encoding never uses."""
 
 from __future__ import annotations
 
@@ -21,10 +21,12 @@ SHOWN_UNUSED = 12
 
 
 def ids_text(ids: list[int]) -> str:
+    """Token ids separated by spaces."""
     return " ".join(str(i) for i in ids)
 
 
 def example(settings) -> None:
+    """GPT-2's glitch token, a box to try strings, and the learner's unused learned tokens."""
     gpt2, problem = base.production("gpt2")
     if gpt2 is None:
         base.note(problem)

@@ -21,7 +21,13 @@ from ui.lessons.catalogue import LESSONS, slugs
 NAV_CSS = """<style>
 .st-key-lesson_nav { align-items: center; }
 .st-key-lesson_nav [data-testid=stSelectbox] { flex: 1 1 12rem; min-width: 9rem; }
+@media (max-width: 640px) {  /* a phone: the lesson, not the header, on the first screen */
+  [data-testid=stMainBlockContainer] { padding-top: 3.6rem !important; }
+  [data-testid=stMain] h1 { font-size: 1.6rem !important; padding: .2rem 0 !important; }
+  .st-key-lesson_nav [data-testid=stButton] p { display: none; }
+}
 </style>"""
+"""The lesson row's layout; on a phone, a smaller title and icon-only Previous/Next (the page's CSS only)."""
 
 
 def _go(slug: str) -> None:

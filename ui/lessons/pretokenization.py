@@ -26,11 +26,12 @@ SHOWN = ("gpt2", "cl100k", "o200k")
 
 
 def offsets(start: int, end: int) -> str:
+    """Character offsets as ``start–end`` (end excluded)."""
     return f"{start}–{end}"
 
 
 def byte_level(word: str) -> str:
-    """A pre-token as GPT-2's byte-level pre-tokenizer writes it: each UTF-8 byte as a printable character (space: Ġ)."""
+    """A pre-token as GPT-2's byte-level pre-tokenizer writes it: each byte a printable character (space: ``Ġ``)."""
     m = byte_to_unicode()
     return "".join(m[b] for b in word.encode("utf-8"))
 
@@ -48,6 +49,7 @@ def course_rows(text: str) -> dict[str, list[tuple[str, str]]]:
 
 
 def example(_settings) -> None:
+    """Normalization, three patterns on the typed text, and the course's three pre-tokenizers."""
     base.facts(
         [
             ("BERT uncased normalizes", f"{NORMALIZED} → {bert_normalize(NORMALIZED)}", "accents and case dropped"),
@@ -57,6 +59,11 @@ def example(_settings) -> None:
     for key in SHOWN:
         words = pretokenize(text, key) if text else []
         base.chips([(p.text, offsets(p.start, p.end)) for p in words], f"{PATTERN_LABELS[key]}: {len(words)}")
+    if text == SPLIT:
+        base.note(
+            "Karpathy's lecture notes print one more pre-token here, a lone space before “ !!”: "
+            "that needs two spaces after 123, and their copy of the text has one."
+        )
     st.markdown(f"**The course's comparison** on `{COURSE}` (offsets in characters, end excluded):")
     for label, words in course_rows(COURSE).items():
         base.chips(words, label)

@@ -1,4 +1,4 @@
-"""Lesson ``sentencepiece``: ``▁`` for spaces, the dummy prefix and byte fallback, on Mistral v1 and the learner's Unigram."""
+"""Lesson ``sentencepiece``: ``▁``, the dummy prefix and byte fallback, on Mistral v1 and the learner's Unigram."""
 
 from __future__ import annotations
 
@@ -58,12 +58,14 @@ def learners_unigram(settings):
 
 
 def column(title: str, tok, text: str) -> None:
+    """One tokenizer's figures and coloured view of ``text``."""
     st.markdown(f"**{md(title)}**")
     base.facts(summary(tok, text))
     base.tokens(tok, text)
 
 
 def example(settings) -> None:
+    """The typed text under Mistral v1 and under a Unigram trained on the learner's text."""
     text = base.input_box(SLUG, TEXT, help="Any text: both tokenizers below follow your typing.")
     if not text:
         return

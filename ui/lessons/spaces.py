@@ -24,10 +24,26 @@ SHOWN = ("gpt2", "cl100k_base")
 
 
 def ids_text(ids: list[int]) -> str:
+    """Token ids separated by spaces."""
     return " ".join(str(i) for i in ids)
 
 
+def shown(text: str) -> str:
+    """``text`` with its spaces drawn as ``·`` (as the coloured view draws them), for a label."""
+    return text.replace(" ", "·")
+
+
+def counts_table(toks: dict, examples: list[tuple[str, str]]) -> pd.DataFrame:
+    """Tokens of each example under each tokenizer."""
+    rows = [
+        {"Example": name, **{base.production_label(k): len(t.encode(s)) for k, t in toks.items()}}
+        for name, s in examples
+    ]
+    return pd.DataFrame(rows).set_index("Example")
+
+
 def example(_settings) -> None:
+    """The three leading spaces under both tokenizers, then the learner's text, indented code and a long number."""
     toks = {}
     for key in SHOWN:
         tok, problem = base.production(key)
@@ -37,24 +53,23 @@ def example(_settings) -> None:
         toks[key] = tok
     base.facts(
         [
-            (f"{base.production_label(k)}: “{SPACES}”", ids_text(t.encode(SPACES)), f"{len(t.encode(SPACES))} tokens")
+            (
+                f"{base.production_label(k)}: “{shown(SPACES)}”",
+                ids_text(t.encode(SPACES)),
+                f"{len(t.encode(SPACES))} tokens",
+            )
             for k, t in toks.items()
         ]
     )
     text = base.input_box(SLUG, SPACES, help="Any text: both tokenizers below follow your typing.")
     examples = [("Your text", text)] if text else []
     examples += [("Indented code", CODE), ("A long number", NUMBER)]
-    rows = [
-        {"Example": name, **{base.production_label(k): len(t.encode(s)) for k, t in toks.items()}}
-        for name, s in examples
-    ]
-    columns = st.columns(len(toks), gap="medium")
-    for col, (key, tok) in zip(columns, toks.items()):
+    for col, (key, tok) in zip(st.columns(len(toks), gap="medium"), toks.items()):
         with col:
             st.markdown(f"**{md(base.production_label(key))}**")
-            for name, s in examples:
+            for _name, s in examples:
                 base.tokens(tok, s)
-    st.table(pd.DataFrame(rows).set_index("Example"))
+    st.table(counts_table(toks, examples))
 
 
 LESSON = base.register(

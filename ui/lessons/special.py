@@ -20,6 +20,7 @@ MERGES = 12
 
 
 def ids_text(ids: list[int]) -> str:
+    """Token ids separated by spaces."""
     return " ".join(str(i) for i in ids)
 
 
@@ -30,6 +31,7 @@ def learned(text: str, specials: tuple[str, ...]) -> tuple[list[str], int]:
 
 
 def example(_settings) -> None:
+    """The special token's ids, then the typed documents trained with and without it."""
     gpt2, problem = base.production("gpt2")
     cl100k, problem2 = base.production("cl100k_base")
     items = []
@@ -62,7 +64,8 @@ def example(_settings) -> None:
         return
     with left:
         st.markdown(f"**With {EOT} as a special token**")
-        base.chips([(p.text, None) for p in pretokenize(text, "gpt2", [EOT])][:40], "Pre-tokens")
+        words = pretokenize(text, "gpt2", [EOT])[:40]
+        base.chips([(p.text, None) for p in words], "Pre-tokens", marks=["special" * p.is_special for p in words])
         base.chips([(t, None) for t in with_special], f"First {MERGES} merges")
         base.note(f"{removed} occurrences cut out before counting: no merge can cross a document boundary.")
     with right:

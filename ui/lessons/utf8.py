@@ -47,6 +47,7 @@ def characters_table(text: str) -> pd.DataFrame:
 
 
 def example(_settings) -> None:
+    """The seeds' three texts, then the typed text's characters, bytes and byte tokens."""
     hello, e_hat, smile = EXAMPLES
     base.facts(
         [

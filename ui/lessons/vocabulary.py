@@ -47,6 +47,7 @@ def contrast_sample(settings) -> str:
 
 
 def column(title: str, tok, text: str) -> None:
+    """One tokenizer's longest learned token and its two tables."""
     st.markdown(f"**{md(title)}**")
     long_t, used_t = vocabulary_tables(tok, text)
     if len(long_t):
@@ -59,6 +60,7 @@ def column(title: str, tok, text: str) -> None:
 
 
 def example(settings) -> None:
+    """The learner's tokenizer beside the same training on a contrasting sample."""
     mine, why = base.sidebar_tokenizer(settings)
     key = contrast_sample(settings)
     other_text = load_sample(key)

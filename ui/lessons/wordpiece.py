@@ -53,6 +53,7 @@ def score_table(tok: WordPieceTokenizer, n: int = FIRST_MERGES) -> pd.DataFrame:
 
 
 def example(_settings) -> None:
+    """The course's figures, the first merges' scores, merge #1's card, the vocabulary, and a word to encode."""
     tok = course_wordpiece()
     first = tok.trace[0]
     hugging, unknown = WORDS
