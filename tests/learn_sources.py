@@ -17,13 +17,13 @@ from pathlib import Path
 
 from tests.conftest import SEEDS
 
-# -- bytes: seed 003 (code points, "Hello 😁") ----------------------------------------------------------------------
+# -- bytes: seed 000 (code points), seed 003 ("Hello 😁") -------------------------------------------------------------
 
 HELLO_BYTES = [104, 101, 108, 108, 111]
-"""``list("hello".encode("utf-8"))``: the ASCII codes (the issue; seed 003's ``text = "hello"`` example)."""
+"""``list("hello".encode("utf-8"))``: the ASCII codes (the issue; seed 000's ``text = "hello"`` example)."""
 
 E_HAT_CODE_POINT = 234
-"""Seed 003: "the letter ê (e with circumflex, as in French) has codepoint 234"."""
+"""Seed 000: "the letter ê (e with circumflex, as in French) has codepoint 234"."""
 
 E_HAT_BYTES = [195, 170]
 """UTF-8 of U+00EA: ``110 00011  10 101010`` (RFC 3629's two-byte form)."""
