@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from ui.lessons import (
     base,
+    by_hand,
+    course_bpe,
+    course_unigram,
     efficiency,
     glitch,
+    naive_fast,
     pretokenization,
     sentencepiece,
     spaces,
     special,
+    ties,
     utf8,
     vocabulary,
     wordpiece,
@@ -17,12 +22,17 @@ from ui.lessons import (
 
 ORDER = (
     utf8,  # bytes
+    by_hand,  # bpe-by-hand
     pretokenization,
+    ties,  # tie-breaking
+    course_bpe,  # course-bpe
     wordpiece,
+    course_unigram,  # unigram
     efficiency,
     spaces,  # spaces-and-numbers
     special,  # special-tokens
     glitch,  # glitch-tokens
+    naive_fast,  # naive-vs-fast
     vocabulary,
     sentencepiece,
 )

@@ -78,7 +78,7 @@ LESSON = base.register(
         title="Spaces and numbers",
         text=(
             "GPT-2's pattern puts one space in front of a word and leaves any other spaces alone, so each extra "
-            "space costs a token of its own (220 is a single space): indented code is expensive. GPT-4's cl100k "
+            "space costs a token of its own: indented code is expensive. GPT-4's cl100k "
             "learned tokens for runs of spaces and cuts numbers into groups of at most three digits, so the same "
             "text takes fewer tokens and every number is cut the same way."
         ),

@@ -83,7 +83,7 @@ LESSON = base.register(
             f"A special token such as `{EOT}` marks where one document ends. It has one id of its own, outside "
             "the merges: the tokenizer looks for it before anything else and never cuts it. Training cuts the text "
             "at it and drops it, so nothing is learned across a boundary. The same characters typed as ordinary "
-            "text are just text: seven tokens for GPT-2."
+            "text are just text, cut into ordinary tokens."
         ),
         example=example,
         try_it=base.TryIt(
