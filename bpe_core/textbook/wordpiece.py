@@ -45,7 +45,7 @@ from ..pretokenize import BERT_PATTERN
 from .base import TextbookTokenizer, check_text, split_special_tokens
 
 __all__ = ["DEFAULT_SPECIAL_TOKENS", "ScoredMerge", "WordPiece", "count_words", "encode_word",
-           "hf_bert_pretokenizer", "train"]  # fmt: skip
+           "hf_bert_pretokenizer", "merge_pair", "pair_scores", "train"]  # fmt: skip
 
 DEFAULT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 """BERT's special tokens, in BERT's (and the course's) order."""
@@ -106,6 +106,38 @@ def count_words(text: str, special_tokens: Sequence[str] = (), lowercase_text: b
     return words, n_special
 
 
+def pair_scores(words: dict[str, int], splits: dict[str, list[str]]) -> dict[tuple[str, str], tuple[Fraction, ...]]:
+    """Step 3: every adjacent pair's ``(score, freq(pair), freq(first), freq(second))``, in the order first met.
+
+    >>> pair_scores({"hug": 2, "hu": 1}, {"hug": ["h", "##u", "##g"], "hu": ["h", "##u"]})[("h", "##u")]
+    (Fraction(1, 3), 3, 3, 3)
+    """
+    token_freq: dict[str, int] = {}
+    pair_freq: dict[tuple[str, str], int] = {}
+    for w, c in words.items():
+        for t in splits[w]:
+            token_freq[t] = token_freq.get(t, 0) + c
+        for pair in pairwise(splits[w]):
+            pair_freq[pair] = pair_freq.get(pair, 0) + c
+    return {
+        (a, b): (Fraction(c, token_freq[a] * token_freq[b]), c, token_freq[a], token_freq[b])
+        for (a, b), c in pair_freq.items()
+    }
+
+
+def merge_pair(split: list[str], pair: tuple[str, str], merged: str) -> list[str]:
+    """Step 4 on one word: every occurrence of ``pair`` replaced by ``merged``, left to right."""
+    out, i = [], 0
+    while i < len(split):
+        if i + 1 < len(split) and (split[i], split[i + 1]) == pair:
+            out.append(merged)
+            i += 2
+        else:
+            out.append(split[i])
+            i += 1
+    return out
+
+
 def train(text: str, vocab_size: int, special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
           lowercase: bool = False, prefix: str = "##") -> tuple[list[str], list[ScoredMerge]]:  # fmt: skip
     """WordPiece training as the course describes it: recount, score exactly, merge, repeat.
@@ -125,35 +157,14 @@ def train(text: str, vocab_size: int, special_tokens: Sequence[str] = DEFAULT_SP
     vocab = list(special_tokens) + sorted({t for split in splits.values() for t in split})
     merges = []
     while len(vocab) < vocab_size:
-        token_freq: dict[str, int] = {}
-        pair_freq: dict[tuple[str, str], int] = {}
-        for w, c in words.items():
-            for t in splits[w]:
-                token_freq[t] = token_freq.get(t, 0) + c
-            for pair in pairwise(splits[w]):
-                pair_freq[pair] = pair_freq.get(pair, 0) + c
-        if not pair_freq:
+        scores = pair_scores(words, splits)
+        if not scores:
             break
-        best, best_score = None, Fraction(-1)
-        for pair, c in pair_freq.items():  # in the order first met
-            score = Fraction(c, token_freq[pair[0]] * token_freq[pair[1]])
-            if score > best_score:
-                best, best_score = pair, score
-        left, right = best
-        merged = left + right[len(prefix) :]
-        for w, split in splits.items():
-            out, i = [], 0
-            while i < len(split):
-                if i + 1 < len(split) and (split[i], split[i + 1]) == best:
-                    out.append(merged)
-                    i += 2
-                else:
-                    out.append(split[i])
-                    i += 1
-            splits[w] = out
+        best = max(scores, key=lambda pair: scores[pair][0])  # the first of equal scores: the first met
+        merged = best[0] + best[1][len(prefix) :]
+        splits = {w: merge_pair(split, best, merged) for w, split in splits.items()}
         tokens_after = n_special + sum(len(splits[w]) * c for w, c in words.items())
-        merges.append(ScoredMerge(left, right, merged, pair_freq[best], token_freq[left], token_freq[right],
-                                  tokens_after))  # fmt: skip
+        merges.append(ScoredMerge(*best, merged, *scores[best][1:], tokens_after))
         if merged not in vocab:
             vocab.append(merged)
     return vocab, merges
