@@ -201,7 +201,7 @@ class TextbookTokenizer:
         self._check_id(token_id)
         return str(self.vocab[token_id])
 
-    def rank_of(self, token_id: int) -> int | None:  # pragma: no cover - overridden
+    def rank_of(self, token_id: int) -> int | None:
         """0-based rank of the training step that created a token, or ``None``."""
         return None
 
