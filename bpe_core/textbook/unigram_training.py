@@ -134,11 +134,24 @@ def digamma(x: float) -> float:
 MIN_EXPECTED = 1e-10
 """The smallest expected count the M-step takes (``digamma(0)`` is ``-inf``)."""
 
+MIN_CHAR_COUNT = 0.5
+"""A character's smallest expected count in the M-step.  SentencePiece drops every piece expected fewer than 0.5
+times (``kExpectedFrequencyThreshold``); a character cannot go (every word must stay spellable), so it keeps 0.5."""
 
-def em_step(words: Counts, scores: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """One EM iteration: ``(expected counts, new scores)``, the M-step ``digamma(count) - digamma(total)``."""
+
+def em_step(words: Counts, scores: Mapping[str, float], min_char_count: float = MIN_CHAR_COUNT) -> tuple[dict, dict]:
+    """One EM iteration: ``(expected counts, new scores)``; the M-step is ``digamma(count) - digamma(total)``.
+
+    Args:
+        words: ``{word: count}``.
+        scores: ``{piece: score}``, every character of the words among the pieces.
+        min_char_count: a character's expected count is raised to at least this (:data:`MIN_CHAR_COUNT`).
+
+    Returns:
+        ``({piece: expected count}, {piece: new score})``.
+    """
     expected = expected_counts(words, scores)
-    counts = {p: max(c, MIN_EXPECTED) for p, c in expected.items()}
+    counts = {p: max(c, min_char_count if len(p) == 1 else 0.0, MIN_EXPECTED) for p, c in expected.items()}
     norm = digamma(sum(counts.values()))
     return expected, {p: digamma(c) - norm for p, c in counts.items()}
 
