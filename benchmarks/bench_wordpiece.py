@@ -13,7 +13,7 @@ English, falling back to the built-in samples):
   BPE does, while ours uses the course's likelihood score -- so this compares
   cost, not output;
 * on a ``--naive-chars`` prefix, ours against the naive course-style trainer
-  of ``bpe_core/textbook/bpe.py`` (every score recounted each step), which learns
+  of ``bpe_core/textbook/wordpiece.py`` (every score recounted each step), which learns
   exactly the same vocabulary;
 * encoding the whole text with our vocabulary: ours against Hugging Face's
   ``WordPiece`` model with the same vocabulary and ``BertPreTokenizer``
