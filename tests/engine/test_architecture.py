@@ -215,6 +215,9 @@ def test_the_textbook_and_the_fast_packages_do_not_import_each_other():
 
 # fast path (module, or module:function) -> the textbook function its docstring must name
 FAST_PATHS = {
+    "bpe_core.bpe": "bpe_core.textbook.bpe",
+    "bpe_core.wordpiece": "bpe_core.textbook.wordpiece",
+    "bpe_core.unigram": "bpe_core.textbook.unigram_training",
     "bpe_core.bpe.trainer": "bpe_core.textbook.bpe.train_merges",
     "bpe_core.bpe.merge_kernel": "bpe_core.textbook.bpe.train_merges",
     "bpe_core.bpe.encoder": "bpe_core.textbook.bpe.encode_word",
