@@ -164,11 +164,16 @@ def train_merges(text: str, vocab_size: int, pattern: str | None = "gpt2", speci
         special_tokens: strings cut out of the text before counting.
         tie: ``"lexicographic"`` or ``"first"`` (see the module docstring).
 
+    Raises:
+        ValueError: ``vocab_size`` below 256 + the special tokens; an unknown ``tie`` rule.
+
     ``l o`` and ``o w`` both occur 3 times; ``(b'o', b'w')`` is the greater pair:
 
     >>> train_merges("low lower lowest", 258)
     [Merge(left=b'o', right=b'w', count=3), Merge(left=b'l', right=b'ow', count=3)]
     """
+    if vocab_size < 256 + len(special_tokens):
+        raise ValueError(f"vocab_size {vocab_size} is below 256 bytes + {len(special_tokens)} special tokens")
     words = count_words(text, pattern, special_tokens)
     return [step.merge for step in training_steps(words, vocab_size - 256 - len(special_tokens), tie)]
 

@@ -213,9 +213,14 @@ def train(text: str, vocab_size: int, special_tokens: Sequence[str] = ("<unk>",)
     Returns:
         The :class:`~bpe_core.textbook.unigram.Unigram` tokenizer (smaller when
         the text has too few pieces; never below its characters).
+
+    Raises:
+        ValueError: the text has no words (empty, or only special tokens).
     """
     specials = list(special_tokens) + ([] if "<unk>" in special_tokens else ["<unk>"])
     words = count_words(text, special_tokens)
+    if not words:
+        raise ValueError("the text has no words to train on (it is empty or holds only special tokens)")
     scores = scores_from_counts(initial_vocabulary(words, max_length))
     for _ in range(em_iterations):
         scores = em_step(words, scores)[1]

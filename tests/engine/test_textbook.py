@@ -24,7 +24,7 @@ from bpe_core import TrainingSpec, load_encoding, train_bpe, train_wordpiece
 from bpe_core.formats.huggingface import byte_to_unicode
 from bpe_core.production.encodings import ENCODINGS_DIR_ENV, EncodingUnavailable
 from bpe_core.production.registry import production_mergeable_ranks
-from bpe_core.textbook import BPE, WordPiece, ranks_to_merges
+from bpe_core.textbook import BPE, WordPiece, ranks_to_merges, unigram_training
 from bpe_core.textbook.bpe import count_words, training_steps
 from tests.conftest import sample, seed_text
 
@@ -115,9 +115,15 @@ def test_wikipedia_example_ties_at_step_two():
     assert steps[1].merge[:2] == (b"aa", b"a")  # both rules take "Za" where Wikipedia took "ab"
 
 
-def test_bad_tie_rule_is_a_clear_error():
+def test_bad_settings_are_clear_errors():
     with pytest.raises(ValueError, match="tie must be one of"):
         BPE.train("abc", 257, tie="random")
+    with pytest.raises(ValueError, match="below 256 bytes"):
+        BPE.train("abc", 256, special_tokens=[EOT])
+    with pytest.raises(ValueError, match="no words"):
+        unigram_training.train(EOT, 100, special_tokens=[EOT])
+    with pytest.raises(TypeError):
+        WordPiece.train(b"bytes", 100)
 
 
 # -- BPE: the fast encoder equals the textbook's -------------------------------------
