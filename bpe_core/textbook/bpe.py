@@ -240,8 +240,7 @@ class BPE(TextbookTokenizer):
     def word_steps(self, word: str) -> tuple[EncodeStep, ...]:
         """The pre-token's bytes, then one line per merge applied, lowest rank first."""
         tokens = [bytes([b]) for b in word.encode("utf-8")]
-        lines = [EncodeStep(tuple(tokens[i][0] for i in range(len(tokens))), tuple(map(display_bytes, tokens)),
-                            "bytes")]  # fmt: skip
+        lines = [EncodeStep(tuple(word.encode("utf-8")), tuple(map(display_bytes, tokens)), "bytes")]
         while ranked := [(self.ranks[p], p) for p in pairwise(tokens) if p in self.ranks]:
             rank, pair = min(ranked)
             tokens = list(merge_word(tuple(tokens), pair))

@@ -115,6 +115,18 @@ def test_wikipedia_example_ties_at_step_two():
     assert steps[1].merge[:2] == (b"aa", b"a")  # both rules take "Za" where Wikipedia took "ab"
 
 
+def test_step_by_step_encoding_ends_in_the_ids(course_bpe):
+    steps = course_bpe.encode_steps("This is not a token.")
+    assert [s.text for s in steps] == ["This", " is", " not", " a", " token", "."]
+    assert [i for s in steps for i in s.ids] == course_bpe.encode("This is not a token.")
+    token = steps[4]  # " token": bytes, then Ġt, Ġto, en, Ġtok, Ġtoken in rank order
+    assert [line.rank for line in token.steps] == [None, 0, 4, 5, 10, 11]
+    assert token.steps[-1].labels == (" token",)
+    wordpiece = WordPiece.train("\n".join(COURSE_CORPUS), 70)
+    text = "Hugging [CLS] H0gging"
+    assert [i for s in wordpiece.encode_steps(text) for i in s.ids] == wordpiece.encode(text)
+
+
 def test_bad_settings_are_clear_errors():
     with pytest.raises(ValueError, match="tie must be one of"):
         BPE.train("abc", 257, tie="random")
