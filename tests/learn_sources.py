@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 from tests.conftest import SEEDS
@@ -162,3 +163,114 @@ def seed_ints(prefix: str, pattern: str) -> list[int]:
     text = seed(prefix)
     m = re.search(pattern, text or "")
     return [int(x) for x in re.findall(r"\d+", m.group(1))] if m else []
+
+
+# -- the course's BPE (seed 004; the course's chapter 6 section 5) -----------------------------------------------------
+
+COURSE_TOKENIZED = ["This", "Ġis", "Ġ", "n", "o", "t", "Ġa", "Ġtoken", "."]
+"""The course's ``tokenize("This is not a token.")`` (chapter 6, section 5); the seed's slide prints the last
+token as ``'Ġ.Ġ'``."""
+
+SEED_TOKENIZED = ["This", "Ġis", "Ġ", "n", "o", "t", "Ġa", "Ġtoken", "Ġ.Ġ"]
+"""What seed 004's slide prints for it."""
+
+
+def gpt2_bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte -> printable character table (``encoder.py``'s ``bytes_to_unicode``), written out for the tests."""
+    keep = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    chars = keep[:]
+    n = 0
+    for b in range(256):
+        if b not in keep:
+            keep.append(b)
+            chars.append(256 + n)
+            n += 1
+    return dict(zip(keep, map(chr, chars)))
+
+
+def course_bpe(corpus: list[str], vocab_size: int = 50, rule: str = "first") -> list[tuple[str, str]]:
+    """The course's BPE training loop (seed 004, "BPE TRAINING ALGORITHM"), with its own pre-tokenizer.
+
+    Words come from Hugging Face ``tokenizers``' GPT-2 pre-tokenizer (``ByteLevel``), sentence by sentence;
+    the vocabulary is ``<|endoftext|>`` + the sorted alphabet; each step merges the most frequent pair,
+    the first one met (``rule="first"``, the course's loop) or the greatest as bytes (``"lexicographic"``).
+    """
+    from tokenizers import pre_tokenizers
+
+    pre = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    freqs: dict[str, int] = {}
+    for sentence in corpus:
+        for word, _offsets in pre.pre_tokenize_str(sentence):
+            freqs[word] = freqs.get(word, 0) + 1
+    alphabet = sorted({c for w in freqs for c in w})
+    to_byte = {c: b for b, c in gpt2_bytes_to_unicode().items()}
+    splits = {w: list(w) for w in freqs}
+    merges: list[tuple[str, str]] = []
+    while 1 + len(alphabet) + len(merges) < vocab_size:
+        pairs: dict[tuple[str, str], int] = {}
+        for w, n in freqs.items():
+            for a, b in pairwise(splits[w]):
+                pairs[(a, b)] = pairs.get((a, b), 0) + n
+        if not pairs:
+            break
+        if rule == "first":
+            best = max(pairs, key=pairs.get)
+        else:
+            best = max(pairs, key=lambda p: (pairs[p], bytes(map(to_byte.get, p[0])), bytes(map(to_byte.get, p[1]))))
+        merges.append(best)
+        for w in freqs:
+            s, i = splits[w], 0
+            while i < len(s) - 1:
+                if (s[i], s[i + 1]) == best:
+                    s[i : i + 2] = [s[i] + s[i + 1]]
+                else:
+                    i += 1
+    return merges
+
+
+# -- minbpe and Wikipedia ---------------------------------------------------------------------------------------------
+
+MINBPE_IDS = [258, 100, 258, 97, 99]
+"""minbpe's README: ``BasicTokenizer`` trained on ``aaabdaaabac`` to 256 + 3 encodes it as these ids."""
+
+WIKIPEDIA_STEPS = ["aaabdaaabac", "ZabdZabac", "ZYdZYac", "XdXac"]
+"""Wikipedia's "Byte pair encoding" example (Z = aa, Y = ab, X = ZY)."""
+
+
+def minbpe_train(text: str, num_merges: int) -> list[int]:
+    """minbpe's ``BasicTokenizer`` (get_stats, merge, ``max(stats, key=stats.get)``), as seed 002 shows it; the ids."""
+    ids = list(text.encode("utf-8"))
+    for i in range(num_merges):
+        stats: dict[tuple[int, int], int] = {}
+        for pair in pairwise(ids):
+            stats[pair] = stats.get(pair, 0) + 1
+        pair = max(stats, key=stats.get)
+        new, j = [], 0
+        while j < len(ids):
+            if j < len(ids) - 1 and (ids[j], ids[j + 1]) == pair:
+                new.append(256 + i)
+                j += 2
+            else:
+                new.append(ids[j])
+                j += 1
+        ids = new
+    return ids
+
+
+# -- the course's Unigram (chapter 6, section 7) -----------------------------------------------------------------------
+
+UNIGRAM_WORDS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+UNIGRAM_SEED = {"h": 15, "u": 36, "g": 20, "hu": 15, "ug": 20, "p": 17, "pu": 17, "n": 16, "un": 16, "b": 4, "bu": 4,
+                "s": 5, "hug": 15, "gs": 5, "ugs": 5}  # fmt: skip
+"""The course's initial vocabulary with its frequencies (sum 210)."""
+UNIGRAM_BEST = {"hug": 0.071428, "pug": 0.007710, "pun": 0.006168, "bun": 0.001451, "hugs": 0.001701}
+"""The course's score of each word's tokenization (printed truncated to six places)."""
+UNIGRAM_UNHUG = [("u", 0.171429), ("un", 0.076191), ("un h", 0.005442), ("un hu", 0.005442), ("un hug", 0.005442)]
+"""The course's Viterbi on ``unhug``: the best segmentation ending at each character, with its score."""
+UNIGRAM_LOSS = 169.8
+UNIGRAM_HUG_COST = 23.5
+"""The course: removing ``hug`` raises the loss by 23.5; removing ``pu`` leaves it unchanged."""
+UNIGRAM_COURSE_PUG = {"p u g": 0.000389, "pu g": 0.0022676}
+"""The course's first ``pug`` probabilities, which take P(p) and P(pu) as 5/210."""

@@ -214,6 +214,11 @@ def test_vocabulary_lesson():
 
 TRY = {
     "bytes": ("BPE Playground", {sk.ALGORITHM: "bpe", sk.VOCAB_SIZE: 257}),  # 256 bytes + <|endoftext|>: no merge
+    "bpe-by-hand": ("Merges", {sk.ALGORITHM: "bpe", sk.PATTERN: "none", sk.MERGE_STEP: 1}),
+    "tie-breaking": ("Merges", {sk.ALGORITHM: "bpe", sk.MERGE_STEP: 1}),  # not trained yet: the first merge
+    "course-bpe": ("Merges", {sk.ALGORITHM: "bpe", sk.PATTERN: "gpt2", sk.MERGE_STEP: 1}),
+    "unigram": ("Encode step by step", {sk.ALGORITHM: "unigram", sk.ENCODE_WORD: "unhug"}),
+    "naive-vs-fast": ("BPE Playground", {sk.ALGORITHM: "bpe"}),
     "pretokenization": ("Insights", {sk.INS_TAB: "Pre-tokenizer playground", sk.INS_PATTERN_BASE: "cl100k"}),
     "wordpiece": ("Merges", {sk.ALGORITHM: "wordpiece", sk.MERGE_STEP: 1}),
     "efficiency": ("Compare tokenizers", {sk.COMPARE_TOKENIZERS: ["bpe", "gpt2", "cl100k_base", "o200k_base"]}),
@@ -241,6 +246,25 @@ def test_try_it_on_your_text_opens_the_page_with_the_settings(slug):
         assert at.session_state[key] == value, key
     assert at.session_state[sk.SOURCE] == "Paste" and at.session_state[sk.PASTE_TEXT] == pasted  # the learner's text
     assert "lesson" not in at.query_params  # the new page's link
+
+
+def test_tie_breaking_opens_merges_at_the_learners_first_tie():
+    from bpe_core.textbook.bpe import count_words, training_steps
+
+    pasted = "the cat and the hat sat on the mat with a bat and a rat " * 4
+    at = open_lesson(None, {"src": "paste", "text": pasted}, **{sk.SERVER_VIEW: True})
+    at.switch_page("app_pages/playground.py").run()  # the Playground trains the learner's BPE
+    at.session_state[sk.LESSON] = "tie-breaking"
+    at.switch_page("app_pages/learn.py").run()
+    at.button(key=sk.LESSON_TRY).click().run()
+    assert not at.exception, at.exception
+    words = count_words(pasted, "gpt2", ["<|endoftext|>"])
+    first_tie = next(
+        s.rank + 1
+        for s in training_steps(words, 300)
+        if sum(n == max(s.pair_counts.values()) for n in s.pair_counts.values()) > 1
+    )
+    assert at.title[0].value == "Merges" and at.session_state[sk.MERGE_STEP] == first_tie > 1
 
 
 def test_a_first_visit_is_offered_the_learn_page_on_the_playground(app):

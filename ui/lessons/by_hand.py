@@ -138,7 +138,11 @@ def example(_settings) -> None:
     base.facts(
         [
             ("By hand (Wikipedia)", " → ".join(s.text for s in steps), f"{MERGES} merges: Z = aa, Y = ab, X = ZY"),
-            ("On bytes (minbpe)", " ".join(map(str, ids)), "ids 256, 257, 258 are the three merges"),
+            (
+                "On bytes (minbpe)",
+                " ".join(map(str, ids)),
+                f"ids {', '.join(str(256 + k) for k in range(MERGES))}: the merges",
+            ),
             (
                 "The tie at step 2",
                 " = ".join(f"{pair_symbols(p)} {tie.counts[p]}" for p in (*tie.tied, tie.merged)),
