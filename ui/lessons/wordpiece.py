@@ -36,6 +36,12 @@ def pieces(tok: WordPieceTokenizer, word: str) -> list[str]:
     return [tok.vocab[i] for i in tok.encode(word)]
 
 
+def outside(tok: WordPieceTokenizer, word: str) -> list[str]:
+    """The characters of ``word`` the vocabulary has no piece for (first as itself, later ones as ``##c``)."""
+    known = set(tok.vocab.values())
+    return [c for k, c in enumerate(word) if (c if k == 0 else "##" + c) not in known]
+
+
 def score_table(tok: WordPieceTokenizer, n: int = FIRST_MERGES) -> pd.DataFrame:
     """The first ``n`` merges: the pair, the three frequencies and the score, exact and in decimals."""
     rows = [
@@ -66,7 +72,11 @@ def example(_settings) -> None:
             ),
             ("First merge", f"{first.left} + {first.right} → {first.merged}", f"score {first.score:g}"),
             (hugging, " ".join(pieces(tok, hugging)), "longest match first"),
-            (unknown, " ".join(pieces(tok, unknown)), "0 is not in the alphabet"),
+            (
+                unknown,
+                " ".join(pieces(tok, unknown)),
+                f"{' '.join(outside(tok, unknown)) or 'none'}: not in the alphabet",
+            ),
         ]
     )
     left, right = st.columns([3, 2], gap="medium")
