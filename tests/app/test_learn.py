@@ -278,3 +278,19 @@ def test_a_first_visit_is_offered_the_learn_page_on_the_playground(app):
     assert any(p.proto.page == "learn" for p in first.get("page_link"))
     # the app fixture opens from a link with a setting (size): no pointer then; nor in presentation mode
     assert not any(p.proto.page == "learn" for p in app.get("page_link"))
+
+
+HOSTILE = 'x <img src=x onerror="window.__pwned=1"> </span><b>bold</b> <script>1</script>'
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_typed_markup_is_shown_as_text(slug):
+    at = open_lesson(slug)
+    key = sk.lesson_key(slug, "text")
+    if not any(t.key == key for t in at.text_area):
+        pytest.skip("no input box in this lesson")
+    at.text_area(key=key).set_value(HOSTILE).run()
+    assert not at.exception, at.exception
+    bodies = "\n".join(h.proto.body for h in at.get("html"))
+    assert "<img" not in bodies and "<script>1" not in bodies and "<b>bold" not in bodies
+    assert at.text_area(key=key).value == HOSTILE  # the learner's text is kept
