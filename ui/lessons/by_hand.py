@@ -173,8 +173,8 @@ LESSON = base.register(
         title="BPE by hand",
         text=(
             "Byte-pair encoding began as compression: find the pair of neighbours that occurs most often, give it a "
-            "new symbol, repeat. On `aaabdaaabac` the pair `aa` comes first and becomes Z; then `Za` and `ab` both "
-            "occur twice, and the choice between them is a **tie** that some rule has to break. A tokenizer does "
+            "new symbol, repeat. Wikipedia does it by hand on `aaabdaaabac`, naming the new symbols Z, Y and X; at "
+            "its second step two pairs are equally frequent, a **tie** that some rule has to break. A tokenizer does "
             "the same on bytes: ids 0-255 are the bytes, and each merge gets the next id."
         ),
         example=example,
