@@ -69,7 +69,8 @@ TRY = {
 
 
 def settle(pg, title: str | None = None) -> None:
-    """Wait until the page shows ``title`` as its heading and the script run is over, twice (a rerun may follow)."""
+    """Wait until the page shows ``title`` as its heading, the script run is over (twice: a rerun may follow) and no
+    element is still a loading skeleton."""
     if title is not None:
         pg.wait_for_function(
             "t => [...document.querySelectorAll('[data-testid=stMain] h1')].some(h => h.innerText.trim() === t)",
@@ -79,6 +80,10 @@ def settle(pg, title: str | None = None) -> None:
     for _ in range(2):
         wait_idle(pg, 120_000)
         pg.wait_for_timeout(400)
+    # elements whose code the browser is still fetching are drawn as skeletons (seen on a loaded machine)
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')", timeout=120_000
+    )
 
 
 def page_text(pg) -> str:
