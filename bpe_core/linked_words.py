@@ -96,9 +96,15 @@ class LinkedWords:
         ids = np.asarray(self.tok, dtype=np.int64)
         nxt = np.frombuffer(self.nxt, dtype=np.int64)
         at = np.flatnonzero(nxt >= 0)
-        codes = ids[at] << self.shift | ids[nxt[at]]
-        order = np.argsort(codes, kind="stable")
-        codes, at = codes[order], at[order]
+        if ids.size and ids.max() < 256:  # bytes (BPE's start): 16-bit codes, which numpy sorts by radix
+            small = (ids[at] << 8 | ids[nxt[at]]).astype(np.uint16)
+            order = np.argsort(small, kind="stable")
+            small, at = small[order], at[order]
+            codes = (small >> 8).astype(np.int64) << self.shift | (small & 255)
+        else:
+            codes = ids[at] << self.shift | ids[nxt[at]]
+            order = np.argsort(codes, kind="stable")
+            codes, at = codes[order], at[order]
         bounds = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1)) if codes.size else np.zeros(0, np.int64)
         wgt = np.frombuffer(self.wgt, dtype=np.int64)
         totals = np.add.reduceat(wgt[at], bounds) if codes.size else np.zeros(0, np.int64)
