@@ -497,9 +497,10 @@ class _MergeLoop:
     Exact scores: with ``T`` the total token count (an upper bound of every
     frequency), two different scores ``p/q`` differ by more than ``1/T**4``, so
     ``(p << K) // q`` with ``K = 4 * bitlen(T) + 1`` is an integer with the same
-    order as the exact scores.  Heap entries are ``(-score_key, first, pair)``
+    order as the exact scores.  A pair's key orders as ``(-score_key, first)``
     where ``first`` (word index << 40 | character offset) is the pair's first
-    occurrence; an entry is acted on only when both still hold (lazy
+    occurrence, packed in one ``int`` (:meth:`key`); a heap entry is the key and
+    the pair.  An entry is acted on only when its key still holds (lazy
     invalidation), and a pair gets a new entry whenever its true key improves.
 
     Words of up to :data:`_LONG_WORD` characters are lists of token ids,
@@ -541,10 +542,22 @@ class _MergeLoop:
         for q in self.pf:
             by_tok.setdefault(q >> shift, set()).add(q)
             by_tok.setdefault(q & self.mask, set()).add(q)
-        tf, big_k, mask, first_of = self.tf, self.big_k, self.mask, self.first_of
-        self.heap = [(-((c << big_k) // (tf[q >> shift] * tf[q & mask])), first_of(q), q) for q, c in self.pf.items()]
-        self.pushed: dict[int, tuple[int, int]] = {e[2]: (e[0], e[1]) for e in self.heap}
+        self.fbits = len(self.words).bit_length() + _FIRST_SHIFT  # a first occurrence fits in it
+        self.qbits = 2 * shift
+        key = self.key
+        self.pushed: dict[int, int] = {q: key(q, c) for q, c in self.pf.items()}  # pair -> its newest entry's key
+        self.heap = [k << self.qbits | q for q, k in self.pushed.items()]
         heapq.heapify(self.heap)
+
+    def key(self, q: int, c: int) -> int:
+        """Pair ``q``'s heap key at count ``c``: ``-score_key << fbits | first occurrence`` (smallest is best).
+
+        One ``int`` orders as the tuple ``(-score_key, first)`` (``0 <= first <
+        2**fbits``), and a heap entry is that key ``<< qbits | q``: plain integers
+        compare faster than tuples.
+        """
+        tf, shift = self.tf, self.shift
+        return -((c << self.big_k) // (tf[q >> shift] * tf[q & self.mask])) << self.fbits | self.first_of(q)
 
     def first_of(self, q: int) -> int:
         """Pair ``q``'s first occurrence over all words (``word index << 40 | character offset``)."""
@@ -556,21 +569,23 @@ class _MergeLoop:
 
     def pop_best(self) -> tuple[int, int] | None:
         """Pop the best pair: the smallest heap entry whose key is still its pair's true key; ``(pair, count)``."""
-        heap, pf, tf, pushed, first_of = self.heap, self.pf, self.tf, self.pushed, self.first_of
-        shift, mask, big_k = self.shift, self.mask, self.big_k
+        heap, pf_get, pushed, key = self.heap, self.pf.get, self.pushed, self.key
+        qbits = self.qbits
+        qmask = (1 << qbits) - 1
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
-            negn, fk, q = heappop(heap)
-            c = pf.get(q)
+            entry = heappop(heap)
+            q = entry & qmask
+            c = pf_get(q)
             if c is None:
                 continue
-            true_n = -((c << big_k) // (tf[q >> shift] * tf[q & mask]))
-            true_f = first_of(q)
-            if true_n == negn and true_f == fk:
+            k = entry >> qbits
+            true = key(q, c)
+            if true == k:
                 return q, c
-            if pushed.get(q) == (negn, fk):  # its newest entry is gone: queue the true key
-                heappush(heap, (true_n, true_f, q))
-                pushed[q] = (true_n, true_f)
+            if pushed.get(q) == k:  # its newest entry is gone: queue the true key
+                heappush(heap, true << qbits | q)
+                pushed[q] = true
         return None
 
     def new_token(self, a: int, b: int) -> tuple[int, str, bool]:
@@ -715,21 +730,21 @@ class _MergeLoop:
     def rekey(self, candidates: set[int]) -> None:
         """Queue a new entry for each pair of ``candidates`` whose true key beats its newest entry's."""
         pf_get, tf, pushed, heap, first_of = self.pf.get, self.tf, self.pushed, self.heap, self.first_of
-        shift, mask, big_k = self.shift, self.mask, self.big_k
+        shift, mask, big_k, fbits, qbits = self.shift, self.mask, self.big_k, self.fbits, self.qbits
         pushed_get = pushed.get
         heappush = heapq.heappush
         for q in candidates:
             c = pf_get(q)
             if c is None:
                 continue
-            neg = -((c << big_k) // (tf[q >> shift] * tf[q & mask]))
+            neg = -((c << big_k) // (tf[q >> shift] * tf[q & mask])) << fbits
             old = pushed_get(q)
-            if old is not None and neg > old[0]:
+            if old is not None and neg > old:
                 continue  # a lower score: the queued entry is acted on only after re-checking
-            key = (neg, first_of(q))
-            if old is None or key < old:
-                pushed[q] = key
-                heappush(heap, (neg, key[1], q))
+            k = neg | first_of(q)
+            if old is None or k < old:
+                pushed[q] = k
+                heappush(heap, k << qbits | q)
 
     def step(self, rank: int, tokens: int) -> WordPieceMerge | None:
         """Do merge ``rank`` on a segmentation of ``tokens`` tokens; ``None`` when no pair is left."""
@@ -760,7 +775,7 @@ class _MergeLoop:
                 candidates |= s
         self.rekey(candidates)
         if len(self.heap) > 4 * len(self.pf) + 100_000:  # drop stale entries now and then
-            self.heap = [(k[0], k[1], q) for q, k in self.pushed.items()]
+            self.heap = [k << self.qbits | q for q, k in self.pushed.items()]
             heapq.heapify(self.heap)
         strs = self.strs
         return WordPieceMerge(
