@@ -81,7 +81,23 @@ def our_alphabet(text: str, lowercase: bool = False) -> set[str]:
 
 
 class _GenericRekey(trainer._MergeLoop):
-    """The merge loop with :meth:`rekey` written through :meth:`key` (the engine inlines it for speed)."""
+    """The merge loop with :meth:`pop_best` and :meth:`rekey` written through :meth:`key` (the engine inlines it)."""
+
+    def pop_best(self):
+        qmask = (1 << self.qbits) - 1
+        while self.heap:
+            entry = heapq.heappop(self.heap)
+            q = entry & qmask
+            c = self.pf.get(q)
+            if c is None:
+                continue
+            k, true = entry >> self.qbits, self.key(q, c)
+            if true == k:
+                return q, c
+            if self.pushed.get(q) == k:
+                heapq.heappush(self.heap, true << self.qbits | q)
+                self.pushed[q] = true
+        return None
 
     def rekey(self, candidates):
         for q in candidates:

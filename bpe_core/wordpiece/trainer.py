@@ -569,8 +569,10 @@ class _MergeLoop:
 
     def pop_best(self) -> tuple[int, int] | None:
         """Pop the best pair: the smallest heap entry whose key is still its pair's true key; ``(pair, count)``."""
-        heap, pf_get, pushed, key = self.heap, self.pf.get, self.pushed, self.key
-        qbits = self.qbits
+        heap, pf_get, pushed, tf = self.heap, self.pf.get, self.pushed, self.tf
+        shift, mask, big_k, fbits, qbits = self.shift, self.mask, self.big_k, self.fbits, self.qbits
+        first_get, longs = self.first_s.get, self.longs
+        long_pos = longs.pos if longs is not None else {}
         qmask = (1 << qbits) - 1
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
@@ -580,7 +582,10 @@ class _MergeLoop:
             if c is None:
                 continue
             k = entry >> qbits
-            true = key(q, c)
+            f = first_get(q, _NONE)
+            if q in long_pos:
+                f = min(f, longs.first(q))
+            true = -((c << big_k) // (tf[q >> shift] * tf[q & mask])) << fbits | f  # as key(q, c)
             if true == k:
                 return q, c
             if pushed.get(q) == k:  # its newest entry is gone: queue the true key
@@ -729,8 +734,10 @@ class _MergeLoop:
 
     def rekey(self, candidates: set[int]) -> None:
         """Queue a new entry for each pair of ``candidates`` whose true key beats its newest entry's."""
-        pf_get, tf, pushed, heap, first_of = self.pf.get, self.tf, self.pushed, self.heap, self.first_of
+        pf_get, tf, pushed, heap = self.pf.get, self.tf, self.pushed, self.heap
         shift, mask, big_k, fbits, qbits = self.shift, self.mask, self.big_k, self.fbits, self.qbits
+        first_get, longs = self.first_s.get, self.longs
+        long_pos = longs.pos if longs is not None else {}
         pushed_get = pushed.get
         heappush = heapq.heappush
         for q in candidates:
@@ -741,7 +748,9 @@ class _MergeLoop:
             old = pushed_get(q)
             if old is not None and neg > old:
                 continue  # a lower score: the queued entry is acted on only after re-checking
-            k = neg | first_of(q)
+            k = neg | first_get(q, _NONE)  # as key(q, c)
+            if q in long_pos:
+                k = neg | min(k & ((1 << fbits) - 1), longs.first(q))
             if old is None or k < old:
                 pushed[q] = k
                 heappush(heap, k << qbits | q)
