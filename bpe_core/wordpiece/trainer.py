@@ -38,6 +38,7 @@ The readable textbook version of the same rules is
 
 from __future__ import annotations
 
+import gc
 import heapq
 import time
 from bisect import bisect_right
@@ -295,7 +296,15 @@ def _train_counted(
         )
     ticker.tick("merge", 0, vocab_size - n_base)  # seeding counts as the merge phase's 0
     initial_tokens = n_special + table.initial_tokens
-    steps = _merge_loop(table, prefix, vocab_size, initial_tokens, progress, ticker)
+    # The loop makes hundreds of thousands of small containers (sets, dicts, heap entries) and frees
+    # none in cycles: the cyclic garbage collector would only rescan them, so it is off meanwhile.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        steps = _merge_loop(table, prefix, vocab_size, initial_tokens, progress, ticker)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     info = TrainingInfo(
         requested_vocab_size=vocab_size,
         pretokens=sum(counts.values()),
