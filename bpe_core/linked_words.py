@@ -93,23 +93,25 @@ class LinkedWords:
         neighbour, sorted stably (positions stay ascending per pair: a sorted
         list is also a min-heap), then grouped.
         """
-        ids = np.asarray(self.tok, dtype=np.int64)
         nxt = np.frombuffer(self.nxt, dtype=np.int64)
         at = np.flatnonzero(nxt >= 0)
+        ids = np.array(self.tok, dtype=np.int64)
         if ids.size and ids.max() < 256:  # bytes (BPE's start): 16-bit codes, which numpy sorts by radix
-            small = (ids[at] << 8 | ids[nxt[at]]).astype(np.uint16)
-            order = np.argsort(small, kind="stable")
-            small, at = small[order], at[order]
-            codes = (small >> 8).astype(np.int64) << self.shift | (small & 255)
+            codes = (ids[at] << 8 | ids[nxt[at]]).astype(np.uint16)
+            lo_bits, left_shift = 8, self.shift - 8
         else:
             codes = ids[at] << self.shift | ids[nxt[at]]
-            order = np.argsort(codes, kind="stable")
-            codes, at = codes[order], at[order]
+            lo_bits, left_shift = self.shift, 0
+        del ids
+        order = np.argsort(codes, kind="stable")
+        codes, at = codes[order], at[order]
+        del order
         bounds = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1)) if codes.size else np.zeros(0, np.int64)
-        wgt = np.frombuffer(self.wgt, dtype=np.int64)
-        totals = np.add.reduceat(wgt[at], bounds) if codes.size else np.zeros(0, np.int64)
-        edges = [*bounds.tolist(), codes.size]
-        keys = codes[bounds].tolist()
+        heads = codes[bounds].astype(np.int64)
+        keys = ((heads >> lo_bits) << (lo_bits + left_shift) | (heads & ((1 << lo_bits) - 1))).tolist()
+        del codes, heads
+        totals = np.add.reduceat(np.frombuffer(self.wgt, dtype=np.int64)[at], bounds) if at.size else bounds
+        edges = [*bounds.tolist(), at.size]
         pos = self.pos
         if self.ordered:
             flat = at.tolist()
@@ -198,8 +200,7 @@ class LinkedWords:
                 if x >= 0:
                     tx = tok[x] << shift
                     old = tx | a
-                    if old != best:
-                        delta[old] = get(old, 0) - c
+                    delta[old] = get(old, 0) - c
                     made = tx | m
                     delta[made] = get(made, 0) + c
                     at = pos.get(made)
@@ -211,8 +212,7 @@ class LinkedWords:
                 if y >= 0:
                     ty = tok[y]
                     old = bs | ty
-                    if old != best:
-                        delta[old] = get(old, 0) - c
+                    delta[old] = get(old, 0) - c
                     made = ms | ty
                     delta[made] = get(made, 0) + c
                     at = pos.get(made)
@@ -225,4 +225,5 @@ class LinkedWords:
                 tok[r] = -1
                 nxt[p] = y
             tick()
+        delta.pop(best, None)  # (a, a) loses its overlapping occurrences too: the caller drops the pair
         return replaced

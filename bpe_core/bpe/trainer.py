@@ -612,10 +612,10 @@ class _LongWords(LinkedWords):
         """
         delta: dict[int, int] = {}
         replaced = self.merge(ord(best[0]), ord(best[1]), ord(new_ch), delta)
-        pair = self._pair
         f_get = fresh.get
+        mask = self.mask
         for q, d in delta.items():
-            p = pair(q)
+            p = chr(q >> _ID_BITS) + chr(q & mask)
             if new_ch in p:
                 fresh[p] = f_get(p, 0) + d
             else:
