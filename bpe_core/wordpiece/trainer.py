@@ -457,6 +457,24 @@ def _pair_census(w: list[int], tlen: list[int], shift: int) -> tuple[dict[int, i
     return n, f
 
 
+def _pairs_by_token(pairs: Iterable[int], shift: int) -> dict[int, set[int]]:
+    """Each token -> the set of ``pairs`` (``left << shift | right``) it is part of, grouped with numpy."""
+    keys = np.fromiter(pairs, dtype=np.int64)
+    out: dict[int, set[int]] = {}
+    for side in (keys >> shift, keys & ((1 << shift) - 1)):
+        order = np.argsort(side, kind="stable")
+        tokens, grouped = side[order], keys[order].tolist()
+        bounds = np.flatnonzero(np.diff(tokens, prepend=tokens[:1] - 1)).tolist() if tokens.size else []
+        edges = [*bounds, len(grouped)]
+        for t, lo, hi in zip(tokens[bounds].tolist(), edges, edges[1:], strict=False):
+            s = out.get(t)
+            if s is None:
+                out[t] = set(grouped[lo:hi])
+            else:
+                s.update(grouped[lo:hi])
+    return out
+
+
 def _merge_word(w: list[int], a: int, b: int, m: int) -> tuple[list[int], int]:
     """``w`` with every ``(a, b)`` replaced by ``m``, left to right without overlaps; and the replacements made.
 
@@ -546,16 +564,14 @@ class _MergeLoop:
             pf = self.pf
             for q, c in self.longs.seed().items():
                 pf[q] = pf.get(q, 0) + c
-        self.by_tok: dict[int, set[int]] = {}  # token -> live pairs it is part of
-        by_tok = self.by_tok
-        for q in self.pf:
-            by_tok.setdefault(q >> shift, set()).add(q)
-            by_tok.setdefault(q & self.mask, set()).add(q)
-        self.fbits = len(self.words).bit_length() + _FIRST_SHIFT  # a first occurrence fits in it
-        self.qbits = 2 * shift
-        key = self.key
-        self.pushed: dict[int, int] = {q: key(q, c) for q, c in self.pf.items()}  # pair -> its newest entry's key
-        self.heap = [k << self.qbits | q for q, k in self.pushed.items()]
+        self.by_tok = _pairs_by_token(self.pf, shift)  # token -> live pairs it is part of
+        self.fbits = fbits = len(self.words).bit_length() + _FIRST_SHIFT  # a first occurrence fits in it
+        self.qbits = qbits = 2 * shift
+        tf, big_k, mask, first_of = self.tf, self.big_k, self.mask, self.first_of
+        self.pushed: dict[int, int] = {  # pair -> its newest entry's key, as key(q, c)
+            q: -((c << big_k) // (tf[q >> shift] * tf[q & mask])) << fbits | first_of(q) for q, c in self.pf.items()
+        }
+        self.heap = [k << qbits | q for q, k in self.pushed.items()]
         heapq.heapify(self.heap)
 
     def key(self, q: int, c: int) -> int:
