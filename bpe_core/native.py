@@ -194,7 +194,7 @@ def kernels() -> list[Kernel]:
     """Every declared kernel, after importing the modules that declare them."""
     import importlib
 
-    modules = ("bpe_core.count_kernel", "bpe_core.bpe.merge_kernel")
+    modules = ("bpe_core.count_kernel", "bpe_core.bpe.merge_kernel", "bpe_core.wordpiece.wp_kernel")
     for name in modules:
         importlib.import_module(name)
     return [k for key, k in _KERNELS.items() if key.rsplit(".", 1)[0] in modules]
@@ -275,7 +275,9 @@ def _key() -> str:
     """A digest of everything the library's machine code depends on (sources, tools' versions, CPU)."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("native.py", "native_build.py", "count_kernel.py", os.path.join("bpe", "merge_kernel.py")):
+    sources = ("native.py", "native_build.py", "count_kernel.py", os.path.join("bpe", "merge_kernel.py"),
+               os.path.join("wordpiece", "wp_kernel.py"))  # fmt: skip
+    for name in sources:
         with open(os.path.join(here, name), "rb") as f:
             h.update(f.read())
     h.update(f"{_version('numba')} {_version('llvmlite')} {_version('ziglang')} {sys.version}".encode())

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import regex
 
+from ..counting import kernels_mode, kernels_ready
 from ..interface import ProgressCallback, TrainingInfo
 from ..linked_words import LinkedWords
 from ..pretokenize import check_word_count, validate_special_tokens
@@ -301,7 +302,10 @@ def _train_counted(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        steps = _merge_loop(table, prefix, vocab_size, initial_tokens, progress, ticker)
+        if merge_engine(len(table.freqs), bool(table.lens.size) and int(table.lens.max()) > _LONG_WORD) == "compiled":
+            steps = _compiled_merge_loop(table, prefix, vocab_size, initial_tokens, progress, ticker)
+        else:
+            steps = _merge_loop(table, prefix, vocab_size, initial_tokens, progress, ticker)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -348,16 +352,15 @@ class _WordTable:
     """The words of a training run in their initial segmentation: what the merge loop starts from.
 
     ``strs`` is the initial vocabulary (special tokens, then the alphabet sorted
-    by code point); ``words`` holds each word of two characters or more as a
-    list of token ids (one per character), ``freqs`` their counts, in order of
-    first appearance; ``tf`` each token's frequency (weighted by word counts).
-    ``flat``/``starts``/``lens`` are ``words`` again as numpy arrays (all ids
-    concatenated; each word's start and length), for the vectorised pair census.
+    by code point); the words of two characters or more, in order of first
+    appearance, are ``flat`` (their token ids, one per character, concatenated)
+    with each word's start and length in ``starts``/``lens`` (:meth:`word_lists`
+    gives them as lists), ``freqs`` their counts; ``tf`` each token's frequency
+    (weighted by word counts).
     """
 
     strs: list[str]
     tlen: list[int]
-    words: list[list[int]]
     freqs: list[int]
     tf: list[int]
     initial_tokens: int  # tokens of the words before merging (weighted)
@@ -390,13 +393,10 @@ class _WordTable:
         weights = np.repeat(cnt, lens)
         tf = np.bincount(tok, weights=weights, minlength=len(strs)).astype(np.int64).tolist()  # exact below 2**53
         multi = lens > 1  # one-character words hold no pair
-        flat = tok.tolist()
         m_starts, m_lens = starts[multi], lens[multi]
-        words = [flat[s : s + n] for s, n in zip(m_starts.tolist(), m_lens.tolist(), strict=True)]
         return cls(
             strs=strs,
             tlen=[len(s) for s in specials] + [1] * len(alphabet),
-            words=words,
             freqs=cnt[multi].tolist(),
             tf=tf,
             initial_tokens=int(lens @ cnt),
@@ -408,21 +408,27 @@ class _WordTable:
             lens=m_lens,
         )
 
-    def pair_census(self, shift: int) -> tuple[dict[int, int], dict[int, set[int]], dict[int, int]]:
+    def word_lists(self) -> list[list[int]]:
+        """Each word of two characters or more as a list of token ids (what the Python loop rewrites)."""
+        flat = self.flat.tolist()
+        return [flat[s : s + n] for s, n in zip(self.starts.tolist(), self.lens.tolist(), strict=True)]
+
+    def pair_arrays(self, shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every adjacent pair of the words up to :data:`_LONG_WORD` characters, counted at once with numpy.
 
         Returns:
-            ``(pf, where, first)``: pair -> count weighted by word counts; pair ->
-            the set of indices (into ``words``) of the words holding it; pair ->
-            its first occurrence as ``word index << 40 | character offset``.
-            The per-word version, for one word's pairs, is :func:`_pair_census`.
+            ``(keys, counts, firsts, rows, row_words)``: the distinct pairs
+            (``left << shift | right``, ascending), each one's count weighted by
+            word counts and first occurrence (``word index << 40 | character
+            offset``); and one row per (pair, word holding it): the pair's index
+            in ``keys`` and the word's index in ``words`` (rows grouped by pair,
+            words ascending).  The per-word version, for one word's pairs, is
+            :func:`_pair_census`.
         """
         short = np.flatnonzero(self.lens <= _LONG_WORD)
         lens, starts = self.lens[short], self.starts[short]
         npairs = lens - 1
         total = int(npairs.sum())
-        if not total:
-            return {}, {}, {}
         wid = np.repeat(short, npairs)
         off = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(npairs) - npairs, npairs)  # = character offset
         at = np.repeat(starts, npairs) + off
@@ -430,13 +436,28 @@ class _WordTable:
         order = np.argsort(codes, kind="stable")  # stable: (word, offset) ascending within each pair
         codes, wid, off = codes[order], wid[order], off[order]
         bounds = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1))
-        totals = np.add.reduceat(np.asarray(self.freqs, dtype=np.int64)[wid], bounds)
-        keys = codes[bounds].tolist()
-        first = (wid[bounds] << _FIRST_SHIFT | off[bounds]).tolist()
-        edges = [*bounds.tolist(), codes.size]
-        flat_wid = wid.tolist()
-        where = {q: set(flat_wid[lo:hi]) for q, lo, hi in zip(keys, edges, edges[1:], strict=False)}
-        return dict(zip(keys, totals.tolist(), strict=True)), where, dict(zip(keys, first, strict=True))
+        totals = np.add.reduceat(np.asarray(self.freqs, dtype=np.int64)[wid], bounds) if total else bounds
+        heads = np.zeros(total, dtype=np.int64)
+        heads[bounds] = 1
+        group = np.cumsum(heads) - 1  # each row's pair index
+        distinct = np.ones(total, dtype=bool)  # the first row of each (pair, word)
+        distinct[1:] = (codes[1:] != codes[:-1]) | (wid[1:] != wid[:-1])
+        return codes[bounds], totals, wid[bounds] << _FIRST_SHIFT | off[bounds], group[distinct], wid[distinct]
+
+    def pair_census(self, shift: int) -> tuple[dict[int, int], dict[int, set[int]], dict[int, int]]:
+        """:meth:`pair_arrays` as the Python loop keeps them: ``(pf, where, first)`` dicts by pair.
+
+        ``pf``: pair -> count weighted by word counts; ``where``: pair -> the
+        set of indices (into ``words``) of the words holding it; ``first``: pair ->
+        its first occurrence as ``word index << 40 | character offset``.
+        """
+        keys, totals, firsts, rows, row_words = self.pair_arrays(shift)
+        keys_list = keys.tolist()
+        edges = [*np.flatnonzero(np.diff(rows, prepend=-1)).tolist(), rows.size]
+        flat_wid = row_words.tolist()
+        where = {q: set(flat_wid[lo:hi]) for q, lo, hi in zip(keys_list, edges, edges[1:], strict=False)}
+        pf = dict(zip(keys_list, totals.tolist(), strict=True))
+        return pf, where, dict(zip(keys_list, firsts.tolist(), strict=True))
 
 
 def _pair_census(w: list[int], tlen: list[int], shift: int) -> tuple[dict[int, int], dict[int, int]]:
@@ -544,7 +565,7 @@ class _MergeLoop:
     def __init__(
         self, table: _WordTable, prefix: str, vocab_size: int, initial_tokens: int, tick_now: Callable[[], None]
     ) -> None:
-        self.words, self.freqs, self.strs = table.words, table.freqs, table.strs
+        self.words, self.freqs, self.strs = table.word_lists(), table.freqs, table.strs
         self.tlen, self.tf = table.tlen, table.tf
         self.piece_ids = {s: i for i, s in enumerate(table.strs) if i >= table.n_specials}  # not the specials
         self.plen = len(prefix)
@@ -827,6 +848,93 @@ class _MergeLoop:
             tokens - replaced,
             added,
         )
+
+
+COMPILED_MIN_WORDS = 5_000
+"""Tables with at least this many words of two characters or more may use the compiled merge loop
+(below it, a page or two of text, the Python loop is as fast and loads nothing)."""
+
+
+def merge_engine(n_words: int, has_long_words: bool) -> str:
+    """Which merge loop trains a table: ``"compiled"`` (:mod:`bpe_core.wordpiece.wp_kernel`) or ``"python"``.
+
+    Both give identical merges and traces.  ``"compiled"`` needs no word over
+    :data:`_LONG_WORD` characters (those train on linked lists, in Python) and,
+    unless :data:`bpe_core.counting.KERNELS_ENV` says ``compiled``, at least
+    :data:`COMPILED_MIN_WORDS` words and the kernels' library built (a first
+    large training on a machine runs the Python loop while it builds: see
+    :func:`bpe_core.counting.kernels_ready`).
+
+    Args:
+        n_words: words of two characters or more.
+        has_long_words: whether any is longer than :data:`_LONG_WORD` characters.
+
+    Returns:
+        ``"compiled"`` or ``"python"``.
+
+    Raises:
+        ValueError: :data:`bpe_core.counting.KERNELS_ENV` holds another value.
+    """
+    mode = kernels_mode()
+    if mode == "python" or has_long_words or (mode == "auto" and n_words < COMPILED_MIN_WORDS):
+        return "python"
+    return "compiled" if kernels_ready(mode == "compiled") else "python"
+
+
+def _compiled_merge_loop(
+    table: _WordTable,
+    prefix: str,
+    vocab_size: int,
+    initial_tokens: int,
+    progress: ProgressCallback | None,
+    ticker: Ticker,
+) -> list[WordPieceMerge]:
+    """:func:`_merge_loop` run by :class:`bpe_core.wordpiece.wp_kernel.WordPieceMergeLoop` (same result).
+
+    The kernel does the merges; this side names the new tokens (and tells the
+    kernel whether a merged string exists already when its hash says it may),
+    builds the trace and reports progress.
+    """
+    from . import wp_kernel
+
+    shift = max(vocab_size, 2).bit_length()
+    strs, plen, n_specials = table.strs, len(prefix), table.n_specials
+    alphabet = strs[n_specials:]
+    tokens = (
+        table.tf,
+        table.tlen,
+        np.array([False] * n_specials + [len(s) == 1 for s in alphabet]),
+        [-1] * n_specials + [ord(s[-1]) for s in alphabet],
+    )
+    loop = wp_kernel.WordPieceMergeLoop(
+        table.flat, table.starts, table.lens, table.freqs, table.pair_arrays(shift), shift, tokens, vocab_size
+    )
+    piece_ids = {s: i for i, s in enumerate(strs) if i >= n_specials}
+    n_wanted = vocab_size - len(strs)
+    report_every = max(1, n_wanted // 200)
+    steps: list[WordPieceMerge] = []
+    tokens_now = initial_tokens
+    while len(strs) < vocab_size:
+        status = loop.run(report_every)
+        for a, b, m, count, fa, fb, replaced, added in loop.out[:, len(steps) : loop.done].T.tolist():
+            merged = strs[a] + strs[b][plen:]
+            if added:
+                strs.append(merged)
+                piece_ids[merged] = m
+            tokens_now -= replaced
+            steps.append(
+                WordPieceMerge(len(steps), a, b, m, strs[a], strs[b], merged, count, fa, fb, replaced, tokens_now,
+                               bool(added))
+            )  # fmt: skip
+        ticker.now("merge", min(len(strs) - (vocab_size - n_wanted), n_wanted), n_wanted)
+        if status == wp_kernel.NEEDS_TOKEN:
+            a, b = loop.pending_pair()
+            loop.resolve(piece_ids.get(strs[a] + strs[b][plen:], len(strs)))
+        elif status == wp_kernel.NO_PAIR_LEFT:
+            break
+    if progress is not None:
+        progress("merge", len(strs) - (vocab_size - n_wanted), n_wanted)
+    return steps
 
 
 def _merge_loop(
