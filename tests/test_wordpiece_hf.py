@@ -47,6 +47,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
+from bpe_core.counting import KERNELS_ENV
 from bpe_core.wordpiece import WordPieceTokenizer, lowercase_text, train_wordpiece, trainer
 from bpe_core.wordpiece.words import count_words
 from tests.conftest import sample, seed_text
@@ -125,6 +126,7 @@ class _HuggingFaceRule(_GenericRekey):
 
 def ours_with(loop_class, monkeypatch, text, vocab_size, lowercase=False) -> WordPieceTokenizer:
     with monkeypatch.context() as m:
+        m.setenv(KERNELS_ENV, "python")  # the loop under test is the Python one (the compiled one equals it)
         m.setattr(trainer, "_MergeLoop", loop_class)
         return train_wordpiece(text, vocab_size, SPECIALS, lowercase=lowercase)
 
