@@ -412,7 +412,8 @@ class _WordTable:
 
     def word_lists(self) -> list[list[int]]:
         """Each word of two characters or more as a list of token ids (what the Python loop rewrites)."""
-        flat = self.flat.tolist()
+        shared = list(range(len(self.strs)))  # one int object per token id, shared by every list
+        flat = list(map(shared.__getitem__, self.flat.tolist()))
         return [flat[s : s + n] for s, n in zip(self.starts.tolist(), self.lens.tolist(), strict=True)]
 
     def pair_arrays(self, shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -435,16 +436,22 @@ class _WordTable:
         off = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(npairs) - npairs, npairs)  # = character offset
         at = np.repeat(starts, npairs) + off
         codes = self.flat[at] << shift | self.flat[at + 1]
+        del at
         order = np.argsort(codes, kind="stable")  # stable: (word, offset) ascending within each pair
         codes, wid, off = codes[order], wid[order], off[order]
+        del order
         bounds = np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1))
         totals = np.add.reduceat(np.asarray(self.freqs, dtype=np.int64)[wid], bounds) if total else bounds
-        heads = np.zeros(total, dtype=np.int64)
-        heads[bounds] = 1
-        group = np.cumsum(heads) - 1  # each row's pair index
+        firsts = wid[bounds] << _FIRST_SHIFT | off[bounds]
+        del off
         distinct = np.ones(total, dtype=bool)  # the first row of each (pair, word)
         distinct[1:] = (codes[1:] != codes[:-1]) | (wid[1:] != wid[:-1])
-        return codes[bounds], totals, wid[bounds] << _FIRST_SHIFT | off[bounds], group[distinct], wid[distinct]
+        keys = codes[bounds]
+        del codes
+        heads = np.zeros(total, dtype=np.int32)
+        heads[bounds] = 1
+        group = np.cumsum(heads, dtype=np.int64)[distinct] - 1  # each row's pair index
+        return keys, totals, firsts, group, wid[distinct]
 
     def pair_census(self, shift: int) -> tuple[dict[int, int], dict[int, set[int]], dict[int, int]]:
         """:meth:`pair_arrays` as the Python loop keeps them: ``(pf, where, first)`` dicts by pair.
@@ -456,7 +463,8 @@ class _WordTable:
         keys, totals, firsts, rows, row_words = self.pair_arrays(shift)
         keys_list = keys.tolist()
         edges = [*np.flatnonzero(np.diff(rows, prepend=-1)).tolist(), rows.size]
-        flat_wid = row_words.tolist()
+        shared = list(range(self.lens.size))  # one int object per word, shared by every set (not one per row)
+        flat_wid = list(map(shared.__getitem__, row_words.tolist()))
         where = {q: set(flat_wid[lo:hi]) for q, lo, hi in zip(keys_list, edges, edges[1:], strict=False)}
         pf = dict(zip(keys_list, totals.tolist(), strict=True))
         return pf, where, dict(zip(keys_list, firsts.tolist(), strict=True))
@@ -482,11 +490,12 @@ def _pair_census(w: list[int], tlen: list[int], shift: int) -> tuple[dict[int, i
 
 def _pairs_by_token(pairs: Iterable[int], shift: int) -> dict[int, set[int]]:
     """Each token -> the set of ``pairs`` (``left << shift | right``) it is part of, grouped with numpy."""
-    keys = np.fromiter(pairs, dtype=np.int64)
+    objs = list(pairs)  # the sets hold these int objects (the pair-count dict's keys), not copies
+    keys = np.array(objs, dtype=np.int64)
     out: dict[int, set[int]] = {}
     for side in (keys >> shift, keys & ((1 << shift) - 1)):
         order = np.argsort(side, kind="stable")
-        tokens, grouped = side[order], keys[order].tolist()
+        tokens, grouped = side[order], list(map(objs.__getitem__, order.tolist()))
         bounds = np.flatnonzero(np.diff(tokens, prepend=tokens[:1] - 1)).tolist() if tokens.size else []
         edges = [*bounds, len(grouped)]
         for t, lo, hi in zip(tokens[bounds].tolist(), edges, edges[1:], strict=False):
