@@ -56,7 +56,7 @@ class LinkedWords:
     each, where a ``list`` would hold an ``int`` object per position as well.
     """
 
-    __slots__ = ("_new_list", "_push", "mask", "nxt", "ordered", "pos", "prv", "shift", "starts", "tok", "wgt")
+    __slots__ = ("_push", "mask", "nxt", "ordered", "pos", "prv", "shift", "starts", "tok", "wgt")
 
     def __init__(self, words: Sequence[Sequence[int]], counts: Sequence[int], shift: int, ordered: bool) -> None:
         tok: list[int] = []
@@ -79,12 +79,7 @@ class LinkedWords:
             self.nxt[at - 1] = -1
             self.prv[at - len(w)] = -1
         self.pos: dict[int, list[int] | array] = {}
-        if ordered:
-            self._push: Callable = heapq.heappush
-            self._new_list: Callable = lambda p: [p]
-        else:
-            self._push = array.append
-            self._new_list = lambda p: array("q", (p,))
+        self._push: Callable = heapq.heappush if ordered else array.append
 
     def seed(self) -> dict[int, int]:
         """Index every adjacent pair's positions (ascending) and return ``{pair: weighted count}``.
@@ -95,7 +90,10 @@ class LinkedWords:
         """
         nxt = np.frombuffer(self.nxt, dtype=np.int64)
         at = np.flatnonzero(nxt >= 0)
-        ids = np.array(self.tok, dtype=np.int64)
+        try:
+            ids = np.frombuffer(bytes(self.tok), dtype=np.uint8).astype(np.int64)  # bytes (BPE's start): fast
+        except ValueError:
+            ids = np.array(self.tok, dtype=np.int64)
         if ids.size and ids.max() < 256:  # bytes (BPE's start): 16-bit codes, which numpy sorts by radix
             codes = (ids[at] << 8 | ids[nxt[at]]).astype(np.uint16)
             lo_bits, left_shift = 8, self.shift - 8
@@ -184,7 +182,7 @@ class LinkedWords:
         tick = tick or _no_tick
         tok, nxt, prv, wgt, pos = self.tok, self.nxt, self.prv, self.wgt, self.pos
         get = delta.get
-        push, new_list = self._push, self._new_list
+        push, ordered = self._push, self.ordered
         ms, bs = m << shift, b << shift
         replaced = 0
         for lo in range(0, len(lst), TICK_EVERY):
@@ -205,7 +203,7 @@ class LinkedWords:
                     delta[made] = get(made, 0) + c
                     at = pos.get(made)
                     if at is None:
-                        pos[made] = new_list(x)
+                        pos[made] = [x] if ordered else array("q", (x,))
                     else:
                         push(at, x)
                 y = nxt[r]
@@ -217,7 +215,7 @@ class LinkedWords:
                     delta[made] = get(made, 0) + c
                     at = pos.get(made)
                     if at is None:
-                        pos[made] = new_list(p)
+                        pos[made] = [p] if ordered else array("q", (p,))
                     else:
                         push(at, p)
                     prv[y] = p
