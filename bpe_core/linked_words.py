@@ -5,7 +5,9 @@ under a custom pattern, a run of one letter) holds each frequent pair
 thousands of times; rewriting it per merge costs its whole length per merge
 (quadratic overall).  Here every token of every long word has a *position*
 (its offset in their concatenation, one per initial token): ``tok[p]`` is the
-token id at ``p`` (``-1`` once merged into its left neighbour), ``nxt``/``prv``
+token id at ``p`` (``-1`` once merged into its left neighbour) and ``left[p]`` that
+id shifted into a pair's left half (one shared ``int`` per id: no allocation per
+visit), ``nxt``/``prv``
 link the live positions of one word (``-1`` at its ends), ``wgt[p]`` is the
 count of the word holding ``p``, and ``pos[pair]`` lists the positions where
 ``pair`` started when it was made (the "bigram-location index" of the seed
@@ -56,7 +58,7 @@ class LinkedWords:
     each, where a ``list`` would hold an ``int`` object per position as well.
     """
 
-    __slots__ = ("_push", "mask", "nxt", "ordered", "pos", "prv", "shift", "starts", "tok", "wgt")
+    __slots__ = ("_push", "left", "mask", "nxt", "ordered", "pos", "prv", "shift", "starts", "tok", "wgt")
 
     def __init__(self, words: Sequence[Sequence[int]], counts: Sequence[int], shift: int, ordered: bool) -> None:
         tok: list[int] = []
@@ -64,6 +66,8 @@ class LinkedWords:
             tok.extend(w)
         n = len(tok)
         self.tok = tok
+        shifted = {t: t << shift for t in set(tok)}
+        self.left: list[int] = list(map(shifted.__getitem__, tok))  # tok[p] << shift, one shared object per id
         self.shift = shift
         self.mask = (1 << shift) - 1
         self.ordered = ordered
@@ -126,12 +130,12 @@ class LinkedWords:
         """Every adjacent pair's count over the words (weighted), walking the lists (the index is not read)."""
         out: dict[int, int] = {}
         get = out.get
-        tok, nxt, wgt, shift = self.tok, self.nxt, self.wgt, self.shift
+        tok, left, nxt, wgt = self.tok, self.left, self.nxt, self.wgt
         for start in self.starts:
             c = wgt[start]
             p, r = start, nxt[start]
             while r >= 0:
-                k = tok[p] << shift | tok[r]
+                k = left[p] | tok[r]
                 out[k] = get(k, 0) + c
                 p, r = r, nxt[r]
         return out
@@ -180,7 +184,7 @@ class LinkedWords:
         if a == b:
             lst = sorted(lst)  # overlapping occurrences: left to right, as the merge of one word does
         tick = tick or _no_tick
-        tok, nxt, prv, wgt, pos = self.tok, self.nxt, self.prv, self.wgt, self.pos
+        tok, left, nxt, prv, wgt, pos = self.tok, self.left, self.nxt, self.prv, self.wgt, self.pos
         get = delta.get
         push, ordered = self._push, self.ordered
         ms, bs = m << shift, b << shift
@@ -196,7 +200,7 @@ class LinkedWords:
                 replaced += c
                 x = prv[p]
                 if x >= 0:
-                    tx = tok[x] << shift
+                    tx = left[x]
                     old = tx | a
                     delta[old] = get(old, 0) - c
                     made = tx | m
@@ -220,6 +224,7 @@ class LinkedWords:
                         push(at, p)
                     prv[y] = p
                 tok[p] = m
+                left[p] = ms
                 tok[r] = -1
                 nxt[p] = y
             tick()
