@@ -36,6 +36,12 @@ trains to 1,000 tokens in a fraction of a second, not 35 s.  Tables of
 compiled (:mod:`bpe_core.wordpiece.wp_kernel`, :func:`merge_engine`), with
 the same merges.  The readable textbook version of the same rules is
 :func:`bpe_core.educational.wordpiece_train`.
+
+Hugging Face's ``WordPieceTrainer`` is another algorithm: its BPE trainer with
+``##`` (the pair of highest count, ties to the smaller pair of ids, every
+character of the words unprefixed in the alphabet, special tokens trained on
+like text).  ``tests/test_wordpiece_hf.py`` states the differences exactly and
+checks everything else: given that rule, this merge loop learns its tokens.
 """
 
 from __future__ import annotations
