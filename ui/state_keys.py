@@ -4,7 +4,7 @@ Widget keys are session-state keys too (a widget's value lives under its
 ``key``), and the values below are also what :mod:`ui.links` maps to the
 address bar's parameters and what the AppTests address widgets by, so a key
 is never renamed lightly.  Keys starting with ``_`` are internal flags no
-widget owns.  ``tests/test_ui_architecture.py`` checks that ``ui/`` and
+widget owns.  ``tests/app/test_ui_architecture.py`` checks that ``ui/`` and
 ``app_pages/`` use these names instead of string literals.
 """
 

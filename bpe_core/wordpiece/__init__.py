@@ -1,4 +1,4 @@
-"""WordPiece, as the Hugging Face NLP course (chapter 6) trains it and BERT encodes, in five parts.
+"""WordPiece, as the Hugging Face NLP course (chapter 6) trains it and BERT encodes, in six parts.
 
 The fast version of :mod:`bpe_core.textbook.wordpiece` (read that first), whose vocabulary and ids it must equal.
 
@@ -6,7 +6,8 @@ The fast version of :mod:`bpe_core.textbook.wordpiece` (read that first), whose 
   vocabulary, views, the training trace (:class:`WordPieceMerge`), JSON form.
 * :mod:`~bpe_core.wordpiece.words` -- lower-casing and BERT-style words (:func:`count_words`).
 * :mod:`~bpe_core.wordpiece.trainer` -- :func:`train_wordpiece` (and :func:`train_wordpiece_from_counts`,
-  from counted words): the incremental merge loop.
+  from counted words): the incremental merge loop, in named steps.
+* :mod:`~bpe_core.wordpiece.wp_kernel` -- the same loop compiled, for large tables (same merges).
 * :mod:`~bpe_core.wordpiece.encoder` -- greedy longest-match-first, decoding, spans.
 * :mod:`~bpe_core.wordpiece.trace` -- training replayed to any step, and
   encoding step by step (the Merges and Encode pages).

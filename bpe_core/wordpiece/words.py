@@ -16,7 +16,15 @@ import regex
 
 from ..pretokenize import BERT_PATTERN, compile_pattern, split_special, validate_special_tokens
 
-__all__ = ["BERT_RX", "SURROGATE", "count_words", "lowercase_text", "normalize_with_origin", "surrogate_error"]
+__all__ = [
+    "BERT_RX",
+    "SURROGATE",
+    "bert_words",
+    "count_words",
+    "lowercase_text",
+    "normalize_with_origin",
+    "surrogate_error",
+]
 
 BERT_RX = compile_pattern(BERT_PATTERN)
 """The compiled BERT-style split (``findall`` gives a segment's words)."""
@@ -116,7 +124,7 @@ def count_words(
             done += len(segment)
         else:
             for chunk in _chunks(segment):
-                counts.update(BERT_RX.findall(lowercase_text(chunk) if lowercase else chunk))
+                counts.update(bert_words(lowercase_text(chunk) if lowercase else chunk))
                 done += len(chunk)
                 if progress is not None:
                     progress("count", min(-(-done // COUNT_CHUNK), total), total)
@@ -124,6 +132,24 @@ def count_words(
 
 
 _SPACE = regex.compile(r"\s")
+_SPLIT_ONLY_SPACE = regex.compile("[\x1c-\x1f]")
+"""The characters ``str.split`` takes for whitespace and ``\\s`` (Unicode's White_Space) does not."""
+
+_PUNCT = regex.compile(BERT_PATTERN.rsplit("|", 1)[1])
+"""One punctuation character: the second alternative of :data:`~bpe_core.pretokenize.BERT_PATTERN`."""
+
+
+def bert_words(text: str) -> list[str]:
+    """The BERT-style words of ``text``, in order: equal to ``BERT_RX.findall(text)``, about twice as fast.
+
+    Each punctuation character gets a space on each side, then ``str.split``
+    cuts at whitespace (in C).  A text holding U+001C..U+001F, which
+    ``str.split`` takes for whitespace and BERT's pattern does not, is split
+    with the regex alone.
+    """
+    if _SPLIT_ONLY_SPACE.search(text) is not None:
+        return BERT_RX.findall(text)
+    return _PUNCT.sub(r" \g<0> ", text).split()
 
 
 def _chunks(segment: str) -> Iterator[str]:
