@@ -1,34 +1,46 @@
-"""BPE Playground engine: byte-level BPE and WordPiece, written from scratch.
+"""BPE Playground engine: byte-level BPE, WordPiece and Unigram tokenizers, written from scratch.
 
-Pure Python (plus ``regex`` and ``numpy``); nothing here imports Streamlit.
-The components (see the README's "Architecture"):
+Pure Python (plus ``regex`` and ``numpy``, and compiled counting kernels); nothing here
+imports Streamlit.  The components (see the README's "Architecture"):
 
 * :mod:`bpe_core.interface` -- the declared :class:`Tokenizer` and
   :class:`TrainedTokenizer` protocols, :class:`TrainingSpec`, the algorithm
-  registry (:data:`ALGORITHMS`), :class:`TrainingCancelled`, :class:`TrainingInfo`
+  registry (:data:`ALGORITHMS`: one :class:`Algorithm` carries all the engine
+  does differently per algorithm), :class:`TrainingCancelled`, :class:`TrainingInfo`
 * :mod:`bpe_core.bpe` -- byte-level BPE: model, trainer, encoder, trace
   (:func:`train_bpe`, :class:`BPETokenizer`)
 * :mod:`bpe_core.wordpiece` -- WordPiece: model, words, trainer, encoder, trace
   (:func:`train_wordpiece`, :class:`WordPieceTokenizer`)
 * :mod:`bpe_core.unigram` -- Unigram: model, trainer (EM and pruning), Viterbi
-  encoder, pruning trace and lattices (:func:`~bpe_core.unigram.train_unigram`)
+  encoder, pruning trace and lattices (:func:`train_unigram`, :class:`UnigramTokenizer`)
 * :mod:`bpe_core.educational` -- the readable textbook trainers (the tests' oracle)
-* :mod:`bpe_core.pretokenize`, :mod:`bpe_core.counting.stream` -- split patterns,
-  special tokens, streamed/parallel pre-token counting
-* :mod:`bpe_core.production.encodings` -- GPT-2, cl100k, o200k (:func:`load_encoding`)
+* :mod:`bpe_core.pretokenize` -- split patterns, special tokens, pre-tokens
+* :mod:`bpe_core.counting` -- streamed/parallel pre-token counting, count tables, the compiled kernels
+* :mod:`bpe_core.production` -- production tokenizers: GPT-2, cl100k, o200k (:func:`load_encoding`)
+  and the registry of the others
 * :mod:`bpe_core.formats` -- tiktoken, Hugging Face ``tokenizer.json``, BERT
   ``vocab.txt``, uploads
-* :mod:`bpe_core.spans`, :mod:`bpe_core.steps`, :mod:`bpe_core.analysis.metrics`,
-  :mod:`bpe_core.analysis.insights` -- what the pages draw: token spans, step-by-step
-  records, compression figures, genealogy and coverage
+* :mod:`bpe_core.spans`, :mod:`bpe_core.steps`, :mod:`bpe_core.analysis` -- what the pages
+  draw: token spans, step-by-step records, compression figures, genealogy, live-view tables
 
-Importing this package registers every built-in algorithm.
+Importing this package registers every built-in algorithm, in the sidebar's order.  Each one's
+entry points are exported alike: ``train_<name>``, ``train_<name>_from_counts`` (from counted
+pre-tokens or words) and its tokenizer class.
 
 >>> import bpe_core
 >>> bpe_core.algorithm_names()
 ['bpe', 'wordpiece', 'unigram']
+>>> text = "hug pug pun bun hugs " * 20
+>>> trained = [bpe_core.train_bpe(text, 259), bpe_core.train_wordpiece(text, 12, ["[UNK]"]),
+...            bpe_core.train_unigram(text, 12)]
+>>> for tok in trained:
+...     print(f"{tok.name:10}", [tok.describe_token(i) for i in tok.encode("hugs bun")])
+BPE (gpt2) ['hug', 's', ' ', 'b', 'un']
+WordPiece  ['hugs', 'b', '##u', '##n']
+Unigram    ['▁hug', 's', '▁', 'b', 'u', 'n']
 """
 
+# the algorithms first, in the sidebar's order (each registers itself when imported)
 from .bpe import (
     BPETokenizer,
     CandidateRanking,
@@ -37,6 +49,22 @@ from .bpe import (
     train_bpe,
     train_bpe_from_counts,
 )
+from .wordpiece import (
+    DEFAULT_SPECIAL_TOKENS,
+    GreedyStep,
+    ScoreRanking,
+    TrainerView,
+    WordPieceMerge,
+    WordPieceReplay,
+    WordPieceTokenizer,
+    train_wordpiece,
+    train_wordpiece_from_counts,
+)
+
+# isort: split
+from .unigram import UnigramTokenizer, train_unigram, train_unigram_from_counts
+
+# isort: split
 from .formats.bert import wordpiece_to_vocab_txt
 from .formats.huggingface import bpe_to_hf_json, unigram_from_hf_json, unigram_to_hf_json, wordpiece_to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
@@ -58,19 +86,6 @@ from .pretokenize import PATTERN_LABELS, PATTERNS, PreToken, count_pretokens, pr
 from .production.encodings import EncodingUnavailable, TiktokenTokenizer, load_encoding
 from .spans import TokenSpan, display_bytes
 from .steps import EncodeStep, PieceSteps, encode_steps
-from .wordpiece import (
-    DEFAULT_SPECIAL_TOKENS,
-    GreedyStep,
-    ScoreRanking,
-    TrainerView,
-    WordPieceMerge,
-    WordPieceReplay,
-    WordPieceTokenizer,
-    train_wordpiece,
-)
-
-# isort: split
-from . import unigram  # noqa: F401  (registers "unigram" after bpe and wordpiece, in the sidebar's order)
 
 __all__ = [
     "ALGORITHMS",
@@ -98,6 +113,7 @@ __all__ = [
     "TrainingInfo",
     "TrainingReplay",
     "TrainingSpec",
+    "UnigramTokenizer",
     "WordPieceMerge",
     "WordPieceReplay",
     "WordPieceTokenizer",
@@ -116,7 +132,10 @@ __all__ = [
     "split_special",
     "train_bpe",
     "train_bpe_from_counts",
+    "train_unigram",
+    "train_unigram_from_counts",
     "train_wordpiece",
+    "train_wordpiece_from_counts",
     "unigram_from_hf_json",
     "unigram_to_hf_json",
     "wordpiece_to_hf_json",
