@@ -209,7 +209,7 @@ def test_link_restored_widgets_have_no_value_argument():
 
     from ui import state_keys as sk
 
-    linked = {p.state for p in links.PARAMS}
+    linked = {p.state for p in links.params()}
     root = Path(__file__).resolve().parents[2]
     offenders = []
     for path in [*root.glob("ui/**/*.py"), *root.glob("app_pages/*.py")]:
