@@ -38,6 +38,12 @@ pre-tokens or words) and its tokenizer class.
 BPE (gpt2) ['hug', 's', ' ', 'b', 'un']
 WordPiece  ['hugs', 'b', '##u', '##n']
 Unigram    ['▁hug', 's', '▁', 'b', 'u', 'n']
+
+Training from counted pre-tokens gives the same tokenizer as training on the text:
+
+>>> counts, _specials = count_pretokens(text)
+>>> bpe_core.train_bpe_from_counts({w.encode(): n for w, n in counts.items()}, 259).merges == trained[0].merges
+True
 """
 
 # the algorithms first, in the sidebar's order (each registers itself when imported)

@@ -293,6 +293,12 @@ class Algorithm:
         train_from_counts: training on a count table (:data:`TrainFromCounts`), or ``None``.
         counts_in_text_order: a count table keeps its words in order of first appearance (the
             trainer's ties depend on it), else in ascending byte order.
+        streams_counts: its pre-tokens are counted from files streamed in chunks, with worker
+            processes or a Dask cluster (:func:`bpe_core.counting.stream.count_files`); otherwise the
+            command line reads a file into memory and counts its words in this process.
+        hf_model: its model type in a Hugging Face ``tokenizer.json`` (``"BPE"``, ``"WordPiece"``,
+            ``"Unigram"``): the format's own name, by which :mod:`bpe_core.formats.huggingface` writes it;
+            ``None`` when it has no such form.
     """
 
     name: str
@@ -309,6 +315,8 @@ class Algorithm:
     count_words: CountWords | None = None
     train_from_counts: TrainFromCounts | None = None
     counts_in_text_order: bool = False
+    streams_counts: bool = False
+    hf_model: str | None = None
 
 
 ALGORITHMS: dict[str, Algorithm] = {}

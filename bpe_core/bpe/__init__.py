@@ -79,5 +79,7 @@ register_algorithm(
         reads_files=True,
         count_words=_count_words,
         train_from_counts=_train_from_counts,
+        streams_counts=True,
+        hf_model="BPE",
     )
 )

@@ -99,5 +99,6 @@ register_algorithm(
         count_words=_count_words,
         train_from_counts=_train_from_counts,
         counts_in_text_order=True,
+        hf_model="WordPiece",
     )
 )
