@@ -33,6 +33,7 @@ from typing import Any
 from bpe_core import get_algorithm
 from bpe_core.interface import TrainedTokenizer, TrainingSpec
 from ui import render
+from ui.merges.model import MergeHistory
 from ui.safe_text import md
 
 
@@ -91,9 +92,9 @@ class LiveTables:
             on the server (``None``: no limit).
     """
 
-    totals: Callable[[Any, str, bool], list[int]]
-    tables: Callable[[Any, str, int], dict[str, Any]]
-    player: Callable[[Any, str, str], dict[str, Any]] | None = None
+    totals: Callable[[TrainedTokenizer, str, bool], list[int]]
+    tables: Callable[[TrainedTokenizer, str, int], dict[str, Any]]
+    player: Callable[[TrainedTokenizer, str, str], dict[str, Any]] | None = None
     max_chars: int | None = None
 
 
@@ -171,7 +172,7 @@ class AlgorithmView:
     rank_label: Callable[[TrainedTokenizer, int], str] = lambda tok, i: f"merge #{tok.rank_of(i) + 1:,}"
     stop_phrase: str = "no pair was left to merge"
     live: LiveTables | None = None
-    history: Callable[[TrainedTokenizer, str], Any] | None = None
+    history: Callable[[TrainedTokenizer, str], MergeHistory] | None = None
     chars_per_second: int = 150_000
     long_word_chars: int = 2_000
     special_tokens_key: str = ""
