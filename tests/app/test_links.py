@@ -155,7 +155,7 @@ def test_insights_page_settings_in_the_link():
 
 
 def test_production_choices_keep_their_old_link_names():
-    """``refs``/``ref`` became ``prod``/``diffwith`` (one name per concept): a link shared before still opens the same."""
+    """``refs``/``ref`` became ``prod``/``diffwith`` (one name per concept): an old link still opens the same."""
     old = links.parse_query({"refs": "llama3,gpt2", "ref": "gpt2"})
     new = links.parse_query({"prod": "llama3,gpt2", "diffwith": "gpt2"})
     assert old == new == {"ins_production": ["llama3", "gpt2"], "ins_diff_production": "gpt2"}
