@@ -331,3 +331,20 @@ def test_no_isinstance_switch_on_a_tokenizer_class():
     classes = classes_by_package()
     assert {"BPETokenizer", "WordPieceTokenizer", "UnigramTokenizer"} <= set(classes)
     assert [f for p in sorted((ROOT / "bpe_core").rglob("*.py")) for f in class_switches(p, classes)] == []
+
+
+def test_counting_and_the_interface_import_no_algorithm():
+    """Counting (and the interface it reads registrations from) sits below the algorithms: what it does per
+    algorithm comes through the registration, never by importing an algorithm package."""
+    mods = modules_of("bpe_core")
+    below = [
+        m for m in mods if m.startswith(("bpe_core.counting", "bpe_core.pretokenize")) or m == "bpe_core.interface"
+    ]
+    algorithms = ("bpe_core.bpe", "bpe_core.wordpiece", "bpe_core.unigram")
+    bad = [
+        f"{m}:{line} imports {target}"
+        for m in below
+        for target, _names, line in imports_of(mods[m], set(mods))
+        if target.startswith(algorithms)
+    ]
+    assert len(below) > 5 and bad == []
