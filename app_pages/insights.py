@@ -19,7 +19,7 @@ st.caption(
 )
 
 full = view.trained_or_stop(settings, brief=True)
-iv.reference_picker()
+iv.production_picker()
 size = view.vocab_slider(full)
 tok = full.with_vocab_size(size)
 

@@ -301,6 +301,10 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
         """``(merge rank, new id)`` of every merge of this view, in rank order."""
         return [(r, new) for r, (_a, _b, new) in enumerate(self._merges[: self._n_merges])]
 
+    def merged_parts(self) -> dict[int, tuple[int, int]]:
+        """``{new id: (left id, right id)}`` of every merge of this view (the token genealogy's edges)."""
+        return {new: (left, right) for left, right, new in self._merges[: self._n_merges]}
+
     def training_text_tokens(self) -> int | None:
         """Tokens of the training text at this size, read off the trace (exact, free), or ``None``.
 

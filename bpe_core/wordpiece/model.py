@@ -410,6 +410,10 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
         """``(merge rank, new id)`` of every merge of this view that added a token, in rank order."""
         return [(m.rank, m.new_id) for m in self.trace if m.added]
 
+    def merged_parts(self) -> dict[int, tuple[int, int]]:
+        """``{new id: (left id, right id)}`` of every merge of this view that added a token (the genealogy's edges)."""
+        return {m.new_id: (m.left_id, m.right_id) for m in self.trace if m.added}
+
     def replay(self, text: str):
         """A :class:`bpe_core.wordpiece.trace.WordPieceReplay` of training on ``text`` (its own training text)."""
         return WordPieceReplay.from_text(self, text)

@@ -14,7 +14,14 @@ from collections.abc import Callable, Iterator, Sequence
 
 import regex
 
-from ..pretokenize import BERT_PATTERN, compile_pattern, split_special, validate_special_tokens
+from ..pretokenize import (
+    BERT_PATTERN,
+    SURROGATE,
+    compile_pattern,
+    split_special,
+    surrogate_error,
+    validate_special_tokens,
+)
 
 __all__ = [
     "BERT_RX",
@@ -28,9 +35,6 @@ __all__ = [
 
 BERT_RX = compile_pattern(BERT_PATTERN)
 """The compiled BERT-style split (``findall`` gives a segment's words)."""
-
-SURROGATE = regex.compile(r"[\ud800-\udfff]")
-"""An unpaired surrogate: not a character, no UTF-8 form."""
 
 
 def lowercase_text(text: str) -> str:
@@ -68,17 +72,6 @@ def normalize_with_origin(segment: str, lowercase: bool) -> tuple[str, list[int]
     for i, ch in enumerate(segment):
         origin.extend([i] * len(lowercase_text(ch)))
     return norm, origin
-
-
-def surrogate_error(text: str) -> ValueError | None:
-    """The ``ValueError`` to raise for the first unpaired surrogate in ``text``, or ``None`` when it has none."""
-    m = SURROGATE.search(text)
-    if m is None:
-        return None
-    return ValueError(
-        f"text contains an unpaired surrogate U+{ord(m.group()):04X} at character {m.start()}, which is not a "
-        "character and has no UTF-8 form; remove it or replace it with U+FFFD"
-    )
 
 
 COUNT_CHUNK = 1 << 20

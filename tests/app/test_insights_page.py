@@ -379,7 +379,7 @@ def test_heldout_with_an_imported_tokenizer_says_where_it_was_trained():
     label = f"Trained on the training part · {part.vocab_size:,}"
     assert rows[label]["Held-out tokens"] == len(part.encode(held))
     captions = "\n".join(c.value for c in at.caption)
-    assert "The imported tokenizer and the references were trained on other data" in captions
+    assert "The imported tokenizer and the production encodings were trained on other data" in captions
 
     # another file with the same algorithm, pattern, size and special tokens: its own numbers, not the cached ones
     other = train_bpe(sample("numbers"), 600, ["<|endoftext|>"])
@@ -418,8 +418,8 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
 
     text = sample("english")
     tok = train_bpe(text, 1000, ["<|endoftext|>"])
-    at = open_insights("genealogy", {"refs": "llama3,mistral_v1"})
-    assert at.button_group(key="ins_refs").value == ["llama3", "mistral_v1"]
+    at = open_insights("genealogy", {"refs": "llama3,mistral_v1"})  # a link from before "prod": still read
+    assert at.button_group(key="ins_production").value == ["llama3", "mistral_v1"]
     token_id = next(i for _a, _b, i in reversed(tok.merge_ids) if tok.token_bytes(i).startswith(b" "))
     at.selectbox(key="ins_token").set_value(token_id).run()
     data = tok.token_bytes(token_id)
@@ -443,4 +443,4 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
         assert 0 < shared < len(learned)
         assert metric(at, f"{label} has") == f"{shared / len(learned):.1%}"
     at.run()
-    assert at.query_params["refs"] == "llama3,mistral_v1"
+    assert at.query_params["prod"] == "llama3,mistral_v1" and "refs" not in at.query_params
