@@ -218,14 +218,21 @@ def json_int(value: Any, field: str, lo: int = 0, hi: int | None = None) -> int:
     return value
 
 
-def training_from_json(data: Any, field: str = '"training"') -> TrainingInfo:
-    """A :class:`~bpe_core.interface.TrainingInfo` from its JSON object, every field's type checked.
+def training_from_json(data: Any, field: str = '"training"', cls: type[TrainingInfo] = TrainingInfo) -> TrainingInfo:
+    """A :class:`~bpe_core.interface.TrainingInfo` (or a subclass, ``cls``) from its JSON object, fields type-checked.
+
+    Args:
+        data: the parsed JSON object.
+        field: the field's path in the file, for messages.
+        cls: the class to build: :class:`~bpe_core.interface.TrainingInfo` or a
+            dataclass extending it with more ``int``/``float``/``str`` fields
+            (:class:`bpe_core.unigram.UnigramTrainingInfo`).
 
     Raises:
         ValueError: not an object, an unknown field, or a field of the wrong type.
     """
     json_field(data, dict, field, "an object")
-    kinds = {f.name: f.type for f in dataclasses.fields(TrainingInfo)}
+    kinds = {f.name: f.type for f in dataclasses.fields(cls)}
     values: dict[str, Any] = {}
     for key, value in data.items():
         kind = kinds.get(key)
@@ -240,7 +247,7 @@ def training_from_json(data: Any, field: str = '"training"') -> TrainingInfo:
             values[key] = json_field(value, (str, type(None)), name, "a string or null")
     if "requested_vocab_size" not in values:
         raise ValueError(f"{field} lacks its field 'requested_vocab_size'")
-    return TrainingInfo(**values)
+    return cls(**values)
 
 
 class JsonFile:

@@ -171,7 +171,7 @@ def test_trained_layout_and_states(trained):
     sizes = tok.state_sizes
     assert tok.max_vocab_size == 500 and sizes[0] == 500  # the trained size is the top; the states above are dropped
     assert sizes == sorted(sizes, reverse=True) and sizes[-1] == tok.min_vocab_size
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="out of range"):
         tok.with_vocab_size(501)
     assert tok.training_states() == sorted(sizes)
     rounds = tok.trace
@@ -235,7 +235,7 @@ def test_views_are_prefixes_and_count_exactly(trained):
     assert small.pieces[:300] == big.pieces[:300]
     assert tok.learned_tokens()[0] == (0, tok.min_vocab_size)
     assert tok.rank_of(tok.min_vocab_size + 5) == 5 and tok.rank_of(0) is None and tok.rank_of(3) is None
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="out of range"):
         tok.with_vocab_size(tok.min_vocab_size - 1)
 
 

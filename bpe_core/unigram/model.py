@@ -63,14 +63,13 @@ unknown token decodes as its text (split out again as a special token; a
 from __future__ import annotations
 
 import itertools
-import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 
 import regex
 
+from ..interface import TrainingInfo
+from ..persistence import JsonFile, ViewCache, training_from_json
 from ..pretokenize import PATTERNS, compile_pattern, iter_pretoken_strings, resolve_pattern, split_special
 from ..spans import TokenSpan
 from .encoder import (
@@ -102,44 +101,57 @@ UNKNOWN_SURFACES = ("\u2047", "\ufffd")
 """What ``decode`` writes for the unknown token with SentencePiece-style words: the first no piece holds."""
 
 
-@dataclass
-class UnigramTrainingInfo:
-    """Facts about one Unigram training run.
+@dataclass(slots=True)
+class UnigramTrainingInfo(TrainingInfo):
+    """Facts about one Unigram training run: :class:`~bpe_core.interface.TrainingInfo` and Unigram's own.
+
+    The shared fields mean for Unigram: ``pretokens`` word occurrences in the
+    training text (special tokens not counted), ``unique_pretokens`` distinct
+    words, ``initial_tokens`` tokens of the training text under the seed state
+    (special tokens count one each), ``merge_seconds`` the wall time after
+    counting (seed, EM and pruning), ``stop_reason`` why the trained size
+    differs from the requested one (``None`` when it does not).
 
     Attributes:
-        requested_vocab_size: the ``vocab_size`` asked for.
-        pretokens: word occurrences in the training text (special tokens not counted).
-        unique_pretokens: distinct words.
-        special_occurrences: special-token occurrences cut out of the text.
         characters: required characters (distinct characters of the words).
         seed_size: pieces of the initial vocabulary (required characters included,
             special tokens not).
         rounds: pruning rounds run (down to the required characters).
-        initial_tokens: tokens of the training text under the seed state (special tokens count one each).
-        count_seconds, seed_seconds, em_seconds, prune_seconds: wall time of
-            counting words, building the seed vocabulary, EM re-estimation and
-            pruning (Viterbi, alternatives, choice), in seconds.
-        stop_reason: why the trained size differs from the requested one, or ``""``.
+        seed_seconds, em_seconds, prune_seconds: wall time of building the seed
+            vocabulary, EM re-estimation and pruning (Viterbi, alternatives,
+            choice), in seconds; they add up to ``merge_seconds``.
     """
 
-    requested_vocab_size: int
-    pretokens: int = 0
-    unique_pretokens: int = 0
-    special_occurrences: int = 0
     characters: int = 0
     seed_size: int = 0
     rounds: int = 0
-    initial_tokens: int = 0
-    count_seconds: float = 0.0
     seed_seconds: float = 0.0
     em_seconds: float = 0.0
     prune_seconds: float = 0.0
-    stop_reason: str = ""
 
-    @property
-    def merge_seconds(self) -> float:
-        """Seconds of training after counting (seed, EM, pruning): :class:`~bpe_core.interface.TrainingInfo`'s name."""
-        return self.seed_seconds + self.em_seconds + self.prune_seconds
+
+def _index_pieces(pieces: list) -> dict[str, int]:
+    """``{piece: id}`` of a vocabulary in id order (``ValueError`` for an empty, non-``str`` or repeated piece)."""
+    index: dict[str, int] = {}
+    for i, p in enumerate(pieces):
+        if not isinstance(p, str) or p == "":
+            raise ValueError(f"piece #{i} must be a non-empty str, got {p!r}")
+        if p in index:
+            raise ValueError(f"piece {p!r} is given twice (ids {index[p]} and {i})")
+        index[p] = i
+    return index
+
+
+def _byte_fallback_ids(index: dict[str, int], base: int) -> list[int]:
+    """The ids of ``<0x00>`` .. ``<0xFF>`` (``ValueError`` unless all are among the first ``base`` ids)."""
+    byte_ids = [index.get(BYTE_PIECES[b], -1) for b in range(256)]
+    bad = next((b for b, i in enumerate(byte_ids) if not 0 <= i < base), None)
+    if bad is not None:
+        raise ValueError(
+            f"byte fallback needs the piece {BYTE_PIECES[bad]!r} among the first {base} ids (the smallest "
+            "state); it is missing or later"
+        )
+    return byte_ids
 
 
 class _States:
@@ -164,7 +176,7 @@ class _States:
         self.byte_ids: list[int] | None = byte_ids  # byte fallback: the id of <0x00> .. <0xFF>, else None
 
 
-class UnigramTokenizer:
+class UnigramTokenizer(ViewCache, JsonFile):
     """A Unigram tokenizer (SentencePiece's model) at one vocabulary size, and its training states.
 
     Build one with :func:`bpe_core.unigram.train_unigram`, :meth:`from_pieces`,
@@ -202,22 +214,14 @@ class UnigramTokenizer:
         train_words: tuple[dict[str, int], int] | None = None,
     ):
         self._st = states
-        self._n = n
         self.name = name
         self.pattern_name = pattern_name
         self._metaspace = pattern_name == SENTENCEPIECE
         self._rx = SENTENCEPIECE_RX if self._metaspace else compile_pattern(resolve_pattern(pattern_name))
         self.training = training
         self._train_words = train_words
-        self._train_tokens: int | None = None
-        k = 0
-        while k + 1 < len(states.sizes) and states.sizes[k + 1] >= n:
-            k += 1
-        self._state = k
-        self._table: PieceTable | None = None
-        self._cache: dict[str, tuple[int, ...]] = {}
-        self._parts: tuple[list[int], list[list[float]], list[PruneRound]] | None = None
-        self._unknown_text: str | None = None
+        self._views: dict[int, UnigramTokenizer] = {}
+        self._narrow_to(n)
 
     # -- construction ------------------------------------------------------------
 
@@ -269,13 +273,7 @@ class UnigramTokenizer:
             ValueError: inconsistent parts (the message says which).
         """
         pieces = list(pieces)
-        index = {}
-        for i, p in enumerate(pieces):
-            if not isinstance(p, str) or p == "":
-                raise ValueError(f"piece #{i} must be a non-empty str, got {p!r}")
-            if p in index:
-                raise ValueError(f"piece {p!r} is given twice (ids {index[p]} and {i})")
-            index[p] = i
+        index = _index_pieces(pieces)
         specials = {}
         for s in special_tokens:
             if s not in index:
@@ -290,15 +288,7 @@ class UnigramTokenizer:
             raise ValueError("each training state needs one score per id")
         if not 0 < base <= sizes[-1]:
             raise ValueError(f"min_vocab_size {base} must be between 1 and the smallest state {sizes[-1]}")
-        byte_ids = None
-        if byte_fallback:
-            byte_ids = [index.get(BYTE_PIECES[b], -1) for b in range(256)]
-            bad = next((b for b, i in enumerate(byte_ids) if not 0 <= i < base), None)
-            if bad is not None:
-                raise ValueError(
-                    f"byte fallback needs the piece {BYTE_PIECES[bad]!r} among the first {base} ids (the smallest "
-                    "state); it is missing or later"
-                )
+        byte_ids = _byte_fallback_ids(index, base) if byte_fallback else None
         st = _States(
             pieces, dict(sorted(specials.items(), key=lambda kv: kv[1])), specials[unk_token], base, sizes,
             [[float(x) for x in sc[:sz]] for sc, sz in zip(scores, sizes)], list(rounds), initial_tokens, byte_ids,
@@ -426,26 +416,23 @@ class UnigramTokenizer:
         tok._cache = self._cache
         return tok
 
-    def with_vocab_size(self, n: int) -> UnigramTokenizer:
-        """The smallest training state of size ``>= n``, cut short to ids ``0 .. n - 1`` (see the module docstring).
+    def _narrow_to(self, n: int) -> None:
+        """Make this tokenizer (a fresh copy) the view at size ``n``: the smallest training state of size ``>= n``.
 
-        Raises:
-            TypeError: ``n`` is not an ``int``.
-            ValueError: ``n`` is outside ``min_vocab_size .. max_vocab_size``.
+        What :meth:`~bpe_core.persistence.ViewCache.with_vocab_size` calls (see the
+        module docstring for what the view holds); the per-view caches start empty.
         """
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise TypeError(f"vocab_size must be an int, got {type(n).__name__}")
-        if not self.min_vocab_size <= n <= self.max_vocab_size:
-            raise ValueError(
-                f"vocab_size {n} is outside {self.min_vocab_size}..{self.max_vocab_size} (special tokens, <unk> "
-                "and the required characters up to the trained size)"
-            )
-        if n == self._n:
-            return self
-        return UnigramTokenizer(
-            self._st, n, name=self.name, pattern_name=self.pattern_name, training=self.training,
-            train_words=self._train_words,
-        )  # fmt: skip
+        sizes = self._st.sizes
+        k = 0
+        while k + 1 < len(sizes) and sizes[k + 1] >= n:
+            k += 1
+        self._n = n
+        self._state = k
+        self._table: PieceTable | None = None
+        self._cache: dict[str, tuple[int, ...]] = {}
+        self._parts: tuple[list[int], list[list[float]], list[PruneRound]] | None = None
+        self._unknown_text: str | None = None
+        self._train_tokens: int | None = None
 
     # -- vocabulary ---------------------------------------------------------------
 
@@ -864,7 +851,9 @@ class UnigramTokenizer:
             ]
             pattern_name = str(data.get("pattern_name") or SENTENCEPIECE)
             name = str(data.get("name") or "Unigram")
-            training = UnigramTrainingInfo(**data["training"]) if data.get("training") is not None else None
+            training = None
+            if data.get("training") is not None:
+                training = training_from_json(data["training"], cls=UnigramTrainingInfo)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"tokenizer file is malformed: {type(exc).__name__}: {exc}") from None
         for r in rounds:
@@ -876,19 +865,6 @@ class UnigramTokenizer:
             pieces, specials, unk, base=base, sizes=sizes, scores=scores, rounds=rounds, n=sizes[0], name=name,
             pattern_name=pattern_name, training=training, byte_fallback=bool(data.get("byte_fallback", False)),
         )  # fmt: skip
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write :meth:`to_dict` as JSON to ``path``."""
-        Path(path).write_text(json.dumps(self.to_dict(), ensure_ascii=False), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> UnigramTokenizer:
-        """Read a tokenizer written by :meth:`save` (``ValueError`` for a file that is not one)."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}: not a JSON tokenizer file: {exc}") from None
-        return cls.from_dict(data)
 
     def __repr__(self) -> str:
         return f"UnigramTokenizer(name={self.name!r}, vocab_size={self._n}, pattern={self.pattern_name!r})"

@@ -849,6 +849,7 @@ def train_unigram(
     info.rounds = len(rounds)
     info.em_seconds = em_seconds
     info.prune_seconds = prune_seconds
+    info.merge_seconds = seed_seconds + em_seconds + prune_seconds
 
     # ids: specials, characters by final score (highest first), then the pieces, last removed first
     final = scores[:n_chars]
