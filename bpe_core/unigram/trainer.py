@@ -718,6 +718,26 @@ def train_unigram(
         raise TypeError(f"byte_fallback must be a bool, got {type(byte_fallback).__name__}")
     if pattern != SENTENCEPIECE:
         resolve_pattern(pattern)
+    if unk_token not in specials:
+        specials.append(unk_token)
+    head = specials + (list(BYTE_PIECES) if byte_fallback else [])  # the ids before the characters
+    info = UnigramTrainingInfo(requested_vocab_size=vocab_size)
+    word_counts, n_special_occ = _count_words(text, pattern, specials, progress, info)
+    _check_minimum(word_counts, vocab_size, len(head), specials, unk_token, byte_fallback)
+    run = _Training(word_counts, head, max_piece_length, seed_size, em_iterations, progress, info)
+    run.em()
+    run.viterbi()
+    info.initial_tokens = n_special_occ + run.tokens()
+    while run.n_multi() > 0:
+        run.prune_round(percent_to_remove, n_special_occ)
+    run.report()
+    info.rounds = len(run.rounds)
+    info.merge_seconds = info.seed_seconds + info.em_seconds + info.prune_seconds
+    return run.tokenizer(vocab_size, specials, unk_token, pattern, name, (word_counts, n_special_occ), byte_fallback)
+
+
+def _count_words(text, pattern: str, specials: list[str], progress, info: UnigramTrainingInfo):
+    """Step 1: the training words and their counts, ``({word: count}, special occurrences)``; fills ``info``."""
     raw = _read_text(text)
     m = _SURROGATE.search(raw)
     if m is not None:
@@ -725,10 +745,6 @@ def train_unigram(
             f"text contains an unpaired surrogate U+{ord(m.group()):04X} at character {m.start()}, which is not a "
             "character and has no UTF-8 form; remove it or replace it with U+FFFD"
         )
-    if unk_token not in specials:
-        specials.append(unk_token)
-    n_spec = len(specials) + (len(BYTE_PIECES) if byte_fallback else 0)  # the ids before the characters
-
     t0 = time.perf_counter()
     if progress:
         progress("count", 0, 1)
@@ -738,12 +754,17 @@ def train_unigram(
         progress("count", 1, 1)
     if not word_counts:
         raise ValueError("the text has no words to train on (it is empty or holds only special tokens)")
-    count_seconds = time.perf_counter() - t0
+    info.count_seconds = time.perf_counter() - t0
+    info.pretokens = sum(word_counts.values())
+    info.unique_pretokens = len(word_counts)
+    info.special_occurrences = n_special_occ
+    return word_counts, n_special_occ
 
-    words = list(word_counts)
-    counts = np.fromiter(word_counts.values(), dtype=np.float64, count=len(words))
-    n_chars_text = len(set().union(*map(set, words)))
-    base = n_spec + n_chars_text
+
+def _check_minimum(word_counts, vocab_size: int, n_head: int, specials, unk_token: str, byte_fallback: bool) -> None:
+    """``ValueError`` when ``vocab_size`` cannot hold the ids before the characters and every character."""
+    n_chars_text = len(set().union(*map(set, word_counts)))
+    base = n_head + n_chars_text
     if vocab_size < base:
         raise ValueError(
             f"vocab_size {vocab_size} is below the minimum for this text: Unigram needs at least {base} "
@@ -751,137 +772,171 @@ def train_unigram(
             f"{n_chars_text} characters of the text, which are kept so that every word can be spelt)"
         )
 
-    t1 = time.perf_counter()
-    if progress:
-        progress("seed", 0, 1)
-    pieces, freqs, n_chars, lens, arcs = _seed(words, counts, max_piece_length, seed_size)
-    collide = (set(specials) | (set(BYTE_PIECES) if byte_fallback else set())) & set(pieces)
-    if collide:
-        raise ValueError(
-            f"special token or byte piece {sorted(collide)[0]!r} is also a piece of the text's words; choose "
-            "special tokens that cannot occur inside a word"
-        )
-    lat = _Lattices(lens, arcs)  # empties arcs
-    if progress:
-        progress("seed", 1, 1)
-    seed_seconds = time.perf_counter() - t1
 
-    n_pieces = len(pieces)
-    is_char = np.zeros(n_pieces, dtype=bool)
-    is_char[:n_chars] = True
-    piece_len = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=n_pieces)
-    alive = np.ones(n_pieces, dtype=bool)
-    removed_round = np.full(n_pieces, np.iinfo(np.int64).max, dtype=np.int64)
-    removal_seq: list[np.ndarray] = []  # per round, the removed pieces in removal order
-    scores = np.log(freqs) - math.log(freqs.sum())
-    info = UnigramTrainingInfo(
-        requested_vocab_size=vocab_size, pretokens=int(counts.sum()), unique_pretokens=len(words),
-        special_occurrences=n_special_occ, characters=n_chars, seed_size=n_pieces, count_seconds=count_seconds,
-        seed_seconds=seed_seconds,
-    )  # fmt: skip
-    total_to_remove = n_pieces - n_chars
+class _Training:
+    """One training run from the seed to the required characters: the steps :func:`train_unigram` calls in order.
 
-    def report() -> None:
+    * ``__init__`` -- step 2, the seed vocabulary and its lattices (:func:`_seed`);
+    * :meth:`em` -- step 3, EM re-estimation of the scores;
+    * :meth:`viterbi` -- the best segmentation of every word under the current scores;
+    * :meth:`prune_round` -- step 4, one pruning round (then EM and Viterbi again);
+    * :meth:`tokenizer` -- step 5, ids, per-state scores and the tokenizer.
+
+    Pieces keep their seed index throughout (``alive`` marks those left); the
+    lattices lose the arcs of removed pieces.
+    """
+
+    def __init__(self, word_counts, head, max_piece_length, seed_size, em_iterations, progress, info):
+        t1 = time.perf_counter()
         if progress:
-            progress("prune", int(n_pieces - alive.sum()), total_to_remove)
+            progress("seed", 0, 1)
+        words = list(word_counts)
+        self.counts = np.fromiter(word_counts.values(), dtype=np.float64, count=len(words))
+        pieces, freqs, n_chars, lens, arcs = _seed(words, self.counts, max_piece_length, seed_size)
+        collide = set(head) & set(pieces)
+        if collide:
+            raise ValueError(
+                f"special token or byte piece {sorted(collide)[0]!r} is also a piece of the text's words; choose "
+                "special tokens that cannot occur inside a word"
+            )
+        self.lat = _Lattices(lens, arcs)  # empties arcs
+        if progress:
+            progress("seed", 1, 1)
+        info.seed_seconds = time.perf_counter() - t1
+        info.characters = n_chars
+        info.seed_size = len(pieces)
+        self.info = info
+        self.progress = progress
+        self.em_iterations = em_iterations
+        self.head = head
+        self.pieces = pieces
+        self.n_chars = n_chars
+        n_pieces = len(pieces)
+        self.is_char = np.zeros(n_pieces, dtype=bool)
+        self.is_char[:n_chars] = True
+        self.piece_len = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=n_pieces)
+        self.alive = np.ones(n_pieces, dtype=bool)
+        self.removal_seq: list[np.ndarray] = []  # per round, the removed pieces in removal order
+        self.scores = np.log(freqs) - math.log(freqs.sum())
+        self.state_scores: list[np.ndarray] = []  # per state, the scores of the alive pieces (by seed index)
+        self.rounds: list[PruneRound] = []
+        self.sizes = [len(head) + n_pieces]
+        self.loss = 0.0
+        self.path_words = self.path_arcs = np.zeros(0, dtype=np.int64)
 
-    em_seconds = 0.0
-    prune_seconds = 0.0
+    def report(self) -> None:
+        """``progress("prune", pieces removed, pieces to remove down to the required characters)``."""
+        if self.progress:
+            n_pieces = len(self.pieces)
+            self.progress("prune", int(n_pieces - self.alive.sum()), n_pieces - self.n_chars)
 
-    def em(scores: np.ndarray) -> np.ndarray:
-        nonlocal em_seconds
+    def n_multi(self) -> int:
+        """Pieces left that are not required characters."""
+        return int(self.alive.sum()) - self.n_chars
+
+    def em(self) -> None:
+        """``em_iterations`` EM iterations: expected counts by forward-backward, then the digamma M-step.
+
+        The scores of this state are recorded (:attr:`state_scores`).
+        """
         t = time.perf_counter()
-        for _ in range(em_iterations):
-            report()
-            expected, _obj = lat.forward_backward(scores, counts)
+        scores, alive = self.scores, self.alive
+        for _ in range(self.em_iterations):
+            self.report()
+            expected, _obj = self.lat.forward_backward(scores, self.counts)
             expected = np.maximum(expected, _TINY)
-            new = np.full(n_pieces, -np.inf)
+            new = np.full(len(scores), -np.inf)
             idx = np.flatnonzero(alive)
             new[idx] = digamma(expected[idx]) - digamma(np.array([expected[idx].sum()]))[0]
             scores = new
-        em_seconds += time.perf_counter() - t
-        return scores
+        self.scores = scores
+        self.state_scores.append(scores[alive].copy())
+        self.info.em_seconds += time.perf_counter() - t
 
-    scores = em(scores)
-    state_scores = [scores[alive].copy()]  # per state, the scores of the alive pieces (by training index)
-    best, barc = lat.viterbi(scores)
-    loss = float(-(counts * best).sum())
-    pw, pa = lat.paths(barc)
-    info.initial_tokens = n_special_occ + int(counts[pw].sum())
-    rounds: list[PruneRound] = []
-    sizes = [n_spec + n_pieces]
-    while True:
-        size = n_spec + int(alive.sum())
-        n_multi = size - n_spec - n_chars
-        if n_multi == 0:
-            break
-        report()
+    def viterbi(self) -> None:
+        """Every word's best segmentation under the current scores: the loss and the paths' arcs."""
+        best, barc = self.lat.viterbi(self.scores)
+        self.loss = float(-(self.counts * best).sum())
+        self.path_words, self.path_arcs = self.lat.paths(barc)
+
+    def tokens(self) -> int:
+        """Tokens of the training words (weighted by their counts) in their current best segmentations."""
+        return int(self.counts[self.path_words].sum())
+
+    def prune_round(self, percent_to_remove: float, n_special_occ: int) -> None:
+        """One round: remove the ``percent_to_remove`` share with the lowest loss increase, then EM and Viterbi."""
+        self.report()
         t = time.perf_counter()
-        # Viterbi frequencies of the pieces
-        freq = np.bincount(lat.P[pa], weights=counts[pw], minlength=n_pieces)
-        inc = _loss_increase(lat, pieces, piece_len, alive, is_char, scores, freq, pa)
-        cand = np.flatnonzero(alive & ~is_char)
+        lat, alive, scores = self.lat, self.alive, self.scores
+        n_pieces = len(self.pieces)
+        size = len(self.head) + int(alive.sum())
+        freq = np.bincount(lat.P[self.path_arcs], weights=self.counts[self.path_words], minlength=n_pieces)
+        inc = _loss_increase(lat, self.pieces, self.piece_len, alive, self.is_char, scores, freq, self.path_arcs)
+        cand = np.flatnonzero(alive & ~self.is_char)
         order = cand[np.lexsort((cand, scores[cand], inc[cand]))]  # lowest increase, then lowest score first
         n_remove = max(1, int(size * percent_to_remove), int((freq[cand] == 0).sum()))
-        n_remove = min(n_remove, n_multi)  # the schedule does not depend on vocab_size: training to any size is a view
+        n_remove = min(n_remove, self.n_multi())  # the schedule does not depend on vocab_size: any size is a view
         gone = order[:n_remove]
         alive[gone] = False
-        removed_round[gone] = len(rounds)
-        removal_seq.append(gone)
+        self.removal_seq.append(gone)
         lat.keep(alive[lat.P])
-        prune_seconds += time.perf_counter() - t
+        self.info.prune_seconds += time.perf_counter() - t
         new_scores = scores.copy()
         new_scores[gone] = -np.inf
-        scores = em(new_scores)
+        self.scores = new_scores
+        loss_before = self.loss
+        self.em()
         t = time.perf_counter()
-        best, barc = lat.viterbi(scores)
-        new_loss = float(-(counts * best).sum())
-        pw, pa = lat.paths(barc)
-        prune_seconds += time.perf_counter() - t
-        tokens = n_special_occ + int(counts[pw].sum())
-        rounds.append(
-            PruneRound(len(rounds) + 1, size, size - n_remove, loss, new_loss, tuple(inc[gone].tolist()), tokens)
+        self.viterbi()
+        self.info.prune_seconds += time.perf_counter() - t
+        tokens = n_special_occ + self.tokens()
+        self.rounds.append(
+            PruneRound(
+                len(self.rounds) + 1, size, size - n_remove, loss_before, self.loss, tuple(inc[gone].tolist()), tokens
+            )
         )
-        sizes.append(size - n_remove)
-        state_scores.append(scores[alive].copy())
-        loss = new_loss
-    report()
-    info.rounds = len(rounds)
-    info.em_seconds = em_seconds
-    info.prune_seconds = prune_seconds
-    info.merge_seconds = seed_seconds + em_seconds + prune_seconds
+        self.sizes.append(size - n_remove)
 
-    # ids: specials, characters by final score (highest first), then the pieces, last removed first
-    final = scores[:n_chars]
-    char_order = np.lexsort((np.arange(n_chars), -final))
-    order_ids = np.concatenate([char_order] + [g[::-1] for g in reversed(removal_seq)]).astype(np.int64)
-    id_of = np.empty(n_pieces, dtype=np.int64)
-    id_of[order_ids] = np.arange(n_pieces) + n_spec
-    texts = specials + (list(BYTE_PIECES) if byte_fallback else []) + [pieces[i] for i in order_ids.tolist()]
-    alive_now = np.ones(n_pieces, dtype=bool)
-    id_scores = []
-    for k, sc in enumerate(state_scores):
-        if k > 0:
-            alive_now[removal_seq[k - 1]] = False
-        arr = np.zeros(sizes[k])
-        arr[id_of[np.flatnonzero(alive_now)]] = sc
-        id_scores.append(arr)
-    n = min(vocab_size, sizes[0])
-    if n < vocab_size:
-        info.stop_reason = (
-            f"training stopped at {n} tokens instead of {vocab_size}: the seed vocabulary of this text has only "
-            f"{n_pieces} pieces ({n_chars} characters and the substrings that occur at least twice); a longer or "
-            "more varied text gives more"
-        )
-    pname = pattern if pattern == SENTENCEPIECE or pattern in PATTERNS else resolve_pattern(pattern)
-    if name is None:
-        name = "Unigram" if pattern == SENTENCEPIECE else f"Unigram ({pattern if pattern in PATTERNS else 'custom'})"
-    full = UnigramTokenizer.from_states(
-        texts, specials, unk_token, base=base, sizes=sizes, scores=id_scores, rounds=rounds, n=n, name=name,
-        pattern_name=pname, training=info, train_words=(word_counts, n_special_occ),
-        initial_tokens=info.initial_tokens, byte_fallback=byte_fallback,
-    )  # fmt: skip
-    return full.truncated()  # max_vocab_size is the trained size; the states above are not offered
+    def tokenizer(self, vocab_size, specials, unk_token, pattern, name, train_words, byte_fallback):
+        """The trained tokenizer: ids laid out so that every state is a prefix, viewed at ``vocab_size``, truncated.
+
+        Ids: the head (special tokens, byte pieces), the characters by final
+        score (highest first), then the pieces, the last removed first.
+        """
+        n_chars, n_pieces, n_spec = self.n_chars, len(self.pieces), len(self.head)
+        final = self.scores[:n_chars]
+        char_order = np.lexsort((np.arange(n_chars), -final))
+        order_ids = np.concatenate([char_order] + [g[::-1] for g in reversed(self.removal_seq)]).astype(np.int64)
+        id_of = np.empty(n_pieces, dtype=np.int64)
+        id_of[order_ids] = np.arange(n_pieces) + n_spec
+        texts = self.head + [self.pieces[i] for i in order_ids.tolist()]
+        alive_now = np.ones(n_pieces, dtype=bool)
+        id_scores = []
+        for k, sc in enumerate(self.state_scores):
+            if k > 0:
+                alive_now[self.removal_seq[k - 1]] = False
+            arr = np.zeros(self.sizes[k])
+            arr[id_of[np.flatnonzero(alive_now)]] = sc
+            id_scores.append(arr)
+        n = min(vocab_size, self.sizes[0])
+        info = self.info
+        if n < vocab_size:
+            info.stop_reason = (
+                f"training stopped at {n} tokens instead of {vocab_size}: the seed vocabulary of this text has only "
+                f"{n_pieces} pieces ({n_chars} characters and the substrings that occur at least twice); a longer or "
+                "more varied text gives more"
+            )
+        pname = pattern if pattern == SENTENCEPIECE or pattern in PATTERNS else resolve_pattern(pattern)
+        if name is None:
+            name = (
+                "Unigram" if pattern == SENTENCEPIECE else f"Unigram ({pattern if pattern in PATTERNS else 'custom'})"
+            )
+        full = UnigramTokenizer.from_states(
+            texts, specials, unk_token, base=n_spec + n_chars, sizes=self.sizes, scores=id_scores, rounds=self.rounds,
+            n=n, name=name, pattern_name=pname, training=info, train_words=train_words,
+            initial_tokens=info.initial_tokens, byte_fallback=byte_fallback,
+        )  # fmt: skip
+        return full.truncated()  # max_vocab_size is the trained size; the states above are not offered
 
 
 def _loss_increase(
