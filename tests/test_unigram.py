@@ -348,7 +348,7 @@ def test_quality_against_hugging_face_trainer():
     assert abs(a / b - 1) < 0.03, (a, b)
 
 
-@pytest.mark.parametrize("module", ["encoder", "model", "trainer", "trace"])
+@pytest.mark.parametrize("module", ["encoder", "model", "trainer", "trace", "seed", "lattice"])
 def test_doctests(module):
     import doctest
     import importlib

@@ -139,7 +139,9 @@ from ..pretokenize import (
     validate_special_tokens,
 )
 from .encoder import SENTENCEPIECE, SENTENCEPIECE_RX, metaspace_word
+from .lattice import Lattices, loss_increase
 from .model import BYTE_PIECES, DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
+from .seed import seed_pieces
 from .trace import PruneRound
 
 __all__ = ["DEFAULT_SEED_SIZE", "TrainingCancelled", "count_unigram_words", "digamma", "train_unigram"]
@@ -150,7 +152,6 @@ DEFAULT_SEED_SIZE = 1_000_000
 ProgressCallback = Callable[[str, int, int], None]
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
-_SPAN_CHUNK = 4096  # used pieces whose alternatives are found together (bounds the sub-lattices' memory)
 _TINY = 1e-10  # the smallest expected count the M-step uses (digamma(0) is -inf)
 
 
@@ -333,300 +334,6 @@ def digamma(x: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# lattices of many words at once
-
-
-class _Lattices:
-    """The lattices of many strings at once: arcs ``(string, start, end, piece)``, processed a layer at a time.
-
-    Nodes are numbered per string: string ``w`` has nodes ``node0[w] .. node0[w] + len[w]``.
-    Arcs are stored in forward order (by end offset, then end node; Viterbi and
-    the forward pass), with ``bw``, the permutation of the backward order (by
-    start offset descending, then start node); :meth:`keep` filters both
-    without re-sorting.  Memory per arc: ``S``, ``P``, ``W`` and ``bw``
-    (``int32``), ``L`` (``uint8`` while pieces are shorter than 256
-    characters) and each order's group index (``int32``), about 25 bytes; the
-    passes work one layer (or one chunk of arcs) at a time, so their
-    temporaries are per layer, not per arc of the corpus.
-    """
-
-    def __init__(self, lens: np.ndarray, arcs: list[np.ndarray]):
-        """``lens``: each string's length; ``arcs``: ``[string, start offset, length, piece]`` per arc.
-
-        ``arcs`` is emptied as its arrays are consumed, so that they are freed
-        (when the caller holds no other reference) before the next is built.
-        """
-        arc_w, arc_s, arc_len = arcs[0], arcs[1], arcs[2]
-        self.lens = lens.astype(np.int64)
-        self.node0 = np.zeros(len(lens) + 1, dtype=np.int64)
-        np.cumsum(self.lens + 1, out=self.node0[1:])
-        self.n_nodes = int(self.node0[-1])
-        maxlen = int(arc_len.max()) if len(arc_len) else 1
-        ldt = np.uint8 if maxlen < 256 else np.int16 if maxlen < 32768 else np.int32
-        nn = self.n_nodes
-        # forward order: by end offset, end node, then start ascending (longest first); built in place
-        key = arc_s.astype(np.int64)
-        key += arc_len  # end offset
-        key *= nn
-        for c in range(0, len(key), self._CHUNK):  # + the string's first node (no int64 temporary per arc)
-            key[c : c + self._CHUNK] += self.node0[arc_w[c : c + self._CHUNK]]
-        key += arc_s
-        key += arc_len  # end node
-        key *= maxlen + 1
-        key += maxlen
-        key -= arc_len
-        fw = np.argsort(key, kind="stable")
-        del key
-        # int32 everywhere below: nodes, offsets and pieces stay far under 2**31, and memory halves
-        self.W = arc_w[fw].astype(np.int32)
-        del arc_w
-        arcs[0] = None
-        s = arc_s[fw].astype(np.int32)
-        del arc_s
-        arcs[1] = None
-        s += self.node0[:-1].astype(np.int32)[self.W]
-        self.S = s
-        del s
-        self.L = arc_len[fw].astype(ldt)
-        del arc_len
-        arcs[2] = None
-        self.P = arcs[3][fw].astype(np.int32)
-        arcs.clear()
-        del fw
-        # backward order: by start offset descending, then start node
-        bkey = self.S - self.node0[self.W]  # start offset
-        bkey *= -nn
-        bkey += self.S
-        self.bw = np.argsort(bkey, kind="stable").astype(np.int32)
-        del bkey
-        self._layers()
-
-    def keep(self, mask: np.ndarray) -> None:
-        """Keep only the arcs where ``mask`` (forward order) is true."""
-        newpos = (np.cumsum(mask) - 1).astype(np.int32)
-        self.bw = newpos[self.bw[mask[self.bw]]]
-        del newpos
-        self.S, self.L, self.P, self.W = (a[mask] for a in (self.S, self.L, self.P, self.W))
-        self._layers()
-
-    @staticmethod
-    def _groups(layer_key: np.ndarray, group_key: np.ndarray) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
-        """Per layer: ``(a, b, group starts relative to a, group of each arc)`` over arrays sorted by (layer, group)."""
-        n = len(layer_key)
-        if n == 0:
-            return []
-        brk = np.flatnonzero(group_key[1:] != group_key[:-1]) + 1
-        gstarts = np.concatenate(([0], brk))
-        del brk
-        lbrk = np.flatnonzero(layer_key[1:] != layer_key[:-1]) + 1
-        lstarts = np.concatenate(([0], lbrk, [n]))
-        gidx = np.searchsorted(gstarts, lstarts)
-        out = []
-        for j in range(len(lstarts) - 1):
-            a, b = int(lstarts[j]), int(lstarts[j + 1])
-            rel = (gstarts[gidx[j] : gidx[j + 1]] - a).astype(np.int32)
-            row = np.repeat(np.arange(len(rel), dtype=np.int32), np.diff(np.append(rel, b - a)))
-            out.append((a, b, rel, row))
-        return out
-
-    def _layers(self) -> None:
-        start0 = self.node0[:-1].astype(np.int32)[self.W]  # each arc's string's first node
-        E = self.S + self.L
-        self.fw_layers = self._groups(E - start0, E)
-        self.fw_nodes = [E[a + rel] for a, b, rel, row in self.fw_layers]
-        del E
-        bw = self.bw
-        bS = self.S[bw]
-        self.bw_layers = self._groups(bS - start0[bw], bS)
-        self.bw_nodes = [bS[a + rel] for a, b, rel, row in self.bw_layers]
-
-    _CHUNK = 1 << 18  # arcs per chunk of the posterior pass
-
-    def forward_backward(self, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
-        """Expected piece counts over all segmentations (weighted by ``weights`` per string), and ``-sum w log Z``."""
-        S, L, P, W = self.S, self.L, self.P, self.W
-        alpha = np.zeros(self.n_nodes)
-        for (a, b, rel, row), nodes in zip(self.fw_layers, self.fw_nodes):
-            v = alpha[S[a:b]]
-            v += scores[P[a:b]]
-            alpha[nodes] = _lse(v, rel, row)
-        beta = np.zeros(self.n_nodes)
-        bw = self.bw
-        for (a, b, rel, row), nodes in zip(self.bw_layers, self.bw_nodes):
-            idx = bw[a:b]
-            v = beta[S[idx] + L[idx]]
-            v += scores[P[idx]]
-            beta[nodes] = _lse(v, rel, row)
-        logz = alpha[self.node0[1:] - 1]
-        expected = np.zeros(len(scores))
-        for a in range(0, len(S), self._CHUNK):
-            s, w, p = S[a : a + self._CHUNK], W[a : a + self._CHUNK], P[a : a + self._CHUNK]
-            post = alpha[s]
-            post += scores[p]
-            post += beta[s + L[a : a + self._CHUNK]]
-            post -= logz[w]
-            np.exp(post, out=post)
-            post *= weights[w]
-            expected += np.bincount(p, weights=post, minlength=len(scores))
-        return expected, float(-(weights * logz).sum())
-
-    def viterbi(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Best path of every string: ``(best total per string, best arc (forward index) per node)``.
-
-        Ties go to the arc starting earliest (the encoder's and Hugging Face's rule).
-        """
-        best = np.zeros(self.n_nodes)
-        barc = np.full(self.n_nodes, -1, dtype=np.int64)
-        S, P = self.S, self.P
-        for (a, b, rel, row), nodes in zip(self.fw_layers, self.fw_nodes):
-            v = best[S[a:b]]
-            v += scores[P[a:b]]
-            if len(rel) == len(v):
-                barc[nodes] = np.arange(a, b)
-                best[nodes] = v
-                continue
-            m = np.maximum.reduceat(v, rel)
-            hit = np.flatnonzero(v == m[row])  # arcs reaching their node's best; the first per node starts earliest
-            hrow = row[hit]
-            first = np.ones(len(hit), dtype=bool)
-            first[1:] = hrow[1:] != hrow[:-1]
-            barc[nodes] = hit[first] + a
-            best[nodes] = m
-        return best[self.node0[1:] - 1], barc
-
-    def paths(self, barc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The arcs of every string's best path: ``(string index, forward arc index)`` for each token."""
-        ws, arcs = [], []
-        cur_w = np.arange(len(self.lens))
-        cur = self.node0[1:] - 1
-        while len(cur):
-            arc = barc[cur]
-            ws.append(cur_w)
-            arcs.append(arc)
-            cur = self.S[arc]
-            more = cur != self.node0[cur_w]
-            cur, cur_w = cur[more], cur_w[more]
-        if not ws:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        return np.concatenate(ws), np.concatenate(arcs)
-
-
-def _lse(v: np.ndarray, rel: np.ndarray, row: np.ndarray) -> np.ndarray:
-    """Log-sum-exp of the groups of ``v`` starting at ``rel`` (``row``: the group of each element)."""
-    if len(rel) == len(v):
-        return v
-    m = np.maximum.reduceat(v, rel)
-    e = np.exp(v - m[row])
-    return m + np.log(np.bincount(row, weights=e, minlength=len(rel)))
-
-
-# ---------------------------------------------------------------------------
-# the seed
-
-
-def _keep_candidates(level_pos: list, level_gram: list, level_freq: list, level_rmax: list) -> None:
-    """Keep, of the last level's positions (not characters'), those of seed candidates (twice or more, branching)."""
-    j = len(level_pos) - 1
-    if j > 0:
-        keep = ((level_freq[j] >= 2) & level_rmax[j])[level_gram[j]]
-        level_pos[j] = level_pos[j][keep]
-        level_gram[j] = level_gram[j][keep]
-
-
-def _seed(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
-    """Required characters and frequent right-branching substrings; their arcs in every word.
-
-    Returns ``(pieces, freqs, n_chars, lens, [arc_w, arc_s, arc_len, arc_p])``: the arcs as
-    ``int32`` arrays (``arc_len`` ``uint8`` when ``max_len < 256``).
-    """
-    flat = "".join(words)
-    lens = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
-    codes = np.frombuffer(flat.encode("utf-32-le"), dtype=np.uint32)
-    wstart = np.zeros(len(words), dtype=np.int64)
-    np.cumsum(lens[:-1], out=wstart[1:])
-    wid = np.repeat(np.arange(len(words), dtype=np.int32), lens)
-    rem = (wstart[wid] + lens[wid] - np.arange(len(codes), dtype=np.int64)).astype(np.int32)
-    wpos = counts[wid]
-    alphabet, cid = np.unique(codes, return_inverse=True)
-    cid = cid.astype(np.int32)
-    A = len(alphabet)
-    n_chars = A
-    level_pos = [np.arange(len(codes), dtype=np.int32)]
-    level_gram = [cid]
-    level_freq = [np.bincount(cid, weights=wpos, minlength=A)]
-    level_first = [None]
-    level_rmax: list[np.ndarray | None] = [None]
-    for k in range(2, max_len + 2):
-        P, G, F = level_pos[-1], level_gram[-1], level_freq[-1]
-        mask = (rem[P] >= k) & (F[G] >= 2)
-        Pk = P[mask]
-        if len(Pk) == 0:
-            level_rmax[-1] = np.ones(len(F), dtype=bool)
-            _keep_candidates(level_pos, level_gram, level_freq, level_rmax)
-            break
-        key = G[mask].astype(np.int64) * A + cid[Pk + (k - 1)]
-        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-        Fk = np.bincount(inv, weights=wpos[Pk], minlength=len(uniq))
-        parent = uniq // A
-        starts = np.flatnonzero(np.concatenate(([True], parent[1:] != parent[:-1])))
-        maxext = np.zeros(len(F))
-        maxext[parent[starts]] = np.maximum.reduceat(Fk, starts)
-        level_rmax[-1] = maxext < F  # right-branching: not always followed by one character
-        _keep_candidates(level_pos, level_gram, level_freq, level_rmax)
-        if k == max_len + 1:
-            break
-        level_pos.append(Pk)
-        level_gram.append(inv.astype(np.int32))
-        level_freq.append(Fk)
-        level_first.append(Pk[first])
-        level_rmax.append(None)
-    if level_rmax[-1] is None:
-        level_rmax[-1] = np.ones(len(level_freq[-1]), dtype=bool)
-    # candidates: levels 2.., frequency >= 2, right-branching; best frequency * length first
-    cand_level, cand_gram, cand_score = [], [], []
-    for j in range(1, len(level_freq)):
-        F = level_freq[j]
-        ok = np.flatnonzero((F >= 2) & level_rmax[j])
-        cand_level.append(np.full(len(ok), j, dtype=np.int64))
-        cand_gram.append(ok)
-        cand_score.append(F[ok] * (j + 1))
-    if cand_level:
-        cl, cg, cs = np.concatenate(cand_level), np.concatenate(cand_gram), np.concatenate(cand_score)
-    else:
-        cl = cg = np.zeros(0, dtype=np.int64)
-        cs = np.zeros(0)
-    order = np.argsort(-cs, kind="stable")[: max(0, seed_size - n_chars)]
-    cl, cg = cl[order], cg[order]
-    pieces = [chr(c) for c in alphabet.tolist()]
-    freqs = [level_freq[0]]
-    seed_of = [np.arange(A, dtype=np.int32)]
-    for j in range(1, len(level_freq)):
-        seed_of.append(np.full(len(level_freq[j]), -1, dtype=np.int32))
-    for idx, (j, g) in enumerate(zip(cl.tolist(), cg.tolist())):
-        seed_of[j][g] = A + idx
-        p = int(level_first[j][g])
-        pieces.append(flat[p : p + j + 1])
-    freqs.append(np.array([level_freq[j][g] for j, g in zip(cl.tolist(), cg.tolist())], dtype=np.float64))
-    # arcs: every occurrence of a seed piece
-    aw, as_, al, ap = [], [], [], []
-    for j in range(len(level_freq)):
-        P = level_pos[j]
-        sp = seed_of[j][level_gram[j]]
-        hit = sp >= 0
-        Ph = P[hit]
-        aw.append(wid[Ph])
-        as_.append((Ph - wstart[wid[Ph]]).astype(np.int32))
-        al.append(np.full(len(Ph), j + 1, dtype=np.uint8 if max_len < 256 else np.int32))
-        ap.append(sp[hit])
-        level_pos[j] = level_gram[j] = None  # free each level once its arcs are out
-    arcs = []
-    for parts in (aw, as_, al, ap):  # one array at a time, its parts freed as it is made
-        arcs.append(np.concatenate(parts))
-        parts.clear()
-    return pieces, np.concatenate(freqs), n_chars, lens, arcs
-
-
-# ---------------------------------------------------------------------------
 # training
 
 
@@ -776,7 +483,7 @@ def _check_minimum(word_counts, vocab_size: int, n_head: int, specials, unk_toke
 class _Training:
     """One training run from the seed to the required characters: the steps :func:`train_unigram` calls in order.
 
-    * ``__init__`` -- step 2, the seed vocabulary and its lattices (:func:`_seed`);
+    * ``__init__`` -- step 2, the seed vocabulary and its lattices (:func:`~bpe_core.unigram.seed.seed_pieces`);
     * :meth:`em` -- step 3, EM re-estimation of the scores;
     * :meth:`viterbi` -- the best segmentation of every word under the current scores;
     * :meth:`prune_round` -- step 4, one pruning round (then EM and Viterbi again);
@@ -792,14 +499,14 @@ class _Training:
             progress("seed", 0, 1)
         words = list(word_counts)
         self.counts = np.fromiter(word_counts.values(), dtype=np.float64, count=len(words))
-        pieces, freqs, n_chars, lens, arcs = _seed(words, self.counts, max_piece_length, seed_size)
+        pieces, freqs, n_chars, lens, arcs = seed_pieces(words, self.counts, max_piece_length, seed_size)
         collide = set(head) & set(pieces)
         if collide:
             raise ValueError(
                 f"special token or byte piece {sorted(collide)[0]!r} is also a piece of the text's words; choose "
                 "special tokens that cannot occur inside a word"
             )
-        self.lat = _Lattices(lens, arcs)  # empties arcs
+        self.lat = Lattices(lens, arcs)  # empties arcs
         if progress:
             progress("seed", 1, 1)
         info.seed_seconds = time.perf_counter() - t1
@@ -871,7 +578,7 @@ class _Training:
         n_pieces = len(self.pieces)
         size = len(self.head) + int(alive.sum())
         freq = np.bincount(lat.P[self.path_arcs], weights=self.counts[self.path_words], minlength=n_pieces)
-        inc = _loss_increase(lat, self.pieces, self.piece_len, alive, self.is_char, scores, freq, self.path_arcs)
+        inc = loss_increase(lat, self.pieces, self.piece_len, alive, self.is_char, scores, freq, self.path_arcs)
         cand = np.flatnonzero(alive & ~self.is_char)
         order = cand[np.lexsort((cand, scores[cand], inc[cand]))]  # lowest increase, then lowest score first
         n_remove = max(1, int(size * percent_to_remove), int((freq[cand] == 0).sum()))
@@ -937,61 +644,3 @@ class _Training:
             initial_tokens=info.initial_tokens, byte_fallback=byte_fallback,
         )  # fmt: skip
         return full.truncated()  # max_vocab_size is the trained size; the states above are not offered
-
-
-def _loss_increase(
-    lat: _Lattices,
-    pieces: list[str],
-    piece_len: np.ndarray,
-    alive: np.ndarray,
-    is_char: np.ndarray,
-    scores: np.ndarray,
-    freq: np.ndarray,
-    path_arcs: np.ndarray,
-) -> np.ndarray:
-    """Each alive piece's estimated loss increase (nats) if removed: its Viterbi uses re-segmented without it.
-
-    Pieces no Viterbi path uses get 0.  For the used multi-character pieces
-    the alternative is the best segmentation of the piece's own text without
-    the piece, found in the lattice of a word that contains it (the arcs
-    inside the piece's span, the whole-span arc left out).
-    """
-    n_pieces = len(pieces)
-    inc = np.zeros(n_pieces)
-    used = np.flatnonzero((freq > 0) & alive & ~is_char)
-    if len(used) == 0:
-        return inc
-    # one occurrence of each used piece: an arc of the Viterbi paths
-    pa_p = lat.P[path_arcs]
-    first = np.full(n_pieces, -1, dtype=np.int64)
-    first[pa_p[::-1]] = path_arcs[::-1]
-    order = np.argsort(lat.S, kind="stable").astype(np.int32)  # arcs by start node
-    sS = lat.S[order]
-    f_all = freq[used]
-    total = freq.sum()
-    # the pieces a chunk at a time: the arcs inside their spans (up to max_piece_length ** 2 each) stay small
-    for c in range(0, len(used), _SPAN_CHUNK):
-        chunk = used[c : c + _SPAN_CHUNK]
-        u0 = lat.S[first[chunk]]
-        k = piece_len[chunk]
-        # arcs starting inside each span, from the arcs sorted by start node
-        lo = np.searchsorted(sS, u0, side="left")
-        hi = np.searchsorted(sS, u0 + k, side="left")
-        cnt = hi - lo
-        rep = np.repeat(np.arange(len(chunk)), cnt)
-        idx = order[np.repeat(lo, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
-        s_off = lat.S[idx] - u0[rep]
-        a_len = lat.L[idx]
-        inside = (s_off + a_len <= k[rep]) & ~((s_off == 0) & (a_len == k[rep]))
-        rep, s_off, a_len, idx = rep[inside], s_off[inside], a_len[inside], idx[inside]
-        sub = _Lattices(k, [rep, s_off, a_len, lat.P[idx]])
-        _best, barc = sub.viterbi(scores)
-        aw, aa = sub.paths(barc)
-        alt_p = sub.P[aa]
-        f = f_all[c : c + _SPAN_CHUNK]
-        n_alt = np.bincount(aw, minlength=len(chunk)).astype(np.float64)
-        logsum_alt = np.log(total + f * (n_alt - 1))
-        logprob_alt = np.bincount(aw, weights=np.log(freq[alt_p] + f[aw]), minlength=len(chunk)) - n_alt * logsum_alt
-        logprob_sp = np.log(f) - math.log(total)
-        inc[chunk] = f * (logprob_sp - logprob_alt)
-    return inc

@@ -1,0 +1,260 @@
+"""The lattices of all training words at once (numpy): forward-backward, Viterbi, and the loss estimate of pruning.
+
+The training words' lattices are processed together, one *layer* (a
+character offset within the words) at a time, with numpy: every arc of the
+layer in one vectorized step.  :class:`Lattices` holds the arcs;
+:func:`loss_increase` is SentencePiece's estimate of what removing each piece
+would cost.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["Lattices", "loss_increase"]
+
+_SPAN_CHUNK = 4096  # used pieces whose alternatives are found together (bounds the sub-lattices' memory)
+
+
+class Lattices:
+    """The lattices of many strings at once: arcs ``(string, start, end, piece)``, processed a layer at a time.
+
+    Nodes are numbered per string: string ``w`` has nodes ``node0[w] .. node0[w] + len[w]``.
+    Arcs are stored in forward order (by end offset, then end node; Viterbi and
+    the forward pass), with ``bw``, the permutation of the backward order (by
+    start offset descending, then start node); :meth:`keep` filters both
+    without re-sorting.  Memory per arc: ``S``, ``P``, ``W`` and ``bw``
+    (``int32``), ``L`` (``uint8`` while pieces are shorter than 256
+    characters) and each order's group index (``int32``), about 25 bytes; the
+    passes work one layer (or one chunk of arcs) at a time, so their
+    temporaries are per layer, not per arc of the corpus.
+    """
+
+    def __init__(self, lens: np.ndarray, arcs: list[np.ndarray]):
+        """``lens``: each string's length; ``arcs``: ``[string, start offset, length, piece]`` per arc.
+
+        ``arcs`` is emptied as its arrays are consumed, so that they are freed
+        (when the caller holds no other reference) before the next is built.
+        """
+        arc_w, arc_s, arc_len = arcs[0], arcs[1], arcs[2]
+        self.lens = lens.astype(np.int64)
+        self.node0 = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(self.lens + 1, out=self.node0[1:])
+        self.n_nodes = int(self.node0[-1])
+        maxlen = int(arc_len.max()) if len(arc_len) else 1
+        ldt = np.uint8 if maxlen < 256 else np.int16 if maxlen < 32768 else np.int32
+        nn = self.n_nodes
+        # forward order: by end offset, end node, then start ascending (longest first); built in place
+        key = arc_s.astype(np.int64)
+        key += arc_len  # end offset
+        key *= nn
+        for c in range(0, len(key), self._CHUNK):  # + the string's first node (no int64 temporary per arc)
+            key[c : c + self._CHUNK] += self.node0[arc_w[c : c + self._CHUNK]]
+        key += arc_s
+        key += arc_len  # end node
+        key *= maxlen + 1
+        key += maxlen
+        key -= arc_len
+        fw = np.argsort(key, kind="stable")
+        del key
+        # int32 everywhere below: nodes, offsets and pieces stay far under 2**31, and memory halves
+        self.W = arc_w[fw].astype(np.int32)
+        del arc_w
+        arcs[0] = None
+        s = arc_s[fw].astype(np.int32)
+        del arc_s
+        arcs[1] = None
+        s += self.node0[:-1].astype(np.int32)[self.W]
+        self.S = s
+        del s
+        self.L = arc_len[fw].astype(ldt)
+        del arc_len
+        arcs[2] = None
+        self.P = arcs[3][fw].astype(np.int32)
+        arcs.clear()
+        del fw
+        # backward order: by start offset descending, then start node
+        bkey = self.S - self.node0[self.W]  # start offset
+        bkey *= -nn
+        bkey += self.S
+        self.bw = np.argsort(bkey, kind="stable").astype(np.int32)
+        del bkey
+        self._layers()
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only the arcs where ``mask`` (forward order) is true."""
+        newpos = (np.cumsum(mask) - 1).astype(np.int32)
+        self.bw = newpos[self.bw[mask[self.bw]]]
+        del newpos
+        self.S, self.L, self.P, self.W = (a[mask] for a in (self.S, self.L, self.P, self.W))
+        self._layers()
+
+    @staticmethod
+    def _groups(layer_key: np.ndarray, group_key: np.ndarray) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+        """Per layer: ``(a, b, group starts relative to a, group of each arc)`` over arrays sorted by (layer, group)."""
+        n = len(layer_key)
+        if n == 0:
+            return []
+        brk = np.flatnonzero(group_key[1:] != group_key[:-1]) + 1
+        gstarts = np.concatenate(([0], brk))
+        del brk
+        lbrk = np.flatnonzero(layer_key[1:] != layer_key[:-1]) + 1
+        lstarts = np.concatenate(([0], lbrk, [n]))
+        gidx = np.searchsorted(gstarts, lstarts)
+        out = []
+        for j in range(len(lstarts) - 1):
+            a, b = int(lstarts[j]), int(lstarts[j + 1])
+            rel = (gstarts[gidx[j] : gidx[j + 1]] - a).astype(np.int32)
+            row = np.repeat(np.arange(len(rel), dtype=np.int32), np.diff(np.append(rel, b - a)))
+            out.append((a, b, rel, row))
+        return out
+
+    def _layers(self) -> None:
+        start0 = self.node0[:-1].astype(np.int32)[self.W]  # each arc's string's first node
+        E = self.S + self.L
+        self.fw_layers = self._groups(E - start0, E)
+        self.fw_nodes = [E[a + rel] for a, b, rel, row in self.fw_layers]
+        del E
+        bw = self.bw
+        bS = self.S[bw]
+        self.bw_layers = self._groups(bS - start0[bw], bS)
+        self.bw_nodes = [bS[a + rel] for a, b, rel, row in self.bw_layers]
+
+    _CHUNK = 1 << 18  # arcs per chunk of the posterior pass
+
+    def forward_backward(self, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
+        """Expected piece counts over all segmentations (weighted by ``weights`` per string), and ``-sum w log Z``."""
+        S, L, P, W = self.S, self.L, self.P, self.W
+        alpha = np.zeros(self.n_nodes)
+        for (a, b, rel, row), nodes in zip(self.fw_layers, self.fw_nodes):
+            v = alpha[S[a:b]]
+            v += scores[P[a:b]]
+            alpha[nodes] = _lse(v, rel, row)
+        beta = np.zeros(self.n_nodes)
+        bw = self.bw
+        for (a, b, rel, row), nodes in zip(self.bw_layers, self.bw_nodes):
+            idx = bw[a:b]
+            v = beta[S[idx] + L[idx]]
+            v += scores[P[idx]]
+            beta[nodes] = _lse(v, rel, row)
+        logz = alpha[self.node0[1:] - 1]
+        expected = np.zeros(len(scores))
+        for a in range(0, len(S), self._CHUNK):
+            s, w, p = S[a : a + self._CHUNK], W[a : a + self._CHUNK], P[a : a + self._CHUNK]
+            post = alpha[s]
+            post += scores[p]
+            post += beta[s + L[a : a + self._CHUNK]]
+            post -= logz[w]
+            np.exp(post, out=post)
+            post *= weights[w]
+            expected += np.bincount(p, weights=post, minlength=len(scores))
+        return expected, float(-(weights * logz).sum())
+
+    def viterbi(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Best path of every string: ``(best total per string, best arc (forward index) per node)``.
+
+        Ties go to the arc starting earliest (the encoder's and Hugging Face's rule).
+        """
+        best = np.zeros(self.n_nodes)
+        barc = np.full(self.n_nodes, -1, dtype=np.int64)
+        S, P = self.S, self.P
+        for (a, b, rel, row), nodes in zip(self.fw_layers, self.fw_nodes):
+            v = best[S[a:b]]
+            v += scores[P[a:b]]
+            if len(rel) == len(v):
+                barc[nodes] = np.arange(a, b)
+                best[nodes] = v
+                continue
+            m = np.maximum.reduceat(v, rel)
+            hit = np.flatnonzero(v == m[row])  # arcs reaching their node's best; the first per node starts earliest
+            hrow = row[hit]
+            first = np.ones(len(hit), dtype=bool)
+            first[1:] = hrow[1:] != hrow[:-1]
+            barc[nodes] = hit[first] + a
+            best[nodes] = m
+        return best[self.node0[1:] - 1], barc
+
+    def paths(self, barc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The arcs of every string's best path: ``(string index, forward arc index)`` for each token."""
+        ws, arcs = [], []
+        cur_w = np.arange(len(self.lens))
+        cur = self.node0[1:] - 1
+        while len(cur):
+            arc = barc[cur]
+            ws.append(cur_w)
+            arcs.append(arc)
+            cur = self.S[arc]
+            more = cur != self.node0[cur_w]
+            cur, cur_w = cur[more], cur_w[more]
+        if not ws:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.concatenate(ws), np.concatenate(arcs)
+
+
+def _lse(v: np.ndarray, rel: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """Log-sum-exp of the groups of ``v`` starting at ``rel`` (``row``: the group of each element)."""
+    if len(rel) == len(v):
+        return v
+    m = np.maximum.reduceat(v, rel)
+    e = np.exp(v - m[row])
+    return m + np.log(np.bincount(row, weights=e, minlength=len(rel)))
+
+
+def loss_increase(
+    lat: Lattices,
+    pieces: list[str],
+    piece_len: np.ndarray,
+    alive: np.ndarray,
+    is_char: np.ndarray,
+    scores: np.ndarray,
+    freq: np.ndarray,
+    path_arcs: np.ndarray,
+) -> np.ndarray:
+    """Each alive piece's estimated loss increase (nats) if removed: its Viterbi uses re-segmented without it.
+
+    Pieces no Viterbi path uses get 0.  For the used multi-character pieces
+    the alternative is the best segmentation of the piece's own text without
+    the piece, found in the lattice of a word that contains it (the arcs
+    inside the piece's span, the whole-span arc left out).
+    """
+    n_pieces = len(pieces)
+    inc = np.zeros(n_pieces)
+    used = np.flatnonzero((freq > 0) & alive & ~is_char)
+    if len(used) == 0:
+        return inc
+    # one occurrence of each used piece: an arc of the Viterbi paths
+    pa_p = lat.P[path_arcs]
+    first = np.full(n_pieces, -1, dtype=np.int64)
+    first[pa_p[::-1]] = path_arcs[::-1]
+    order = np.argsort(lat.S, kind="stable").astype(np.int32)  # arcs by start node
+    sS = lat.S[order]
+    f_all = freq[used]
+    total = freq.sum()
+    # the pieces a chunk at a time: the arcs inside their spans (up to max_piece_length ** 2 each) stay small
+    for c in range(0, len(used), _SPAN_CHUNK):
+        chunk = used[c : c + _SPAN_CHUNK]
+        u0 = lat.S[first[chunk]]
+        k = piece_len[chunk]
+        # arcs starting inside each span, from the arcs sorted by start node
+        lo = np.searchsorted(sS, u0, side="left")
+        hi = np.searchsorted(sS, u0 + k, side="left")
+        cnt = hi - lo
+        rep = np.repeat(np.arange(len(chunk)), cnt)
+        idx = order[np.repeat(lo, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
+        s_off = lat.S[idx] - u0[rep]
+        a_len = lat.L[idx]
+        inside = (s_off + a_len <= k[rep]) & ~((s_off == 0) & (a_len == k[rep]))
+        rep, s_off, a_len, idx = rep[inside], s_off[inside], a_len[inside], idx[inside]
+        sub = Lattices(k, [rep, s_off, a_len, lat.P[idx]])
+        _best, barc = sub.viterbi(scores)
+        aw, aa = sub.paths(barc)
+        alt_p = sub.P[aa]
+        f = f_all[c : c + _SPAN_CHUNK]
+        n_alt = np.bincount(aw, minlength=len(chunk)).astype(np.float64)
+        logsum_alt = np.log(total + f * (n_alt - 1))
+        logprob_alt = np.bincount(aw, weights=np.log(freq[alt_p] + f[aw]), minlength=len(chunk)) - n_alt * logsum_alt
+        logprob_sp = np.log(f) - math.log(total)
+        inc[chunk] = f * (logprob_sp - logprob_alt)
+    return inc
