@@ -19,9 +19,12 @@ Each algorithm pre-tokenizes in its own way, so a table is counted *for* one:
   (:func:`bpe_core.wordpiece.count_words`; the pattern is always ``bert``);
   stored in order of first appearance, which WordPiece's ties depend on;
 * ``"unigram"`` -- the words of ``pattern`` as the Unigram trainer counts them
-  (:func:`bpe_core.unigram.count_unigram_words`: ``sentencepiece`` gives
+  (:func:`bpe_core.unigram.trainer.count_sentences`: ``sentencepiece`` gives
   ``▁``-marked words), with the unknown token among the special tokens;
-  stored in order of first appearance (the trainer's order).
+  stored in order of first appearance (the trainer's order), with each
+  sentence's last word (its seed needs them).  A text's first word gets the
+  ``▁`` put in front of the text, and every shard is a text: Unigram shards
+  add up to the whole text when each starts at a special token.
 
 Training refuses a table counted for another algorithm, pattern, special
 tokens or lower-casing (:class:`CountTableError` naming both); tables add up
@@ -64,9 +67,9 @@ from .bpe import BPETokenizer, train_bpe_from_counts
 from .counting import count_text
 from .interface import ProgressCallback
 from .pretokenize import BERT_PATTERN, PATTERNS, resolve_pattern, validate_special_tokens
-from .unigram import SENTENCEPIECE, UnigramTokenizer, count_unigram_words
+from .unigram import SENTENCEPIECE, UnigramTokenizer
 from .unigram.model import DEFAULT_UNK_TOKEN
-from .unigram.trainer import train_unigram_from_counts
+from .unigram.trainer import count_sentences, train_unigram_from_counts
 from .wordpiece import WordPieceTokenizer, count_words, train_wordpiece_from_counts
 from .wordpiece.words import surrogate_error
 
@@ -113,6 +116,11 @@ class CountTable:
         sources: names of the files counted (informational).
         algorithm: whose pre-tokenization counted it: ``"bpe"``, ``"wordpiece"`` or ``"unigram"``.
         lowercase: the text was lower-cased before counting (WordPiece only).
+        sentence_ends: Unigram only: each sentence's (stretch of text between special
+            tokens) last word and the next sentence's first UTF-8 byte, ``-1`` for
+            the last (:attr:`bpe_core.unigram.trainer.CountedWords.ends`); the seed needs them.
+        first_byte: Unigram only: the first UTF-8 byte of the first sentence (``-1``: none), which
+            the previous shard's last sentence end takes when tables are added up.
 
     For ``"wordpiece"`` and ``"unigram"`` the order of ``word_counts`` is the
     order of first appearance, and is part of the table.
@@ -126,6 +134,8 @@ class CountTable:
     sources: tuple[str, ...] = field(default_factory=tuple)
     algorithm: str = "bpe"
     lowercase: bool = False
+    sentence_ends: tuple[tuple[str, int], ...] = ()
+    first_byte: int = -1
 
     @property
     def pattern_name(self) -> str | None:
@@ -150,6 +160,8 @@ class CountTable:
         sources: Iterable[str] = (),
         algorithm: str = "bpe",
         lowercase: bool = False,
+        sentence_ends: Sequence[tuple[str, int]] = (),
+        first_byte: int = -1,
     ) -> CountTable:
         """A table from counts (a :class:`bpe_core.counting.CountResult`'s ``word_counts``, say).
 
@@ -163,6 +175,8 @@ class CountTable:
             sources: file names, for the record.
             algorithm: one of :data:`ALGORITHMS`.
             lowercase: the text was lower-cased first (WordPiece only).
+            sentence_ends: Unigram: see the class attributes.
+            first_byte: Unigram: see the class attributes.
 
         Raises:
             ValueError: bad pattern or special tokens; an unknown algorithm; a
@@ -180,6 +194,8 @@ class CountTable:
             sources=tuple(sources),
             algorithm=algorithm,
             lowercase=bool(lowercase),
+            sentence_ends=tuple((str(w), int(b)) for w, b in sentence_ends),
+            first_byte=int(first_byte),
         )
 
     def words(self) -> dict[str, int]:
@@ -239,6 +255,8 @@ def count_text_table(
     pattern = default if pattern is None else pattern
     _check_algorithm(algorithm, pattern, lowercase)
     specials = validate_special_tokens(special_tokens)
+    ends: tuple = ()
+    first = -1
     if algorithm == "bpe":
         r = count_text(text, pattern, specials, num_workers=1, progress=progress)
         counts: Mapping = r.word_counts
@@ -254,7 +272,9 @@ def count_text_table(
                 specials = (*specials, DEFAULT_UNK_TOKEN)
             if resolve_pattern(pattern) == PATTERNS[SENTENCEPIECE]:
                 pattern = SENTENCEPIECE  # the Unigram trainer's name for ▁-marked words
-            counts, n_special = count_unigram_words(text, pattern, specials)
+            counted = count_sentences(text, pattern, specials)
+            counts, n_special = counted.counts, counted.special_occurrences
+            ends, first = counted.ends, counted.first_byte
     return CountTable.from_counts(
         counts,
         pattern,
@@ -263,6 +283,8 @@ def count_text_table(
         sources=sources,
         algorithm=algorithm,
         lowercase=lowercase,
+        sentence_ends=ends if algorithm == "unigram" else (),
+        first_byte=first if algorithm == "unigram" else -1,
     )
 
 
@@ -314,6 +336,9 @@ def save_count_table(table: CountTable, path: str | os.PathLike) -> None:
         "sources": list(table.sources),
         "sha256": _digest(lengths, counts, data),
     }
+    if table.algorithm == "unigram":
+        meta["sentence_ends"] = [list(e) for e in table.sentence_ends]
+        meta["first_byte"] = table.first_byte
     meta_arr = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
     buf = io.BytesIO()
     np.savez_compressed(buf, meta=meta_arr, lengths=lengths, counts=counts, data=data)
@@ -396,6 +421,8 @@ def load_count_table(
         sources=tuple(meta.get("sources", ())),
         algorithm=table_algorithm,
         lowercase=bool(meta.get("lowercase", False)),
+        sentence_ends=tuple((str(w), int(b)) for w, b in meta.get("sentence_ends", ())),
+        first_byte=int(meta.get("first_byte", -1)),
     )
     _check_same(table, name, pattern, special_tokens, algorithm, lowercase)
     blob = data.tobytes()
@@ -472,7 +499,22 @@ def merge_count_tables(tables: Sequence[CountTable]) -> CountTable:
         sources=tuple(s for t in tables for s in t.sources),
         algorithm=first.algorithm,
         lowercase=first.lowercase,
+        sentence_ends=_joined_ends(tables),
+        first_byte=next((t.first_byte for t in tables if t.first_byte >= 0), -1),
     )
+
+
+def _joined_ends(tables: Sequence[CountTable]) -> tuple[tuple[str, int], ...]:
+    """The sentence ends of the concatenated texts: a table's last sentence runs up to the next table's first.
+
+    Exact when each shard after the first starts at a special token (a sentence boundary).
+    """
+    out: list[tuple[str, int]] = []
+    for t in tables:
+        if out and out[-1][1] == -1 and t.first_byte >= 0:
+            out[-1] = (out[-1][0], t.first_byte)
+        out.extend(t.sentence_ends)
+    return tuple(out)
 
 
 def load_count_tables(
@@ -584,6 +626,7 @@ def train_from_table(
             specials,
             pattern,
             special_occurrences=table.special_occurrences,
+            sentence_ends=table.sentence_ends,
             progress=progress,
         )
     if tok.training is not None:

@@ -41,8 +41,8 @@ def _random_vocab(text: str, seed: int, *, drop_chars: float = 0.03) -> list[tup
 
 def _hf(items: list[tuple[str, float]], specials: list[str]) -> Tokenizer:
     hf = Tokenizer(models.Unigram([(s, 0.0) for s in specials] + items, unk_id=specials.index("<unk>")))
-    hf.pre_tokenizer = pre_tokenizers.Metaspace()
-    hf.decoder = decoders.Metaspace()
+    hf.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")  # SentencePiece's "▁" in front of the text
+    hf.decoder = decoders.Metaspace(prepend_scheme="first")
     hf.add_special_tokens(specials)
     return hf
 
@@ -74,7 +74,7 @@ def test_trained_scores_equal_hugging_face():
     tok = train_unigram(TEXTS["english"] + TEXTS["python"], 600)
     items = [(tok.pieces[i], s) for i, s in enumerate(tok.scores) if i != tok.unknown_id]
     hf = Tokenizer(models.Unigram([("<unk>", 0.0), *items], unk_id=0))
-    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    hf.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
     for name in ("multilingual", "seeds"):
         text = TEXTS[name]
         assert tok.encode(text) == hf.encode(text).ids  # <unk> is id 0 on both sides; piece ids line up

@@ -27,15 +27,25 @@ Scores are Python ``float`` (IEEE double, as Rust's ``f64``) and each path
 total is accumulated in the same order (``score + best[start]``), so equal
 inputs give bit-identical totals and the same ties.
 
-SentencePiece-style words (the ``"sentencepiece"`` pattern) are Hugging Face's
-``pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always",
-split=True)``: every space ``" "`` becomes ``"▁"`` (U+2581), a ``"▁"`` is put
-in front of each stretch of text between special tokens that does not start
-with one, and the text is cut before every ``"▁"``.  On the original text those
-words are exactly the matches of :data:`SENTENCEPIECE_PATTERN`
-(``[ ▁][^ ▁]*|[^ ▁]+``), each written ``"▁" + rest`` (:func:`metaspace_word`),
-so offsets map back one character for one character, except the ``"▁"`` put in
-front of a stretch, which stands for no character of the text.
+SentencePiece-style words (the ``"sentencepiece"`` pattern) are what
+SentencePiece makes of a text (``add_dummy_prefix``, ``escape_whitespaces``,
+``split_by_whitespace``): every space ``" "`` becomes ``"▁"`` (U+2581), one
+``"▁"`` is put in front of the text -- unless the text starts with a special
+token; none is put after a special token -- and the text is cut before every
+``"▁"`` (:func:`lattice_words`).  So ``"<sep>world"`` and ``"<sep> world"``
+are different words (``world`` and ``▁world``), and a text that starts with a
+space starts with the word ``"▁"`` alone: decoding drops exactly the one
+``"▁"`` put in front, and gives every text back.  On the original text the
+words are the matches of :data:`SENTENCEPIECE_PATTERN` (``[ ▁][^ ▁]*|[^ ▁]+``),
+each written ``"▁" + rest`` when it starts with a space or ``"▁"``
+(:func:`metaspace_word`), so offsets map back one character for one
+character, except the ``"▁"`` put in front of the text, which stands for no
+character.  Hugging Face writes this as ``Metaspace(prepend_scheme="first")``,
+except that it puts no ``"▁"`` in front of a text that starts with a space.
+
+Tokenizers imported from a Hugging Face file with ``prepend_scheme="always"``
+keep that scheme (:data:`PREPEND_ALWAYS`): a ``"▁"`` in front of every
+stretch between special tokens that does not start with a space or ``"▁"``.
 """
 
 from __future__ import annotations
@@ -48,12 +58,16 @@ from ..pretokenize import SENTENCEPIECE_PATTERN
 
 __all__ = [
     "METASPACE",
+    "PREPEND_ALWAYS",
+    "PREPEND_FIRST",
     "SENTENCEPIECE",
     "SENTENCEPIECE_PATTERN",
     "UNK_PENALTY",
     "PieceTable",
+    "lattice_words",
     "metaspace_word",
     "viterbi",
+    "word_offsets",
 ]
 
 METASPACE = "\u2581"
@@ -69,13 +83,67 @@ UNK_PENALTY = 10.0
 SENTENCEPIECE_RX = regex.compile(SENTENCEPIECE_PATTERN)
 
 
-def metaspace_word(word: str) -> str:
-    """The lattice string of one ``"sentencepiece"`` word: ``"▁"`` and the word without its leading space or ``▁``.
+PREPEND_FIRST = "first"
+"""SentencePiece's scheme: one ``"▁"`` in front of the text (unless it starts with a special token), none after
+special tokens.  What this package trains with."""
 
-    >>> metaspace_word(" world"), metaspace_word("Hello")
-    ('▁world', '▁Hello')
+PREPEND_ALWAYS = "always"
+"""Hugging Face ``Metaspace(prepend_scheme="always")``: a ``"▁"`` in front of every stretch between special tokens
+that does not start with a space or ``"▁"`` (kept for files imported with it)."""
+
+
+def metaspace_word(word: str) -> str:
+    """The lattice string of one matched word: a leading space or ``▁`` written ``▁``, anything else as it is.
+
+    >>> metaspace_word(" world"), metaspace_word("▁world"), metaspace_word("world")
+    ('▁world', '▁world', 'world')
     """
-    return METASPACE + (word[1:] if word[0] in " \u2581" else word)
+    return METASPACE + word[1:] if word[0] in " \u2581" else word
+
+
+def _prefixed(segment: str, first: bool, scheme: str) -> bool:
+    """Whether a ``"▁"`` is put in front of this stretch (see the module docstring)."""
+    if scheme == PREPEND_FIRST:
+        return first
+    return segment[0] not in " \u2581"
+
+
+def lattice_words(segment: str, first: bool, scheme: str = PREPEND_FIRST) -> list[str]:
+    """The lattice words of one stretch of text between special tokens (SentencePiece-style).
+
+    Args:
+        segment: the stretch (non-empty, no special token in it).
+        first: the stretch starts the text (offset 0).
+        scheme: :data:`PREPEND_FIRST` or :data:`PREPEND_ALWAYS`.
+
+    Returns:
+        The words in order, ``"▁"``-marked.
+
+    >>> lattice_words("hug  pugs", True), lattice_words(" hug", True), lattice_words("hug", False)
+    (['▁hug', '▁', '▁pugs'], ['▁', '▁hug'], ['hug'])
+    """
+    if _prefixed(segment, first, scheme):
+        segment = METASPACE + segment
+    return [metaspace_word(w) for w in SENTENCEPIECE_RX.findall(segment)]
+
+
+def word_offsets(segment: str, first: bool, scheme: str = PREPEND_FIRST) -> list[tuple[int, int, str]]:
+    """:func:`lattice_words` with each word's character offsets in ``segment``: ``[(start, end, word), ...]``.
+
+    ``len(word) - (end - start)`` is 1 for the word that holds the ``"▁"`` put
+    in front of the stretch (which stands for no character; a word of it
+    alone is ``(0, 0, "▁")``), else 0.
+
+    >>> word_offsets(" hug", True)
+    [(0, 0, '▁'), (0, 4, '▁hug')]
+    """
+    lead = 1 if _prefixed(segment, first, scheme) else 0
+    if lead:
+        segment = METASPACE + segment
+    return [
+        (max(m.start() - lead, 0), m.end() - lead, metaspace_word(m.group()))
+        for m in SENTENCEPIECE_RX.finditer(segment)
+    ]
 
 
 class PieceTable:

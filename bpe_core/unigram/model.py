@@ -74,12 +74,15 @@ from ..pretokenize import PATTERNS, compile_pattern, iter_pretoken_strings, reso
 from ..spans import TokenSpan
 from .encoder import (
     METASPACE,
+    PREPEND_ALWAYS,
+    PREPEND_FIRST,
     SENTENCEPIECE,
     SENTENCEPIECE_PATTERN,
     SENTENCEPIECE_RX,
     PieceTable,
-    metaspace_word,
+    lattice_words,
     viterbi,
+    word_offsets,
 )
 from .trace import PruneRound, UnigramReplay, WordLattice, word_lattice
 
@@ -158,11 +161,12 @@ class _States:
     """What all views of one tokenizer share: the pieces, specials, states and trace."""
 
     __slots__ = (
-        "base", "byte_ids", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "tables", "tokens0",
-        "unk_id",
+        "base", "byte_ids", "pieces", "prepend", "rounds", "scores", "sizes", "special_ids", "specials", "tables",
+        "tokens0", "unk_id",
     )  # fmt: skip
 
-    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds, tokens0=None, byte_ids=None):
+    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds, tokens0=None, byte_ids=None,
+                 prepend=PREPEND_FIRST):  # fmt: skip
         self.pieces: list[str] = pieces
         self.specials: dict[str, int] = specials
         self.special_ids: frozenset[int] = frozenset(specials.values())
@@ -174,6 +178,7 @@ class _States:
         self.tables: dict[int, PieceTable] = {}  # the last few views' encoding tables, by size
         self.tokens0: int | None = tokens0  # the training text's tokens at state 0, when known
         self.byte_ids: list[int] | None = byte_ids  # byte fallback: the id of <0x00> .. <0xFF>, else None
+        self.prepend: str = prepend  # where "▁" is put in front of a stretch (encoder.PREPEND_FIRST / _ALWAYS)
 
 
 class UnigramTokenizer(ViewCache, JsonFile):
@@ -243,6 +248,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         train_words: tuple[dict[str, int], int] | None = None,
         initial_tokens: int | None = None,
         byte_fallback: bool = False,
+        prepend: str = PREPEND_FIRST,
     ) -> UnigramTokenizer:
         """Build a tokenizer from its parts (what the trainer and :meth:`from_dict` call).
 
@@ -268,10 +274,17 @@ class UnigramTokenizer(ViewCache, JsonFile):
                 the pieces ``<0x00>`` .. ``<0xFF>`` of their UTF-8 bytes (which
                 must all be among the first ``base`` ids) instead of the unknown
                 token; byte pieces are never matched in the text.
+            prepend: SentencePiece-style words only: where a ``"▁"`` is put in
+                front of a stretch, :data:`~bpe_core.unigram.encoder.PREPEND_FIRST`
+                (SentencePiece's, the default) or
+                :data:`~bpe_core.unigram.encoder.PREPEND_ALWAYS` (Hugging Face's
+                ``prepend_scheme="always"``).
 
         Raises:
             ValueError: inconsistent parts (the message says which).
         """
+        if prepend not in (PREPEND_FIRST, PREPEND_ALWAYS):
+            raise ValueError(f"prepend must be {PREPEND_FIRST!r} or {PREPEND_ALWAYS!r}, got {prepend!r}")
         pieces = list(pieces)
         index = _index_pieces(pieces)
         specials = {}
@@ -292,6 +305,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         st = _States(
             pieces, dict(sorted(specials.items(), key=lambda kv: kv[1])), specials[unk_token], base, sizes,
             [[float(x) for x in sc[:sz]] for sc, sz in zip(scores, sizes)], list(rounds), initial_tokens, byte_ids,
+            prepend,
         )  # fmt: skip
         if n is None:
             n = sizes[0]
@@ -309,6 +323,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         pattern: str = SENTENCEPIECE,
         name: str = "Unigram",
         byte_fallback: bool = False,
+        prepend: str = PREPEND_FIRST,
     ) -> UnigramTokenizer:
         """A tokenizer of fixed pieces and scores (no training states): special tokens, ``<unk>``, then ``pieces``.
 
@@ -324,6 +339,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             pattern: ``"sentencepiece"`` or a pattern name / regex.
             name: display name.
             byte_fallback: unknown characters as their UTF-8 byte pieces (see :meth:`from_states`).
+            prepend: where a ``"▁"`` is put in front of a stretch (see :meth:`from_states`).
 
         Returns:
             A tokenizer whose only state is the whole vocabulary (special tokens score 0.0).
@@ -340,7 +356,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         scores = [0.0] * len(head) + [float(s) for _, s in items]
         return cls.from_states(
             texts, specials, unk_token, base=len(texts), sizes=[len(texts)], scores=[scores], name=name,
-            pattern_name=pattern, byte_fallback=byte_fallback,
+            pattern_name=pattern, byte_fallback=byte_fallback, prepend=prepend,
         )  # fmt: skip
 
     # -- sizes and views ---------------------------------------------------------
@@ -410,7 +426,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             st.pieces[:n], list(st.specials), self.unk_token, base=st.base, sizes=sizes, scores=scores,
             rounds=rounds, n=n, name=self.name, pattern_name=self.pattern_name, training=self.training,
             train_words=self._train_words, initial_tokens=self.training_text_tokens(),
-            byte_fallback=self.byte_fallback,
+            byte_fallback=self.byte_fallback, prepend=self._st.prepend,
         )  # fmt: skip
         tok._st.tables[n] = tok._table = self._table_()  # the same pieces and scores
         tok._cache = self._cache
@@ -455,6 +471,16 @@ class UnigramTokenizer(ViewCache, JsonFile):
     def special_tokens(self) -> dict[str, int]:
         """``{special token: id}`` in id order, ``<unk>`` included."""
         return dict(self._st.specials)
+
+    @property
+    def prepend(self) -> str:
+        """SentencePiece-style words: where a ``"▁"`` is put in front of a stretch of text.
+
+        ``"first"`` (:data:`~bpe_core.unigram.encoder.PREPEND_FIRST`, SentencePiece's: in front
+        of the text) or ``"always"`` (:data:`~bpe_core.unigram.encoder.PREPEND_ALWAYS`, files
+        imported with Hugging Face's ``prepend_scheme="always"``).
+        """
+        return self._st.prepend
 
     @property
     def byte_fallback(self) -> bool:
@@ -570,15 +596,6 @@ class UnigramTokenizer(ViewCache, JsonFile):
                     "not a character and has no UTF-8 form; remove it or replace it with U+FFFD"
                 )
 
-    def _words(self, segment: str) -> list[str]:
-        """The words of an ordinary segment (no special token), as the pattern cuts them (original text)."""
-        if self._metaspace:
-            return SENTENCEPIECE_RX.findall(segment)
-        return iter_pretoken_strings(segment, self._rx)
-
-    def _lattice_word(self, w: str) -> str:
-        return metaspace_word(w) if self._metaspace else w
-
     def _word_arcs(self, word: str) -> list[tuple[int, int, int]]:
         return viterbi(word, self._table_())
 
@@ -616,24 +633,29 @@ class UnigramTokenizer(ViewCache, JsonFile):
         out: list[int] = []
         specials = self._st.specials
         encode_word = self.encode_word
-        lattice_word = self._lattice_word
-        for segment, is_special in split_special(text, tuple(specials)):
+        for k, (segment, is_special) in enumerate(split_special(text, tuple(specials))):
             if is_special:
                 out.append(specials[segment])
-                continue
-            for w in self._words(segment):
-                out.extend(encode_word(lattice_word(w)))
+            elif self._metaspace:
+                for w in lattice_words(segment, k == 0, self._st.prepend):
+                    out.extend(encode_word(w))
+            else:
+                for w in iter_pretoken_strings(segment, self._rx):
+                    out.extend(encode_word(w))
         return out
 
     def _segments(self, text: str):
-        """``(start, end, lattice word or None for a special token, original text)`` over ``text``."""
+        """``(start, end, lattice word or None for a special token, original text)`` over ``text``.
+
+        ``len(word) - (end - start)`` is 1 for the word holding the ``"▁"`` put in front of a stretch, else 0.
+        """
         offset = 0
-        for segment, is_special in split_special(text, tuple(self._st.specials)):
+        for k, (segment, is_special) in enumerate(split_special(text, tuple(self._st.specials))):
             if is_special:
                 yield offset, offset + len(segment), None, segment
             elif self._metaspace:
-                for m in SENTENCEPIECE_RX.finditer(segment):
-                    yield offset + m.start(), offset + m.end(), metaspace_word(m.group()), m.group()
+                for a, b, w in word_offsets(segment, k == 0, self._st.prepend):
+                    yield offset + a, offset + b, w, segment[a:b]
             else:
                 pos = offset
                 for w in iter_pretoken_strings(segment, self._rx):
@@ -655,28 +677,48 @@ class UnigramTokenizer(ViewCache, JsonFile):
         """
         self._check_text(text)
         out: list[TokenSpan] = []
-        pieces = self._st.pieces
         specials = self._st.specials
-        unk = self._st.unk_id
         for ws, we, word, orig in self._segments(text):
             if word is None:
                 out.append(TokenSpan(specials[orig], orig.encode("utf-8"), orig, ws, we, True))
-                continue
-            shift = ws - (len(word) - len(orig))  # original offset of lattice position 0 (ws - 1 when "▁" was put in)
-            for s, e, i in self._word_arcs(word):
-                a, b = max(ws, shift + s), shift + e
-                if i == unk and self._st.byte_ids is not None:  # byte fallback: each character's bytes
-                    for q in range(s, e):
-                        cb = word[q].encode("utf-8")
-                        qa, qb = max(ws, shift + q), shift + q + 1
-                        for x in cb:
-                            tid = self._st.byte_ids[x]
-                            out.append(TokenSpan(tid, bytes([x]), f"<0x{x:02X}>", qa, qb, False, len(cb) > 1))
-                elif i == unk:
-                    out.append(TokenSpan(i, pieces[i].encode("utf-8"), word[s:e], a, b, True))
-                else:
-                    p = pieces[i]
-                    out.append(TokenSpan(i, p.encode("utf-8"), p, a, b, False, False, self.rank_of(i)))
+            else:
+                out.extend(self._word_spans(word, ws, len(word) - (we - ws)))
+        return out
+
+    def word_spans(self, word: str, text: str) -> list[TokenSpan]:
+        """The tokens of one word of a text, offsets from the word's start (:meth:`token_spans`, one word).
+
+        Args:
+            word: the lattice word (:attr:`~bpe_core.unigram.trace.WordLattice.word`).
+            text: the characters of the text it stands for
+                (:attr:`~bpe_core.unigram.trace.WordLattice.text`): ``word``
+                itself, or ``word`` less the ``"▁"`` put in front of a stretch.
+
+        Returns:
+            ``list[TokenSpan]``, offsets into ``text``.
+        """
+        return self._word_spans(word, 0, len(word) - len(text))
+
+    def _word_spans(self, word: str, ws: int, lead: int) -> list[TokenSpan]:
+        """The spans of one lattice word starting at ``ws`` in the text; ``lead``: 1 if its ``"▁"`` was put in."""
+        out: list[TokenSpan] = []
+        pieces = self._st.pieces
+        unk = self._st.unk_id
+        shift = ws - lead  # original offset of lattice position 0
+        for s, e, i in self._word_arcs(word):
+            a, b = max(ws, shift + s), shift + e
+            if i == unk and self._st.byte_ids is not None:  # byte fallback: each character's bytes
+                for q in range(s, e):
+                    cb = word[q].encode("utf-8")
+                    qa, qb = max(ws, shift + q), shift + q + 1
+                    for x in cb:
+                        tid = self._st.byte_ids[x]
+                        out.append(TokenSpan(tid, bytes([x]), f"<0x{x:02X}>", qa, qb, False, len(cb) > 1))
+            elif i == unk:
+                out.append(TokenSpan(i, pieces[i].encode("utf-8"), word[s:e], a, b, True))
+            else:
+                p = pieces[i]
+                out.append(TokenSpan(i, p.encode("utf-8"), p, a, b, False, False, self.rank_of(i)))
         return out
 
     def encode_steps(self, text: str, k: int = 5) -> list[WordLattice]:
@@ -705,13 +747,13 @@ class UnigramTokenizer(ViewCache, JsonFile):
         return out
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Text of ids: pieces joined; SentencePiece-style, ``▁`` -> space and the first token's ``▁`` dropped.
+        """Text of ids: pieces joined; SentencePiece-style, ``▁`` -> space and the ``▁`` put in front dropped.
 
         SentencePiece-style, the unknown token is written ``⁇`` (see the module
-        docstring), and the first token's ``▁`` is kept (as a space) when it is
-        a word of its own -- the text began with a space, which encoding does
-        not mark again -- where Hugging Face's ``Metaspace`` decoder drops it; so
-        ``encode(decode(ids)) == ids`` for the ids of a text without unknown characters.
+        docstring), and when the first id is a piece starting with ``▁``, that
+        ``▁`` -- the one encoding puts in front of the text -- is dropped; so
+        ``decode(encode(t)) == t`` for every ``t`` the vocabulary can spell
+        (no unknown character, no literal ``▁``), special tokens anywhere.
 
         Raises:
             ValueError: an id is not in this view.
@@ -720,27 +762,29 @@ class UnigramTokenizer(ViewCache, JsonFile):
         ids = list(ids)
         for i in ids:
             self._check_id(i)
-        if self._st.byte_ids is not None and any(self._byte_of(i) is not None for i in ids):
-            return self._decode_bytes(ids)
         if not self._metaspace:
+            if self._st.byte_ids is not None and any(self._byte_of(i) is not None for i in ids):
+                return self._decode_bytes(ids)
             return "".join(pieces[i] for i in ids)
-        unk = self._st.unk_id
-        specials = self._st.special_ids
-        parts = [self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in ids]
-        if parts and ids[0] not in specials:
-            # the first word's "▁" is the mark encoding put in front of the text, unless that word is "▁" alone
-            # (the text began with a space): then the next token starts a new word, is special, or there is none
-            nxt = ids[1] if len(ids) > 1 else None
-            alone = pieces[ids[0]] == METASPACE and (
-                nxt is None or (nxt in specials and nxt != unk) or pieces[nxt].startswith(METASPACE)
-            )
-            if not alone:
-                parts[0] = parts[0].removeprefix(" ")
-        return "".join(parts)
+        text = self._decode_bytes(ids) if self._st.byte_ids is not None else self._decode_pieces(ids)
+        first = ids[0] if ids else None
+        if (
+            first is not None
+            and first not in self._st.special_ids
+            and self._byte_of(first) is None
+            and pieces[first].startswith(METASPACE)
+        ):
+            text = text[1:]  # the "▁" encoding put in front of the text
+        return text
+
+    def _decode_pieces(self, ids: list[int]) -> str:
+        """SentencePiece-style pieces joined, ``▁`` as a space, the unknown token as its surface."""
+        pieces, unk = self._st.pieces, self._st.unk_id
+        return "".join(self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in ids)
 
     def _decode_bytes(self, ids: list[int]) -> str:
         """Decode with byte pieces: each run of them is UTF-8 (an invalid sequence -> U+FFFD), the rest as usual."""
-        pieces, unk, specials = self._st.pieces, self._st.unk_id, self._st.special_ids
+        pieces = self._st.pieces
         out: list[str] = []
         for is_byte, group in itertools.groupby(ids, key=lambda i: self._byte_of(i) is not None):
             g = list(group)
@@ -749,17 +793,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             elif not self._metaspace:
                 out.append("".join(pieces[i] for i in g))
             else:
-                out.extend(self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in g)
-        if self._metaspace and ids[0] not in specials and self._byte_of(ids[0]) is None:
-            # the first word's "▁" is the mark encoding put in front of the text, unless it is "▁" alone
-            nxt = ids[1] if len(ids) > 1 else None
-            alone = pieces[ids[0]] == METASPACE and (
-                nxt is None
-                or (nxt in specials and nxt != unk)
-                or (self._byte_of(nxt) is None and pieces[nxt].startswith(METASPACE))
-            )
-            if not alone:
-                out[0] = out[0].removeprefix(" ")
+                out.append(self._decode_pieces(g))
         return "".join(out)
 
     def _unknown_surface(self) -> str:
@@ -819,6 +853,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             "trace": rounds,
             "training": asdict(self.training) if self.training is not None else None,
             "byte_fallback": self.byte_fallback,
+            "prepend": self._st.prepend,
         }
 
     @classmethod
@@ -864,6 +899,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         return cls.from_states(
             pieces, specials, unk, base=base, sizes=sizes, scores=scores, rounds=rounds, n=sizes[0], name=name,
             pattern_name=pattern_name, training=training, byte_fallback=bool(data.get("byte_fallback", False)),
+            prepend=str(data.get("prepend", PREPEND_ALWAYS)),  # files from before "prepend": the scheme of then
         )  # fmt: skip
 
     def __repr__(self) -> str:

@@ -1,112 +1,300 @@
-"""The seed vocabulary of Unigram training: every character and the frequent substrings of the words.
+r"""The seed vocabulary of Unigram training: SentencePiece's, exactly (``sentencepiece`` 0.2.3).
 
-See :func:`seed_pieces`.
+SentencePiece (``unigram_model_trainer.cc``, ``MakeSeedSentencePieces``)
+joins its sentences into one byte array, each followed by a ``0`` byte (the
+sentence boundary), builds the suffix array of those bytes with its LCP array,
+and walks the LCP intervals (the internal nodes of the suffix tree) before it
+splits the sentences into words.  The seed is:
+
+* **every character** of the text, with its count;
+* **the substrings** of 2 to ``max_piece_length`` characters that some LCP
+  interval spells, cut at character boundaries and after any trailing ``0``,
+  with no ``0`` inside and a ``▁`` only in front -- at most ``seed_size`` of
+  them, by score ``frequency * length`` (descending; ties: the longer UTF-8
+  first, then byte order).
+
+Here the text is already cut into words (a piece never spans two words: it
+may hold ``▁`` only in front, and every word starts at a ``▁``), so the same
+seed comes from the distinct words and their counts.  Spelled out, a
+substring ``x`` of the words is in the seed when
+
+* ``x`` is an interval: its occurrences are followed by at least two
+  different *first bytes* (the next character's first UTF-8 byte inside a
+  word; at the end of a word, ``0xE2`` -- the ``▁`` that starts the next
+  word -- or ``0`` where the word ends its sentence).  So ``x`` followed only
+  by ``é`` and ``è`` (both ``0xC3 ..``) is no interval, as in SentencePiece's
+  byte array; its frequency is then its number of occurrences; or
+* ``x`` + boundary is an interval: ``x`` ends two or more sentences whose
+  next sentences start with different first bytes (the end of the text counts
+  as different from every byte).  SentencePiece trims that interval's ``0``
+  and **adds its size to the count of** ``x`` (so such an ``x`` can count
+  some occurrences twice); here too.
+
+Sentences are the stretches of text between special tokens
+(:func:`bpe_core.unigram.trainer.count_sentences`): given the same sentences
+-- the first with the ``"▁"`` put in front of the text, spaces written
+``▁``, ``add_dummy_prefix=False``, ``normalization_rule_name="identity"``,
+``split_by_unicode_script=False``, ``split_by_number=False`` -- SentencePiece
+seeds the same pieces with the same frequencies (tested, ``tests/test_unigram_exact.py``).
+Characters it reserves are ordinary characters here: ``U+0000`` and
+``U+001F`` (SentencePiece makes them unknown), ``U+2585`` (it drops a
+sentence holding it).
+
+The initial score of a piece is SentencePiece's: ``log(score / sum of
+scores)``, where a character's score is its count and a substring's its
+``frequency * length`` in 32-bit floats.
+
+:func:`seed_pieces` is written with numpy, one substring length at a time;
+:mod:`bpe_core.unigram.kernels` builds the same seed from a suffix array in
+compiled code (tests check both give the same).
 """
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import NamedTuple
+
 import numpy as np
 
-__all__ = ["seed_pieces"]
+__all__ = ["Seed", "first_bytes", "seed_order", "seed_pieces"]
+
+WORD_END = 0xE2
+"""The first byte that follows a word inside its sentence: the ``▁`` (``E2 96 81``) that starts the next word."""
 
 
-def _keep_candidates(level_pos: list, level_gram: list, level_freq: list, level_rmax: list) -> None:
-    """Keep, of the last level's positions (not characters'), those of seed candidates (twice or more, branching)."""
-    j = len(level_pos) - 1
-    if j > 0:
-        keep = ((level_freq[j] >= 2) & level_rmax[j])[level_gram[j]]
-        level_pos[j] = level_pos[j][keep]
-        level_gram[j] = level_gram[j][keep]
+class Seed(NamedTuple):
+    """The seed vocabulary and the arcs of its pieces in the words.
 
-
-def seed_pieces(words: list[str], counts: np.ndarray, max_len: int, seed_size: int):
-    """Required characters and frequent right-branching substrings; their arcs in every word.
-
-    Returns ``(pieces, freqs, n_chars, lens, [arc_w, arc_s, arc_len, arc_p])``: the arcs as
-    ``int32`` arrays (``arc_len`` ``uint8`` when ``max_len < 256``).
+    Attributes:
+        pieces: characters first (count descending, then code point), then substrings (SentencePiece's order).
+        freqs: each piece's frequency (``float64``): a character's count, a substring's SentencePiece frequency.
+        scores: each piece's initial score (log-probability), SentencePiece's (see the module docstring).
+        n_chars: how many of ``pieces`` are characters.
+        lens: each word's length in characters (``int64``).
+        arcs: ``[word, start, length, piece]`` of every occurrence of a piece in a word (``int32``
+            arrays; the lengths ``uint8`` when ``max_len < 256``), in no particular order.
     """
-    flat = "".join(words)
-    lens = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
-    codes = np.frombuffer(flat.encode("utf-32-le"), dtype=np.uint32)
-    wstart = np.zeros(len(words), dtype=np.int64)
-    np.cumsum(lens[:-1], out=wstart[1:])
-    wid = np.repeat(np.arange(len(words), dtype=np.int32), lens)
-    rem = (wstart[wid] + lens[wid] - np.arange(len(codes), dtype=np.int64)).astype(np.int32)
-    wpos = counts[wid]
-    alphabet, cid = np.unique(codes, return_inverse=True)
-    cid = cid.astype(np.int32)
-    A = len(alphabet)
-    n_chars = A
-    level_pos = [np.arange(len(codes), dtype=np.int32)]
-    level_gram = [cid]
-    level_freq = [np.bincount(cid, weights=wpos, minlength=A)]
-    level_first = [None]
-    level_rmax: list[np.ndarray | None] = [None]
-    for k in range(2, max_len + 2):
-        P, G, F = level_pos[-1], level_gram[-1], level_freq[-1]
-        mask = (rem[P] >= k) & (F[G] >= 2)
-        Pk = P[mask]
-        if len(Pk) == 0:
-            level_rmax[-1] = np.ones(len(F), dtype=bool)
-            _keep_candidates(level_pos, level_gram, level_freq, level_rmax)
+
+    pieces: list[str]
+    freqs: np.ndarray
+    scores: np.ndarray
+    n_chars: int
+    lens: np.ndarray
+    arcs: list
+
+
+def first_bytes(codes: np.ndarray) -> np.ndarray:
+    """The first UTF-8 byte of each code point (``int32``).
+
+    >>> first_bytes(np.array([0x61, 0xE9, 0x2581, 0x1F600])).tolist()
+    [97, 195, 226, 240]
+    """
+    c = codes.astype(np.int64)
+    out = np.where(
+        c < 0x80, c, np.where(c < 0x800, 0xC0 | c >> 6, np.where(c < 0x10000, 0xE0 | c >> 12, 0xF0 | c >> 18))
+    )
+    return out.astype(np.int32)
+
+
+def seed_order(codes: np.ndarray, start: np.ndarray, length: np.ndarray, freq: np.ndarray) -> np.ndarray:
+    """SentencePiece's order of seed substrings (``BoundedPriorityQueue::Get``), as a permutation.
+
+    Score ``float32(freq) * float32(length)`` descending, then the longer UTF-8
+    first, then the smaller UTF-8 bytes (code point order).
+
+    Args:
+        codes: the code points of the words joined (``uint32``).
+        start: each substring's start in ``codes``.
+        length: each substring's length in characters.
+        freq: each substring's frequency.
+    """
+    n = len(start)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    width = int(length.max())
+    # big-endian code + 1 per character, 0 after the end: bytes order == code point order, prefixes first
+    idx = start[:, None] + np.arange(width)[None, :]
+    mat = np.where(np.arange(width)[None, :] < length[:, None], codes[np.minimum(idx, len(codes) - 1)] + 1, 0)
+    keys = mat.astype(">u4").view(f"V{4 * width}").ravel()
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.argsort(keys, kind="stable")] = np.arange(n)
+    utf8 = np.where(mat == 0, 0, np.where(mat <= 0x80, 1, np.where(mat <= 0x800, 2, np.where(mat <= 0x10000, 3, 4))))
+    score = freq.astype(np.float32) * length.astype(np.float32)
+    return np.lexsort((rank, -utf8.sum(axis=1), -score.astype(np.float64)))
+
+
+def _final_counts(index: dict[str, int], ends: Sequence[tuple[str, int]]) -> np.ndarray:
+    """How many occurrences of each word end a sentence (``float64``)."""
+    fin = np.zeros(len(index))
+    for w, _next in ends:
+        fin[index[w]] += 1
+    return fin
+
+
+def _boundary_intervals(ends: Sequence[tuple[str, int]], max_len: int) -> dict[str, tuple[str, int]]:
+    """``{x: (a word it ends, occurrences)}`` of the substrings ``x`` for which ``x`` + boundary is an interval.
+
+    ``x`` ends two or more sentences (a suffix of their last words, 2 to
+    ``max_len`` characters) whose next sentences start with different first
+    bytes (``-1``: no next sentence).
+    """
+    seen: dict[str, list] = defaultdict(lambda: [0, set(), ""])
+    for w, nxt in ends:
+        for k in range(2, min(len(w), max_len) + 1):
+            entry = seen[w[-k:]]
+            entry[0] += 1
+            entry[1].add(nxt)
+            entry[2] = w
+    return {x: (w, n) for x, (n, nexts, w) in seen.items() if n >= 2 and len(nexts) >= 2}
+
+
+class _Levels:
+    """The occurrences of the words' substrings, one length at a time (numpy).
+
+    Level ``k`` holds the start positions (in the words joined) of the
+    substrings of ``k`` characters whose first ``k - 1`` characters occur
+    twice or more, each with its substring's id among them (``gram``).
+    """
+
+    def __init__(self, words: list[str], counts: np.ndarray, fin: np.ndarray):
+        flat = "".join(words)
+        self.flat = flat
+        self.lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        codes = np.frombuffer(flat.encode("utf-32-le"), dtype=np.uint32)
+        wstart = np.zeros(len(words), dtype=np.int64)
+        np.cumsum(self.lens[:-1], out=wstart[1:])
+        self.wstart = wstart
+        self.wid = np.repeat(np.arange(len(words), dtype=np.int32), self.lens)
+        self.rem = (wstart[self.wid] + self.lens[self.wid] - np.arange(len(codes), dtype=np.int64)).astype(np.int32)
+        self.weight = counts[self.wid]  # each position stands for its word's occurrences
+        self.fbyte = first_bytes(codes)
+        # the first bytes that follow the end of each word: 0 where it ends a sentence, 0xE2 otherwise
+        self.end_lo = np.where(fin[self.wid] > 0, 0, WORD_END)
+        self.end_hi = np.where(counts[self.wid] > fin[self.wid], WORD_END, 0)
+        self.codes = codes
+        self.alphabet, cid = np.unique(codes, return_inverse=True)
+        self.cid = cid.astype(np.int32)
+
+    def branching(self, pos: np.ndarray, gram: np.ndarray, k: int, n_grams: int) -> np.ndarray:
+        """Whether each gram of length ``k`` is followed by two or more different first bytes."""
+        inside = self.rem[pos] > k
+        nxt = self.fbyte[np.minimum(pos + k, len(self.fbyte) - 1)]
+        lo = np.where(inside, nxt, self.end_lo[pos])
+        hi = np.where(inside, nxt, self.end_hi[pos])
+        gmin = np.full(n_grams, 256, dtype=np.int32)
+        gmax = np.full(n_grams, -1, dtype=np.int32)
+        np.minimum.at(gmin, gram, lo)
+        np.maximum.at(gmax, gram, hi)
+        return gmin != gmax
+
+
+def seed_pieces(
+    words: list[str], counts: np.ndarray, max_len: int, seed_size: int, ends: Sequence[tuple[str, int]] = ()
+) -> Seed:
+    """The seed vocabulary of the words (see the module docstring) and every occurrence of its pieces.
+
+    Args:
+        words: the distinct lattice words.
+        counts: their counts (``float64``).
+        max_len: the longest substring, in characters.
+        seed_size: substrings kept at most (characters are not counted), the best first.
+        ends: ``(last word, next sentence's first byte or -1)`` per sentence
+            (:attr:`bpe_core.unigram.trainer.CountedWords.ends`); none: every
+            word is taken as followed by another.
+
+    Returns:
+        A :class:`Seed`.
+
+    >>> s = seed_pieces(["▁hug", "▁pug", "▁hugs"], np.array([3.0, 2.0, 1.0]), 16, 100, [("▁hugs", -1)])
+    >>> [(p, int(f)) for p, f in zip(s.pieces, s.freqs) if len(p) > 1]
+    [('▁hug', 4), ('hug', 4), ('ug', 6)]
+    """
+    index = {w: i for i, w in enumerate(words)}
+    lv = _Levels(words, counts, _final_counts(index, ends))
+    bonus = {  # x -> (a start position of x, occurrences to add)
+        x: (int(lv.wstart[index[w]]) + len(w) - len(x), n) for x, (w, n) in _boundary_intervals(ends, max_len).items()
+    }
+    n_chars = len(lv.alphabet)
+    pos = np.arange(len(lv.cid), dtype=np.int32)
+    gram = lv.cid
+    levels = [(pos, gram, np.bincount(gram, weights=lv.weight, minlength=n_chars))]  # level 1: the characters
+    for k in range(2, max_len + 1):
+        ppos, pgram, _ = levels[-1]
+        pcount = np.bincount(pgram, weights=lv.weight[ppos])
+        ext = (lv.rem[ppos] >= k) & (pcount[pgram] >= 2)
+        pos = ppos[ext]
+        if len(pos) == 0:
             break
-        key = G[mask].astype(np.int64) * A + cid[Pk + (k - 1)]
-        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-        Fk = np.bincount(inv, weights=wpos[Pk], minlength=len(uniq))
-        parent = uniq // A
-        starts = np.flatnonzero(np.concatenate(([True], parent[1:] != parent[:-1])))
-        maxext = np.zeros(len(F))
-        maxext[parent[starts]] = np.maximum.reduceat(Fk, starts)
-        level_rmax[-1] = maxext < F  # right-branching: not always followed by one character
-        _keep_candidates(level_pos, level_gram, level_freq, level_rmax)
-        if k == max_len + 1:
-            break
-        level_pos.append(Pk)
-        level_gram.append(inv.astype(np.int32))
-        level_freq.append(Fk)
-        level_first.append(Pk[first])
-        level_rmax.append(None)
-    if level_rmax[-1] is None:
-        level_rmax[-1] = np.ones(len(level_freq[-1]), dtype=bool)
-    # candidates: levels 2.., frequency >= 2, right-branching; best frequency * length first
-    cand_level, cand_gram, cand_score = [], [], []
-    for j in range(1, len(level_freq)):
-        F = level_freq[j]
-        ok = np.flatnonzero((F >= 2) & level_rmax[j])
-        cand_level.append(np.full(len(ok), j, dtype=np.int64))
-        cand_gram.append(ok)
-        cand_score.append(F[ok] * (j + 1))
-    if cand_level:
-        cl, cg, cs = np.concatenate(cand_level), np.concatenate(cand_gram), np.concatenate(cand_score)
-    else:
-        cl = cg = np.zeros(0, dtype=np.int64)
-        cs = np.zeros(0)
-    order = np.argsort(-cs, kind="stable")[: max(0, seed_size - n_chars)]
-    cl, cg = cl[order], cg[order]
-    pieces = [chr(c) for c in alphabet.tolist()]
-    freqs = [level_freq[0]]
-    seed_of = [np.arange(A, dtype=np.int32)]
-    for j in range(1, len(level_freq)):
-        seed_of.append(np.full(len(level_freq[j]), -1, dtype=np.int32))
-    for idx, (j, g) in enumerate(zip(cl.tolist(), cg.tolist())):
-        seed_of[j][g] = A + idx
-        p = int(level_first[j][g])
-        pieces.append(flat[p : p + j + 1])
-    freqs.append(np.array([level_freq[j][g] for j, g in zip(cl.tolist(), cg.tolist())], dtype=np.float64))
-    # arcs: every occurrence of a seed piece
+        key = pgram[ext].astype(np.int64) * n_chars + lv.cid[pos + (k - 1)]
+        uniq, gram = np.unique(key, return_inverse=True)
+        gram = gram.astype(np.int32)
+        count = np.bincount(gram, weights=lv.weight[pos], minlength=len(uniq))
+        freq = np.where(lv.branching(pos, gram, k, len(uniq)), count, 0.0)
+        for x, (p, n) in bonus.items():  # x + boundary is an interval: SentencePiece adds its size to x
+            if len(x) == k:
+                freq[gram[np.searchsorted(pos, p)]] += n
+        levels.append((pos, gram, freq))
+    return _assemble(levels, lv, seed_size)
+
+
+def _assemble(levels: list, lv: _Levels, seed_size: int) -> Seed:
+    """Order the characters and the candidates (frequency >= 2), keep ``seed_size`` of these; the arcs."""
+    cfreq = levels[0][2]
+    chars = np.lexsort((lv.alphabet, -cfreq))
+    n_chars = len(chars)
+    char_id = np.empty(n_chars, dtype=np.int32)
+    char_id[chars] = np.arange(n_chars, dtype=np.int32)
+    cand = []  # per level >= 2: (k, grams, a start position, freq)
+    for k, (pos, gram, freq) in enumerate(levels[1:], start=2):
+        first = np.full(len(freq), -1, dtype=np.int64)
+        first[gram[::-1]] = pos[::-1]
+        ok = np.flatnonzero(freq >= 2)
+        cand.append((np.full(len(ok), k), ok, first[ok], freq[ok]))
+    ck, cg, cs, cf = (np.concatenate([c[j] for c in cand]) if cand else np.zeros(0) for j in range(4))
+    order = seed_order(lv.codes, cs.astype(np.int64), ck.astype(np.int64), cf)
+    order = order[:seed_size]
+    ck, cg, cs, cf = ck[order].astype(np.int64), cg[order].astype(np.int64), cs[order].astype(np.int64), cf[order]
+    pieces = [chr(c) for c in lv.alphabet[chars].tolist()]
+    pieces += [lv.flat[p : p + k] for p, k in zip(cs.tolist(), ck.tolist())]
+    freqs = np.concatenate([cfreq[chars], cf]).astype(np.float64)
+    seed_of = [char_id] + [np.full(len(f), -1, dtype=np.int32) for _, _, f in levels[1:]]
+    for j, (k, g) in enumerate(zip(ck.tolist(), cg.tolist())):
+        seed_of[k - 1][g] = n_chars + j
+    arcs = _arcs(levels, seed_of, lv)
+    scores = _initial_scores(pieces, freqs, n_chars)
+    return Seed(pieces, freqs, scores, n_chars, lv.lens, arcs)
+
+
+def _initial_scores(pieces: list[str], freqs: np.ndarray, n_chars: int) -> np.ndarray:
+    """SentencePiece's ``ToLogProb``: ``log(score) - log(sum)``.
+
+    A character's score is its count, a substring's ``float32(freq) * float32(length)``.
+    """
+    lens = np.fromiter(map(len, pieces), dtype=np.float32, count=len(pieces))
+    score = freqs.astype(np.float32)
+    score[n_chars:] *= lens[n_chars:]
+    score = score.astype(np.float64)
+    return np.log(score) - math.log(score.sum())
+
+
+def _arcs(levels: list, seed_of: list, lv: _Levels) -> list:
+    """``[word, start, length, piece]`` of every occurrence of a seed piece (each level's arrays freed as used)."""
     aw, as_, al, ap = [], [], [], []
-    for j in range(len(level_freq)):
-        P = level_pos[j]
-        sp = seed_of[j][level_gram[j]]
+    ldt = np.uint8 if len(levels) < 256 else np.int32
+    for j in range(len(levels)):
+        pos, gram, _ = levels[j]
+        sp = seed_of[j][gram]
         hit = sp >= 0
-        Ph = P[hit]
-        aw.append(wid[Ph])
-        as_.append((Ph - wstart[wid[Ph]]).astype(np.int32))
-        al.append(np.full(len(Ph), j + 1, dtype=np.uint8 if max_len < 256 else np.int32))
+        ph = pos[hit]
+        aw.append(lv.wid[ph])
+        as_.append((ph - lv.wstart[lv.wid[ph]]).astype(np.int32))
+        al.append(np.full(len(ph), j + 1, dtype=ldt))
         ap.append(sp[hit])
-        level_pos[j] = level_gram[j] = None  # free each level once its arcs are out
+        levels[j] = None
     arcs = []
     for parts in (aw, as_, al, ap):  # one array at a time, its parts freed as it is made
         arcs.append(np.concatenate(parts))
         parts.clear()
-    return pieces, np.concatenate(freqs), n_chars, lens, arcs
+    return arcs

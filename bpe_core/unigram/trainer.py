@@ -118,7 +118,6 @@ a time.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections import Counter
@@ -138,21 +137,31 @@ from ..pretokenize import (
     split_special,
     validate_special_tokens,
 )
-from .encoder import SENTENCEPIECE, SENTENCEPIECE_RX, metaspace_word
+from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_RX, metaspace_word
 from .lattice import Lattices, loss_increase
 from .model import BYTE_PIECES, DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .seed import seed_pieces
 from .trace import PruneRound
 
-__all__ = ["DEFAULT_SEED_SIZE", "TrainingCancelled", "count_unigram_words", "digamma", "train_unigram"]
+__all__ = [
+    "DEFAULT_SEED_SIZE",
+    "CountedWords",
+    "TrainingCancelled",
+    "count_sentences",
+    "count_unigram_words",
+    "digamma",
+    "train_unigram",
+    "train_unigram_from_counts",
+]
 
 DEFAULT_SEED_SIZE = 1_000_000
-"""Pieces of the seed vocabulary at most (SentencePiece's and Hugging Face's ``seed_sentencepiece_size``)."""
+"""Substrings of the seed vocabulary at most, characters not counted (SentencePiece's ``seed_sentencepiece_size``)."""
 
 ProgressCallback = Callable[[str, int, int], None]
 
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 _TINY = 1e-10  # the smallest expected count the M-step uses (digamma(0) is -inf)
+_CHAR_FLOOR = 0.5  # a required character's smallest expected count (SentencePiece's kExpectedFrequencyThreshold)
 
 
 # ---------------------------------------------------------------------------
@@ -167,11 +176,12 @@ def _read_text(text) -> str:
     if isinstance(text, str):
         return text
     if isinstance(text, os.PathLike):
-        with open(text, encoding="utf-8-sig") as f:
-            try:
-                return f.read()
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{os.fspath(text)}: not UTF-8 text ({exc})") from None
+        with open(text, "rb") as f:  # bytes: no newline translation, "\r" is kept (as train_bpe reads a file)
+            data = f.read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{os.fspath(text)}: not UTF-8 text ({exc})") from None
     if isinstance(text, Iterable):
         parts = []
         for i, part in enumerate(text):
@@ -185,15 +195,26 @@ def _read_text(text) -> str:
 
 
 class CountedWords(NamedTuple):
-    """Words counted already, given to :func:`train_unigram` in place of a text (:func:`train_unigram_from_counts`).
+    """The words of a training text, counted (:func:`count_sentences`; :func:`train_unigram_from_counts`).
 
     Attributes:
         counts: ``{word: occurrences}`` in order of first appearance (as :func:`count_unigram_words` gives).
         special_occurrences: special-token occurrences cut out when counting.
+        ends: one ``(word, next)`` per sentence (stretch of text between special
+            tokens), in text order: its last word and the first UTF-8 byte of
+            the next sentence (``-1`` for the last).  The seed needs them
+            (:func:`bpe_core.unigram.seed.seed_pieces`); empty when unknown
+            (words counted elsewhere), and then every word is taken as followed
+            by another.
+        first_byte: the first UTF-8 byte of the first sentence (``-1``: no
+            sentence); what the sentence before it would be followed by
+            (count tables of shards, :mod:`bpe_core.count_table`).
     """
 
     counts: dict[str, int]
     special_occurrences: int
+    ends: tuple[tuple[str, int], ...] = ()
+    first_byte: int = -1
 
 
 def train_unigram_from_counts(
@@ -203,6 +224,7 @@ def train_unigram_from_counts(
     pattern: str = SENTENCEPIECE,
     *,
     special_occurrences: int = 0,
+    sentence_ends: Sequence[tuple[str, int]] = (),
     **options,
 ) -> UnigramTokenizer:
     """Train a Unigram tokenizer on word counts instead of a text (a count table's, say).
@@ -220,6 +242,9 @@ def train_unigram_from_counts(
         pattern: the pattern the words were counted with (``"sentencepiece"``:
             ``▁``-marked words); the tokenizer encodes with it.
         special_occurrences: special-token occurrences cut out when counting.
+        sentence_ends: :attr:`CountedWords.ends` (from :func:`count_sentences`);
+            without them every word is taken as followed by another, which
+            can change the seed (see :mod:`bpe_core.unigram.seed`).
         options: the keyword options of :func:`train_unigram` (``progress``,
             ``name``, ``unk_token``, ...).
 
@@ -232,8 +257,8 @@ def train_unigram_from_counts(
             errors of :func:`train_unigram`.
 
     >>> text = "hug pug pun bun hugs " * 20
-    >>> words, n = count_unigram_words(text, special_tokens=["<unk>"])
-    >>> train_unigram_from_counts(words, 20).vocab == train_unigram(text, 20).vocab
+    >>> c = count_sentences(text, special_tokens=["<unk>"])
+    >>> train_unigram_from_counts(c.counts, 20, sentence_ends=c.ends).vocab == train_unigram(text, 20).vocab
     True
     """
     counts: dict[str, int] = {}
@@ -246,7 +271,13 @@ def train_unigram_from_counts(
         counts[w] = c
     if not isinstance(special_occurrences, int) or special_occurrences < 0:
         raise ValueError(f"special_occurrences must be an int >= 0, got {special_occurrences!r}")
-    return train_unigram(CountedWords(counts, special_occurrences), vocab_size, special_tokens, pattern, **options)
+    ends = tuple(sentence_ends)
+    for w, b in ends:
+        if w not in counts or not isinstance(b, int) or not -1 <= b <= 255:
+            raise ValueError(f"sentence end {(w, b)!r}: the word must be counted and the byte in -1..255")
+    return train_unigram(
+        CountedWords(counts, special_occurrences, ends), vocab_size, special_tokens, pattern, **options
+    )
 
 
 def count_unigram_words(
@@ -256,35 +287,83 @@ def count_unigram_words(
 
     Args:
         text: the training text.
-        pattern: ``"sentencepiece"`` (words ``"▁"``-prefixed, as the encoder
-            sees them) or a pattern name / regex of :mod:`bpe_core.pretokenize`.
+        pattern: ``"sentencepiece"`` (``"▁"``-marked words as the encoder sees
+            them, :func:`~bpe_core.unigram.encoder.lattice_words`) or a pattern
+            name / regex of :mod:`bpe_core.pretokenize`.
         special_tokens: special-token strings (removed, counted apart).
 
     Returns:
-        ``({word: count}, special-token occurrences)``.
+        ``({word: count}, special-token occurrences)``, words in order of first appearance.
 
     Raises:
         TypeError, ValueError: bad pattern or special tokens.
+
+    >>> count_unigram_words("hug pug<s>hug", special_tokens=["<s>"])
+    ({'▁hug': 1, '▁pug': 1, 'hug': 1}, 1)
+    """
+    counted = count_sentences(text, pattern, special_tokens)
+    return counted.counts, counted.special_occurrences
+
+
+def count_sentences(text: str, pattern: str = SENTENCEPIECE, special_tokens: Sequence[str] = ()) -> CountedWords:
+    """:func:`count_unigram_words` with the sentence ends the seed needs (:attr:`CountedWords.ends`).
+
+    Each stretch of text between special tokens is one sentence (what
+    SentencePiece would be given: see :mod:`bpe_core.unigram.seed`).
+
+    >>> count_sentences("hug pug<s>hug", special_tokens=["<s>"]).ends
+    (('▁pug', 104), ('hug', -1))
     """
     specials = validate_special_tokens(special_tokens)
     counts: Counter = Counter()
     n_special = 0
+    ends: list[tuple[str, int]] = []
+    last: str | None = None  # the last word of the sentence before
+    first = -1
     metaspace = pattern == SENTENCEPIECE
     rx = SENTENCEPIECE_RX if metaspace else compile_pattern(resolve_pattern(pattern))
-    for segment, is_special in split_special(text, specials):
+    for k, (segment, is_special) in enumerate(split_special(text, specials)):
         if is_special:
             n_special += 1
-        elif metaspace:
-            for part in _chunks(segment):  # a bounded list of words at a time (a 20 MB text has 3.5 M)
-                counts.update(rx.findall(part))
+            continue
+        words = _stretch_words(segment, k == 0, rx, metaspace)
+        if not words:
+            continue
+        counts.update(words)
+        if last is not None:
+            ends.append((last, _first_byte(words[0])))
         else:
-            counts.update(iter_pretoken_strings(segment, rx))
+            first = _first_byte(words[0])
+        last = words[-1]
+    if last is not None:
+        ends.append((last, -1))
     if metaspace:
         merged: Counter = Counter()
         for w, c in counts.items():
             merged[metaspace_word(w)] += c
         counts = merged
-    return dict(counts), n_special
+        ends = [(metaspace_word(w), b) for w, b in ends]
+    return CountedWords(dict(counts), n_special, tuple(ends), first)
+
+
+def _first_byte(word: str) -> int:
+    """The first UTF-8 byte of a word's lattice form (a leading space is written ``▁``, byte 0xE2)."""
+    c = ord(word[0])
+    if c == 0x20:
+        c = 0x2581
+    return c if c < 0x80 else (0xC0 | c >> 6) if c < 0x800 else (0xE0 | c >> 12) if c < 0x10000 else (0xF0 | c >> 18)
+
+
+def _stretch_words(segment: str, first: bool, rx, metaspace: bool) -> list[str]:
+    """The words of one stretch as matched (SentencePiece-style: before :func:`metaspace_word`)."""
+    if not metaspace:
+        return list(iter_pretoken_strings(segment, rx))
+    if first:
+        segment = METASPACE + segment  # the "▁" in front of the text (encoder.lattice_words)
+    words: list[str] = []
+    for part in _chunks(segment):  # a bounded list of words at a time (a 20 MB text has 3.5 M)
+        words += rx.findall(part)
+    return words
 
 
 _CHUNK_CHARS = 1 << 20
@@ -375,8 +454,9 @@ def train_unigram(
 
     Args:
         text: a ``str`` (the text), an ``os.PathLike`` (a UTF-8 file, read
-            whole; a leading byte-order mark is dropped) or an iterable of
-            ``str`` (the text ``"".join(text)``).
+            whole as bytes and decoded: every character kept, carriage returns
+            and a byte-order mark included) or an iterable of ``str`` (the text
+            ``"".join(text)``); the three give the same tokenizer for the same text.
         vocab_size: the vocabulary size to reach, in tokens: special tokens,
             ``<unk>``, the required characters and the learned pieces.
         special_tokens: cut out of the text, never learned; ids 0, 1, ... in order.
@@ -392,7 +472,8 @@ def train_unigram(
         percent_to_remove: the share of the vocabulary each round removes (0 < p < 1).
         max_piece_length: the longest piece, in characters.
         em_iterations: EM iterations after the seed and after each round.
-        seed_size: the seed vocabulary's size at most (characters included).
+        seed_size: the seed's substrings at most (the characters come on top), SentencePiece's
+            ``seed_sentencepiece_size``.
         byte_fallback: add the 256 byte pieces ``<0x00>`` .. ``<0xFF>`` (score
             0, after the special tokens, counted in ``vocab_size``, never
             removed) and encode characters outside the vocabulary as the pieces
@@ -415,9 +496,9 @@ def train_unigram(
         OSError: a file cannot be read.
         TrainingCancelled: raised by ``progress``.
 
-    >>> tok = train_unigram("hug pug pun bun hugs " * 20, 20)
+    >>> tok = train_unigram("hug pug pun bun hugs " * 20, 14)
     >>> tok.vocab_size, [tok.describe_token(i) for i in tok.encode("hugs")]
-    (20, ['▁hugs'])
+    (14, ['▁hug', 's'])
     """
     specials = list(validate_special_tokens(special_tokens))
     _check(vocab_size, unk_token, percent_to_remove, max_piece_length, em_iterations, seed_size)
@@ -429,9 +510,10 @@ def train_unigram(
         specials.append(unk_token)
     head = specials + (list(BYTE_PIECES) if byte_fallback else [])  # the ids before the characters
     info = UnigramTrainingInfo(requested_vocab_size=vocab_size)
-    word_counts, n_special_occ = _count_words(text, pattern, specials, progress, info)
+    counted = _count_words(text, pattern, specials, progress, info)
+    word_counts, n_special_occ = counted.counts, counted.special_occurrences
     _check_minimum(word_counts, vocab_size, len(head), specials, unk_token, byte_fallback)
-    run = _Training(word_counts, head, max_piece_length, seed_size, em_iterations, progress, info)
+    run = _Training(counted, head, max_piece_length, seed_size, em_iterations, progress, info)
     run.em()
     run.viterbi()
     info.initial_tokens = n_special_occ + run.tokens()
@@ -443,8 +525,8 @@ def train_unigram(
     return run.tokenizer(vocab_size, specials, unk_token, pattern, name, (word_counts, n_special_occ), byte_fallback)
 
 
-def _count_words(text, pattern: str, specials: list[str], progress, info: UnigramTrainingInfo):
-    """Step 1: the training words and their counts, ``({word: count}, special occurrences)``; fills ``info``."""
+def _count_words(text, pattern: str, specials: list[str], progress, info: UnigramTrainingInfo) -> CountedWords:
+    """Step 1: the training words, their counts and the sentence ends (:func:`count_sentences`); fills ``info``."""
     raw = _read_text(text)
     m = _SURROGATE.search(raw)
     if m is not None:
@@ -455,8 +537,9 @@ def _count_words(text, pattern: str, specials: list[str], progress, info: Unigra
     t0 = time.perf_counter()
     if progress:
         progress("count", 0, 1)
-    word_counts, n_special_occ = text if isinstance(text, CountedWords) else count_unigram_words(raw, pattern, specials)
+    counted = text if isinstance(text, CountedWords) else count_sentences(raw, pattern, specials)
     del raw
+    word_counts, n_special_occ = counted.counts, counted.special_occurrences
     if progress:
         progress("count", 1, 1)
     if not word_counts:
@@ -465,7 +548,7 @@ def _count_words(text, pattern: str, specials: list[str], progress, info: Unigra
     info.pretokens = sum(word_counts.values())
     info.unique_pretokens = len(word_counts)
     info.special_occurrences = n_special_occ
-    return word_counts, n_special_occ
+    return counted
 
 
 def _check_minimum(word_counts, vocab_size: int, n_head: int, specials, unk_token: str, byte_fallback: bool) -> None:
@@ -493,13 +576,14 @@ class _Training:
     lattices lose the arcs of removed pieces.
     """
 
-    def __init__(self, word_counts, head, max_piece_length, seed_size, em_iterations, progress, info):
+    def __init__(self, counted: CountedWords, head, max_piece_length, seed_size, em_iterations, progress, info):
         t1 = time.perf_counter()
         if progress:
             progress("seed", 0, 1)
-        words = list(word_counts)
-        self.counts = np.fromiter(word_counts.values(), dtype=np.float64, count=len(words))
-        pieces, freqs, n_chars, lens, arcs = seed_pieces(words, self.counts, max_piece_length, seed_size)
+        words = list(counted.counts)
+        self.counts = np.fromiter(counted.counts.values(), dtype=np.float64, count=len(words))
+        seed = seed_pieces(words, self.counts, max_piece_length, seed_size, counted.ends)
+        pieces, n_chars, lens, arcs = seed.pieces, seed.n_chars, seed.lens, seed.arcs
         collide = set(head) & set(pieces)
         if collide:
             raise ValueError(
@@ -524,7 +608,7 @@ class _Training:
         self.piece_len = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=n_pieces)
         self.alive = np.ones(n_pieces, dtype=bool)
         self.removal_seq: list[np.ndarray] = []  # per round, the removed pieces in removal order
-        self.scores = np.log(freqs) - math.log(freqs.sum())
+        self.scores = seed.scores
         self.state_scores: list[np.ndarray] = []  # per state, the scores of the alive pieces (by seed index)
         self.rounds: list[PruneRound] = []
         self.sizes = [len(head) + n_pieces]
@@ -552,6 +636,7 @@ class _Training:
             self.report()
             expected, _obj = self.lat.forward_backward(scores, self.counts)
             expected = np.maximum(expected, _TINY)
+            expected[: self.n_chars] = np.maximum(expected[: self.n_chars], _CHAR_FLOOR)
             new = np.full(len(scores), -np.inf)
             idx = np.flatnonzero(alive)
             new[idx] = digamma(expected[idx]) - digamma(np.array([expected[idx].sum()]))[0]
@@ -630,8 +715,8 @@ class _Training:
         if n < vocab_size:
             info.stop_reason = (
                 f"training stopped at {n} tokens instead of {vocab_size}: the seed vocabulary of this text has only "
-                f"{n_pieces} pieces ({n_chars} characters and the substrings that occur at least twice); a longer or "
-                "more varied text gives more"
+                f"{n_pieces} pieces ({n_chars} characters and the substrings that occur at least twice, followed by "
+                "different characters); a longer or more varied text gives more"
             )
         pname = pattern if pattern == SENTENCEPIECE or pattern in PATTERNS else resolve_pattern(pattern)
         if name is None:
