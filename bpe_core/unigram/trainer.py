@@ -1,110 +1,93 @@
-r"""Unigram training: frequent-substring seed, EM re-estimation, loss-based pruning (numpy, exact).
+r"""Unigram training: SentencePiece's seed and EM, pruning by estimated loss, every state a tokenizer.
 
 The algorithm is the one of the Hugging Face course (chapter 6, "Unigram
-tokenization") made efficient the way SentencePiece (``unigram_model_trainer.cc``)
-does it:
+tokenization") made efficient the way SentencePiece (``unigram_model_trainer.cc``,
+``sentencepiece`` 0.2.3) does it; :func:`train_unigram` runs these steps:
 
-1. **Words.**  Special tokens are cut out of the text (and never learned);
-   the rest is cut into words -- SentencePiece-style by default (Hugging Face's
-   ``Metaspace``: a space becomes ``▁``, which begins every word), or by any
-   other pattern of :mod:`bpe_core.pretokenize`, whose words are used as they
-   are.  Distinct words are counted; everything below works on the table of
-   distinct words weighted by their counts.
-2. **Seed vocabulary.**  Every character of the words (the *required
-   characters*: they are never removed, so every word can be spelt), plus the
-   substrings of 2 to ``max_piece_length`` characters that occur at least
-   twice and are *right-branching* (not always followed by the same character;
-   exactly the substrings a suffix tree has a node for, which is what
-   SentencePiece's suffix-array seed enumerates), the ``seed_size`` best by
-   ``frequency * length`` (SentencePiece's seed score).  Occurrences are
-   counted exactly, level by level (a substring of ``k`` characters is counted
-   only where its first ``k - 1`` characters occur twice or more).  A piece's
-   initial score is ``log(frequency / total)``.
-3. **EM.**  ``em_iterations`` times: the expected count of every piece over
-   all segmentations of each word (forward-backward over the word's lattice,
-   weighted by the word's count), then the new score
-   ``digamma(count) - digamma(sum of counts)`` (SentencePiece's and Hugging
-   Face's Bayesian M-step).
-4. **Pruning rounds**, until only the required characters are left.  Each
-   round segments every word by Viterbi and estimates, for every piece, the
-   corpus loss increase its removal would cause: each of its Viterbi
-   occurrences is replaced by the piece's best segmentation *without* it
-   (its second-best path), whose pieces take over its count --
-   ``freq * (log p - sum(log p_alt'))`` with ``p_alt' = (freq_alt + freq) /
-   (total + freq * (len(alt) - 1))``, SentencePiece's estimate (which it
-   multiplies by ``1 / number of words``; here it stays in nats of corpus
-   loss).  A piece no Viterbi path uses costs 0.  The round removes the
+1. **Words** (:func:`count_sentences`).  Special tokens are cut out of the
+   text (and never learned); each stretch between them is a *sentence*, cut
+   into words -- SentencePiece-style by default (a space becomes ``▁``, one
+   ``▁`` is put in front of the text, every word starts at a ``▁``:
+   :func:`~bpe_core.unigram.encoder.lattice_words`), or by any other pattern
+   of :mod:`bpe_core.pretokenize`, whose words are used as they are.
+   Distinct words are counted; everything below works on the table of
+   distinct words weighted by their counts (and each sentence's last word).
+2. **Seed vocabulary** (:func:`~bpe_core.unigram.seed.seed_pieces`):
+   SentencePiece's, the same pieces with the same frequencies -- every
+   character (the *required characters*: never removed, so every word can be
+   spelt), and the substrings of 2 to ``max_piece_length`` characters that
+   its byte suffix array has an interval for, the ``seed_size`` best by
+   ``frequency * length``; each piece's initial score is ``log(score / sum)``.
+3. **EM** (:meth:`_Training.em`).  ``em_iterations`` times: the expected
+   count of every piece over all segmentations of each word (forward-backward
+   over the word's lattice, weighted by the word's count), then the new score
+   ``digamma(count) - digamma(sum of counts)`` (SentencePiece's Bayesian M-step).
+4. **Pruning rounds** (:meth:`_Training.prune_round`), until only the
+   required characters are left.  Each round segments every word by Viterbi
+   and estimates, for every piece, the corpus loss increase its removal would
+   cause: each of its Viterbi occurrences is replaced by the piece's best
+   segmentation *without* it (its second-best path), whose pieces take over
+   its count -- ``freq * (log p - sum(log p_alt'))`` with ``p_alt' =
+   (freq_alt + freq) / (total + freq * (len(alt) - 1))``, SentencePiece's
+   estimate (which it multiplies by ``1 / total``; the order is the same).  A
+   piece no Viterbi path uses costs 0.  The round removes the
    ``percent_to_remove`` share of the vocabulary with the lowest increase
    (at least one piece, and every unused piece), never a required character;
-   then EM re-estimates the scores of what is left.  The schedule does not
+   then EM re-estimates the scores of what is left.  The *loss* reported per
+   state is the course's: the words' Viterbi negative log-likelihood,
+   weighted by counts, in nats.
+5. **The tokenizer** (:meth:`_Training.tokenizer`).  The schedule does not
    depend on ``vocab_size``: the rounds run down to the required characters
    whatever size was asked for, and the tokenizer returned is the view at
    ``vocab_size`` (the smallest state of at least that size, cut short by the
    removal order of the next round) on its own
    (:meth:`~bpe_core.unigram.UnigramTokenizer.truncated`: ``max_vocab_size``
    is the size asked for, the states above it are dropped), so training to
-   any size equals the view of a longer training at that size.  The
-   *loss* reported per state is the course's: the words' Viterbi negative
-   log-likelihood, weighted by counts, in nats.
+   any size equals the view of a longer training at that size.
 
-Differences from SentencePiece, and why:
+The same as SentencePiece given the same sentences (``tests/test_unigram_exact.py``
+checks it against the ``sentencepiece`` package): the words; the seed's pieces,
+frequencies, order and initial scores; one EM step's scores (to SentencePiece's
+float32 rounding); the encoder's ids for the same pieces and scores.
 
-* no normalisation (NFKC, whitespace folding): the playground shows text as
-  typed; pre-tokenization is Hugging Face's ``Metaspace`` so that the export to
-  ``tokenizer.json`` encodes identically (SentencePiece works on lines; here a
-  newline is an ordinary character inside a word);
-* all characters are kept (``character_coverage = 1``; with ``byte_fallback``
-  SentencePiece would drop the rarest characters to bytes, here the bytes
-  only serve characters the training text did not have);
-* pieces are not split by Unicode script or digits (SentencePiece's
-  ``split_by_unicode_script`` and ``split_by_number``, on by default, forbid
-  pieces such as ``s,``, ``▁end.`` or ``1990s``): fewer rules to explain,
-  mixed pieces are visible in the trace, and Hugging Face's
-  ``UnigramTrainer`` with ``Metaspace`` has no such rule either.  This is the
-  largest difference in the results: on the 1 MB corpus at 8,000 pieces
-  SentencePiece's defaults give 4.4 % more held-out tokens than ours,
-  SentencePiece with the two rules off 1.6 % more, Hugging Face 1.4 % fewer
-  (``benchmarks/bench_unigram.py`` compares with the rules off and prints
-  the defaults too);
-* the loss estimate's ``log(sum + freq * (n_alt - 1))`` counts the pieces of
-  this piece's own alternative (older SentencePiece releases wrote
-  ``alternatives.size()``, the size of the whole list, and later corrected it
-  to ``alternatives[i].size()``, the form used here);
-* the seed's initial scores are ``log(frequency / total)`` (SentencePiece:
-  ``log(frequency * length / total)``); EM re-estimates them at once, and
-  the seed pieces, their order and the arcs are the same;
-* pieces never contain ``▁`` other than first (SentencePiece with
-  ``split_by_whitespace``; here the words are cut before every ``▁``), and
-  ``▁`` marks the start of a word (``treat_whitespace_as_suffix = False``),
-  as SentencePiece's defaults;
-* the seed counts distinct words with their counts (SentencePiece runs its
-  suffix array over the sentences): the same frequencies, computed on the
-  smaller table;
-* pieces with expected count below 0.5 are not dropped in the M-step: every
-  removal happens in a pruning round with a recorded loss increase (such
-  pieces get very low scores, no Viterbi path uses them, and the next round
-  removes them at cost 0);
-* the share removed per round is 10 % (the course's ``percent_to_remove``;
-  SentencePiece's ``shrinking_factor`` 0.75 removes 25 %) and pruning goes
-  straight to ``vocab_size`` by loss (SentencePiece stops at 1.1 x the size
-  and keeps the best scores): smaller steps make more training states for the
-  slider, and every state is chosen by the same rule;
-* training continues below ``vocab_size`` down to the required characters,
-  so every smaller vocabulary is a real training state too.
+Differences from SentencePiece, on purpose (each shown by
+``tests/test_unigram_exact.py::test_documented_differences_from_sentencepiece``):
+
+* **the schedule**: 10 % of the vocabulary per round (the course's
+  ``percent_to_remove``; SentencePiece's ``shrinking_factor`` 0.75 removes
+  25 %), by estimated loss straight down to the required characters
+  (SentencePiece stops at 1.1 x ``vocab_size`` and keeps the best scores):
+  every size on the slider is a training state, chosen by the same rule;
+* **the M-step keeps every piece**: a piece whose expected count falls below
+  0.5 keeps a very low score until the next round removes it at cost 0
+  (SentencePiece drops it at once), so that every removal is a recorded
+  round; a required character's expected count is taken as at least 0.5
+  (SentencePiece drops it too and gives it back at the end with the lowest
+  score; here every state must spell every word);
+* **sentences and characters**: a sentence is a stretch between special
+  tokens, and a newline an ordinary character inside a word (SentencePiece
+  reads a line per sentence); U+0000 and U+001F are ordinary characters
+  (SentencePiece makes them unknown) and U+2585 too (SentencePiece drops a
+  sentence that holds it); no normalisation (no NFKC, no whitespace folding:
+  the playground shows text as typed) and every character kept
+  (``character_coverage = 1``);
+* **no script or digit rule**: SentencePiece's ``split_by_unicode_script`` and
+  ``split_by_number`` (on by default) forbid pieces such as ``s,``, ``▁end.``
+  or ``1990s``; here, as in Hugging Face's ``UnigramTrainer``, there is no such
+  rule (on the 1 MB benchmark corpus SentencePiece's defaults give about 3 %
+  more held-out tokens than with the rules off: ``benchmarks/bench_unigram.py``);
+* **a text that starts with a special token** gets no ``▁`` in front
+  (SentencePiece puts one, which becomes a token of its own);
+* **double precision**: the lattices are summed in float64 (SentencePiece
+  in float32, whose marginals drift by up to ~2e-4 on long words).
 
 Differences from the Hugging Face course, and why: the course's initial
-vocabulary is the most frequent substrings (no right-branching filter) and it
+vocabulary is the most frequent substrings (no suffix-array filter) and it
 does no EM (scores stay the initial frequencies, renormalised); it computes
 each piece's loss increase by re-encoding the corpus without it (quadratic);
 here the seed, the EM and the estimate are SentencePiece's, which the course
 names as the efficient version.  The course's numbers are reproduced by the
 tests with an exhaustive oracle.
-
-Defaults shared with SentencePiece (and Hugging Face's ``UnigramTrainer``):
-``max_piece_length`` 16, ``seed_size`` 1,000,000 (``seed_sentencepiece_size``),
-``em_iterations`` 2 (``num_sub_iterations``), EM's digamma M-step, the
-right-branching frequent-substring seed scored ``frequency * length``, the
-loss estimate by each piece's second-best segmentation.
 
 Performance: all lattices of a state are processed at once with numpy, one
 layer (a character offset within the words) at a time; Viterbi ties go to the
