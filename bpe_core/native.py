@@ -68,7 +68,7 @@ HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 LIBRARY_PREFIX = "bpe_core_kernels"
 """File names of the built library start with this; each kernel's symbol is ``bpe_core_<module>_<name>``."""
 
-_DTYPES = {"u1": np.uint8, "i4": np.int32, "i8": np.int64}
+_DTYPES = {"u1": np.uint8, "i4": np.int32, "i8": np.int64, "f8": np.float64}
 
 _HELPERS: list[tuple[Callable, dict]] = []
 """Every :func:`njit` helper with its numba options, in definition order."""
@@ -103,9 +103,9 @@ class Kernel:
 
     Args:
         func: the Python function (numba-compilable, nopython, no allocation).
-        args: one spec per argument: ``"u1[]"``, ``"i4[]"``, ``"i8[]"`` (C-contiguous
-            1-D arrays of uint8 / int32 / int64), ``"i8[:,:]"`` (C-contiguous 2-D
-            int64) or ``"i8"`` (an integer).
+        args: one spec per argument: ``"u1[]"``, ``"i4[]"``, ``"i8[]"``, ``"f8[]"``
+            (C-contiguous 1-D arrays of uint8 / int32 / int64 / float64), ``"i8[:,:]"``
+            (C-contiguous 2-D int64) or ``"i8"`` (an integer).
         returns: ``"i8"`` (an integer) or ``None``.
 
     Calling checks each array's dtype, dimensions and contiguity (a ``TypeError``
@@ -194,7 +194,7 @@ def kernels() -> list[Kernel]:
     """Every declared kernel, after importing the modules that declare them."""
     import importlib
 
-    modules = ("bpe_core.count_kernel", "bpe_core.bpe.merge_kernel")
+    modules = ("bpe_core.count_kernel", "bpe_core.bpe.merge_kernel", "bpe_core.unigram.kernels")
     for name in modules:
         importlib.import_module(name)
     return [k for key, k in _KERNELS.items() if key.rsplit(".", 1)[0] in modules]
@@ -275,7 +275,8 @@ def _key() -> str:
     """A digest of everything the library's machine code depends on (sources, tools' versions, CPU)."""
     h = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("native.py", "native_build.py", "count_kernel.py", os.path.join("bpe", "merge_kernel.py")):
+    kernel_files = (os.path.join("bpe", "merge_kernel.py"), os.path.join("unigram", "kernels.py"))
+    for name in ("native.py", "native_build.py", "count_kernel.py", *kernel_files):
         with open(os.path.join(here, name), "rb") as f:
             h.update(f.read())
     h.update(f"{_version('numba')} {_version('llvmlite')} {_version('ziglang')} {sys.version}".encode())

@@ -9,11 +9,14 @@ would cost.
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["Lattices", "loss_increase"]
+__all__ = ["CompiledLattices", "Lattices", "loss_increase"]
 
 _SPAN_CHUNK = 4096  # used pieces whose alternatives are found together (bounds the sub-lattices' memory)
 
@@ -33,11 +36,19 @@ class Lattices:
     """
 
     def __init__(self, lens: np.ndarray, arcs: list[np.ndarray]):
-        """``lens``: each string's length; ``arcs``: ``[string, start offset, length, piece]`` per arc.
+        """``lens``: string lengths; ``arcs``: ``[position, length, piece]`` or ``[string, offset, length, piece]``.
 
+        A position is in the strings joined (:attr:`bpe_core.unigram.seed.Seed.arcs`).
         ``arcs`` is emptied as its arrays are consumed, so that they are freed
         (when the caller holds no other reference) before the next is built.
         """
+        if len(arcs) == 3:  # positions in the strings joined: to (string, offset)
+            wstart = np.zeros(len(lens) + 1, dtype=np.int64)
+            np.cumsum(lens, out=wstart[1:])
+            arc_w = (np.searchsorted(wstart, arcs[0], side="right") - 1).astype(np.int32)
+            arc_s = (arcs[0] - wstart[arc_w]).astype(np.int32)
+            arcs[:] = [arc_w, arc_s, arcs[1], arcs[2]]
+            del wstart, arc_w, arc_s
         arc_w, arc_s, arc_len = arcs[0], arcs[1], arcs[2]
         self.lens = lens.astype(np.int64)
         self.node0 = np.zeros(len(lens) + 1, dtype=np.int64)
@@ -83,7 +94,11 @@ class Lattices:
         del bkey
         self._layers()
 
-    def keep(self, mask: np.ndarray) -> None:
+    def keep(self, alive: np.ndarray) -> None:
+        """Keep only the arcs of the pieces ``alive`` (a ``bool`` per piece)."""
+        self.keep_arcs(alive[self.P])
+
+    def keep_arcs(self, mask: np.ndarray) -> None:
         """Keep only the arcs where ``mask`` (forward order) is true."""
         newpos = (np.cumsum(mask) - 1).astype(np.int32)
         self.bw = newpos[self.bw[mask[self.bw]]]
@@ -176,6 +191,50 @@ class Lattices:
             best[nodes] = m
         return best[self.node0[1:] - 1], barc
 
+    def best(self, scores: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray, int]:
+        """``(loss, Viterbi count of each piece, tokens)`` of every string's best path, weighted by ``weights``.
+
+        The loss is ``-sum(weight * best path's score)`` (nats); the paths' arcs are kept for :meth:`occurrences`.
+        """
+        best, barc = self.viterbi(scores)
+        pw, pa = self.paths(barc)
+        self._path_arcs = pa
+        freq = np.bincount(self.P[pa], weights=weights[pw], minlength=len(scores))
+        return float(-(weights * best).sum()), freq, int(weights[pw].sum())
+
+    def occurrences(self, pieces: np.ndarray, piece_len: np.ndarray) -> tuple[np.ndarray, list]:
+        """The alternatives of :func:`loss_increase` for ``pieces`` (each on a Viterbi path of :meth:`best`).
+
+        Returns ``(string of each alternative's piece, the pieces)``: for every
+        piece of ``pieces`` its best segmentation without itself, last piece first.
+        """
+        n_pieces = int(self.P.max()) + 1 if len(self.P) else 0
+        pa = self._path_arcs
+        first = np.full(max(n_pieces, int(pieces.max()) + 1 if len(pieces) else 0), -1, dtype=np.int64)
+        first[self.P[pa][::-1]] = pa[::-1]
+        order = np.argsort(self.S, kind="stable").astype(np.int32)  # arcs by start node
+        s_sorted = self.S[order]
+        reps, alts = [], []
+        for c in range(0, len(pieces), _SPAN_CHUNK):  # the arcs inside the spans (up to max_len ** 2 each) stay small
+            chunk = pieces[c : c + _SPAN_CHUNK]
+            u0 = self.S[first[chunk]]
+            k = piece_len[chunk]
+            lo = np.searchsorted(s_sorted, u0, side="left")
+            hi = np.searchsorted(s_sorted, u0 + k, side="left")
+            cnt = hi - lo
+            rep = np.repeat(np.arange(len(chunk)), cnt)
+            idx = order[np.repeat(lo, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
+            s_off = self.S[idx] - u0[rep]
+            a_len = self.L[idx]
+            inside = (s_off + a_len <= k[rep]) & ~((s_off == 0) & (a_len == k[rep]))
+            rep, s_off, a_len, idx = rep[inside], s_off[inside], a_len[inside], idx[inside]
+            sub = Lattices(k, [rep, s_off, a_len, self.P[idx]])
+            _best, barc = sub.viterbi(self._scores)
+            aw, aa = sub.paths(barc)
+            reps.append(aw + c)
+            alts.append(sub.P[aa])
+        return (np.concatenate(reps), np.concatenate(alts)) if reps else (np.zeros(0, np.int64), np.zeros(0, np.int32))
+
     def paths(self, barc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The arcs of every string's best path: ``(string index, forward arc index)`` for each token."""
         ws, arcs = [], []
@@ -203,58 +262,157 @@ def _lse(v: np.ndarray, rel: np.ndarray, row: np.ndarray) -> np.ndarray:
 
 
 def loss_increase(
-    lat: Lattices,
-    pieces: list[str],
+    lat: Lattices | CompiledLattices,
     piece_len: np.ndarray,
     alive: np.ndarray,
     is_char: np.ndarray,
     scores: np.ndarray,
     freq: np.ndarray,
-    path_arcs: np.ndarray,
 ) -> np.ndarray:
     """Each alive piece's estimated loss increase (nats) if removed: its Viterbi uses re-segmented without it.
 
     Pieces no Viterbi path uses get 0.  For the used multi-character pieces
     the alternative is the best segmentation of the piece's own text without
     the piece, found in the lattice of a word that contains it (the arcs
-    inside the piece's span, the whole-span arc left out).
+    inside the piece's span, the whole-span arc left out):
+    ``freq * (log p - sum(log p_alt'))`` with ``p_alt' = (freq_alt + freq) /
+    (total + freq * (len(alt) - 1))`` (SentencePiece's estimate).  ``freq`` are
+    the Viterbi counts of :meth:`Lattices.best` just before.
     """
-    n_pieces = len(pieces)
-    inc = np.zeros(n_pieces)
+    inc = np.zeros(len(freq))
     used = np.flatnonzero((freq > 0) & alive & ~is_char)
     if len(used) == 0:
         return inc
-    # one occurrence of each used piece: an arc of the Viterbi paths
-    pa_p = lat.P[path_arcs]
-    first = np.full(n_pieces, -1, dtype=np.int64)
-    first[pa_p[::-1]] = path_arcs[::-1]
-    order = np.argsort(lat.S, kind="stable").astype(np.int32)  # arcs by start node
-    sS = lat.S[order]
-    f_all = freq[used]
+    lat._scores = scores
+    aw, alt_p = lat.occurrences(used, piece_len)
     total = freq.sum()
-    # the pieces a chunk at a time: the arcs inside their spans (up to max_piece_length ** 2 each) stay small
-    for c in range(0, len(used), _SPAN_CHUNK):
-        chunk = used[c : c + _SPAN_CHUNK]
-        u0 = lat.S[first[chunk]]
-        k = piece_len[chunk]
-        # arcs starting inside each span, from the arcs sorted by start node
-        lo = np.searchsorted(sS, u0, side="left")
-        hi = np.searchsorted(sS, u0 + k, side="left")
-        cnt = hi - lo
-        rep = np.repeat(np.arange(len(chunk)), cnt)
-        idx = order[np.repeat(lo, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))]
-        s_off = lat.S[idx] - u0[rep]
-        a_len = lat.L[idx]
-        inside = (s_off + a_len <= k[rep]) & ~((s_off == 0) & (a_len == k[rep]))
-        rep, s_off, a_len, idx = rep[inside], s_off[inside], a_len[inside], idx[inside]
-        sub = Lattices(k, [rep, s_off, a_len, lat.P[idx]])
-        _best, barc = sub.viterbi(scores)
-        aw, aa = sub.paths(barc)
-        alt_p = sub.P[aa]
-        f = f_all[c : c + _SPAN_CHUNK]
-        n_alt = np.bincount(aw, minlength=len(chunk)).astype(np.float64)
-        logsum_alt = np.log(total + f * (n_alt - 1))
-        logprob_alt = np.bincount(aw, weights=np.log(freq[alt_p] + f[aw]), minlength=len(chunk)) - n_alt * logsum_alt
-        logprob_sp = np.log(f) - math.log(total)
-        inc[chunk] = f * (logprob_sp - logprob_alt)
+    f = freq[used]
+    n_alt = np.bincount(aw, minlength=len(used)).astype(np.float64)
+    logsum_alt = np.log(total + f * (n_alt - 1))
+    logprob_alt = np.bincount(aw, weights=np.log(freq[alt_p] + f[aw]), minlength=len(used)) - n_alt * logsum_alt
+    logprob_sp = np.log(f) - math.log(total)
+    inc[used] = f * (logprob_sp - logprob_alt)
     return inc
+
+
+# ---------------------------------------------------------------------------
+# the same, word by word in compiled kernels
+
+
+_CHUNKS = 8
+"""Fixed word ranges the compiled passes split the words into (sums added in this order whatever the threads)."""
+
+_THREADS = min(2, os.cpu_count() or 1)
+"""Threads that run the compiled passes (each on its chunks; ``ctypes`` releases the GIL)."""
+
+
+class CompiledLattices:
+    """:class:`Lattices`' passes in the compiled kernels of :mod:`bpe_core.unigram.kernels`, word by word.
+
+    The arcs are grouped by start position in the words joined (``off``,
+    ``alen``, ``apiece``: 5 bytes an arc and 8 a position).  Words are split
+    into :data:`_CHUNKS` fixed ranges of about equal length, run by
+    :data:`_THREADS` threads; each range adds into its own counts, summed in
+    range order, so results do not depend on the number of threads.
+
+    Results: :meth:`best` and :meth:`occurrences` are those of
+    :class:`Lattices` (the same sums in the same order); :meth:`forward_backward`
+    computes in probability space and agrees to rounding (relative 1e-12).
+    """
+
+    def __init__(self, lens: np.ndarray, arcs: list[np.ndarray], n_pieces: int):
+        """``lens``: each word's length; ``arcs``: ``[position, length, piece]`` (emptied); ``n_pieces``: all pieces."""
+        from . import kernels as K
+
+        self.n_pieces = n_pieces
+        self.wstart = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=self.wstart[1:])
+        npos = int(self.wstart[-1])
+        pos, alen, piece = arcs
+        arcs.clear()
+        self.off = np.zeros(npos + 1, dtype=np.int64)
+        self.off[1:] = np.bincount(pos, minlength=npos)
+        self.alen = np.empty(len(pos), dtype=np.uint8)
+        self.apiece = np.empty(len(pos), dtype=np.int32)
+        K._bucket_arcs(pos.astype(np.int32, copy=False), alen.astype(np.uint8, copy=False),
+                       piece.astype(np.int32, copy=False), self.off, self.alen, self.apiece)  # fmt: skip
+        del pos, alen, piece
+        self.longest = int(lens.max()) if len(lens) else 0
+        cuts = np.searchsorted(self.wstart, np.linspace(0, npos, _CHUNKS + 1), side="left")
+        cuts[0], cuts[-1] = 0, len(lens)
+        self.chunks = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a]
+        self._pool = ThreadPoolExecutor(_THREADS) if _THREADS > 1 else None
+
+    def _map(self, fn) -> list:
+        if self._pool is None:
+            return [fn(c) for c in self.chunks]
+        return list(self._pool.map(fn, self.chunks))
+
+    def keep(self, alive: np.ndarray) -> None:
+        """Keep only the arcs of the pieces ``alive`` (a ``bool`` per piece)."""
+        from . import kernels as K
+
+        m = K._keep_arcs(self.off, self.alen, self.apiece, alive.astype(np.uint8))
+        self.alen = self.alen[:m].copy()
+        self.apiece = self.apiece[:m].copy()
+
+    def forward_backward(self, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
+        """Expected piece counts over all segmentations (weighted by ``weights`` per word), and 0.0.
+
+        (:meth:`Lattices.forward_backward`'s second value, ``-sum w log Z``, is not computed here.)
+        """
+        from . import kernels as K
+
+        prob = np.exp(scores)
+        n = self.longest + 1
+
+        def run(chunk: tuple[int, int]) -> np.ndarray:
+            expected = np.zeros(self.n_pieces)
+            scratch = (np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64))
+            K._forward_backward(self.wstart, self.off, self.alen, self.apiece, weights, prob, chunk[0], chunk[1],
+                                expected, *scratch)  # fmt: skip
+            return expected
+
+        parts = self._map(run)
+        total = parts[0]
+        for p in parts[1:]:
+            total += p
+        return total, 0.0
+
+    def best(self, scores: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray, int]:
+        """As :meth:`Lattices.best`: ``(loss, Viterbi count of each piece, tokens)``."""
+        from . import kernels as K
+
+        n = self.longest + 1
+        n_words = len(self.wstart) - 1
+        best_out = np.zeros(n_words)
+        ntok = np.zeros(n_words)
+
+        def run(chunk: tuple[int, int]) -> np.ndarray:
+            freq = np.zeros(self.n_pieces)
+            K._viterbi(self.wstart, self.off, self.alen, self.apiece, weights, scores, chunk[0], chunk[1], freq,
+                       best_out, ntok, np.empty(n, np.int64), np.empty(n))  # fmt: skip
+            return freq
+
+        parts = self._map(run)
+        freq = parts[0]
+        for p in parts[1:]:
+            freq += p
+        return float(-(weights * best_out).sum()), freq, int((weights * ntok).sum())
+
+    def occurrences(self, pieces: np.ndarray, piece_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`Lattices.occurrences`: ``(index into pieces, piece)`` of each alternative's pieces."""
+        from . import kernels as K
+
+        first = np.full(self.n_pieces, -1, dtype=np.int64)
+        K._first_positions(self.off, self.apiece, first)
+        where = first[pieces]
+        plen = piece_len[pieces]
+        alt_off = np.empty(len(pieces) + 1, dtype=np.int64)
+        alt = np.empty(int(plen.sum()), dtype=np.int32)
+        longest = int(plen.max()) + 1
+        scratch = (np.empty(longest, np.int64), np.empty(longest))
+        K._alternatives(pieces.astype(np.int32), where.astype(np.int64), plen.astype(np.uint8), self.off, self.alen,
+                        self.apiece, self._scores, alt_off, alt, *scratch)  # fmt: skip
+        n = np.diff(alt_off)
+        return np.repeat(np.arange(len(pieces)), n), alt[: alt_off[-1]]

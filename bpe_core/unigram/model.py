@@ -66,6 +66,7 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
+import numpy as np
 import regex
 
 from ..interface import TrainingInfo
@@ -249,6 +250,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         initial_tokens: int | None = None,
         byte_fallback: bool = False,
         prepend: str = PREPEND_FIRST,
+        checked: bool = False,
     ) -> UnigramTokenizer:
         """Build a tokenizer from its parts (what the trainer and :meth:`from_dict` call).
 
@@ -279,6 +281,8 @@ class UnigramTokenizer(ViewCache, JsonFile):
                 (SentencePiece's, the default) or
                 :data:`~bpe_core.unigram.encoder.PREPEND_ALWAYS` (Hugging Face's
                 ``prepend_scheme="always"``).
+            checked: the pieces are known to be distinct non-empty strings (the
+                trainer's): their check is skipped.
 
         Raises:
             ValueError: inconsistent parts (the message says which).
@@ -286,7 +290,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         if prepend not in (PREPEND_FIRST, PREPEND_ALWAYS):
             raise ValueError(f"prepend must be {PREPEND_FIRST!r} or {PREPEND_ALWAYS!r}, got {prepend!r}")
         pieces = list(pieces)
-        index = _index_pieces(pieces)
+        index = {p: i for i, p in enumerate(pieces)} if checked else _index_pieces(pieces)
         specials = {}
         for s in special_tokens:
             if s not in index:
@@ -401,18 +405,25 @@ class UnigramTokenizer(ViewCache, JsonFile):
 
     def _training_loss(self) -> float | None:
         """The training words' Viterbi loss (nats) in this view, or ``None`` when the words are not known."""
+        if self._train_loss is not None:
+            return self._train_loss
         if self._train_words is None:
             return None
         counts, _ = self._train_words
         sc = self.scores
         enc = self.encode_word
-        return -sum(c * sum(sc[i] for i in enc(w)) for w, c in counts.items())
+        best = np.fromiter((sum(sc[i] for i in enc(w)) for w in counts), dtype=np.float64, count=len(counts))
+        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        return float(-(weights * best).sum())  # summed as the trainer sums it
 
-    def truncated(self) -> UnigramTokenizer:
+    def truncated(self, loss: float | None = None, tokens: int | None = None) -> UnigramTokenizer:
         """The view as a tokenizer of its own: its states only, so ``max_vocab_size == vocab_size``.
 
         The trainer returns the view at the size asked for this way; it is
-        what :meth:`to_dict` saves (the states above are dropped).
+        what :meth:`to_dict` saves (the states above are dropped).  ``loss``
+        and ``tokens``: the training words' loss and the training text's tokens
+        in this view, when known (the trainer computes them with its lattices;
+        else they are computed here, a Viterbi per training word).
 
         >>> tok = UnigramTokenizer.from_pieces([("▁a", -1.0), ("a", -2.0), ("▁", -2.0)])
         >>> tok.truncated() is tok
@@ -421,12 +432,14 @@ class UnigramTokenizer(ViewCache, JsonFile):
         st, n = self._st, self._n
         if n == st.sizes[0]:
             return self
+        self._train_loss = loss if loss is not None else self._train_loss
+        self._train_tokens = tokens if tokens is not None else self._train_tokens
         sizes, scores, rounds = self._view_parts()
         tok = UnigramTokenizer.from_states(
             st.pieces[:n], list(st.specials), self.unk_token, base=st.base, sizes=sizes, scores=scores,
             rounds=rounds, n=n, name=self.name, pattern_name=self.pattern_name, training=self.training,
             train_words=self._train_words, initial_tokens=self.training_text_tokens(),
-            byte_fallback=self.byte_fallback, prepend=self._st.prepend,
+            byte_fallback=self.byte_fallback, prepend=self._st.prepend, checked=True,
         )  # fmt: skip
         tok._st.tables[n] = tok._table = self._table_()  # the same pieces and scores
         tok._cache = self._cache
@@ -449,6 +462,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         self._parts: tuple[list[int], list[list[float]], list[PruneRound]] | None = None
         self._unknown_text: str | None = None
         self._train_tokens: int | None = None
+        self._train_loss: float | None = None  # the training words' loss here, when the trainer computed it
 
     # -- vocabulary ---------------------------------------------------------------
 

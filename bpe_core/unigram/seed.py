@@ -73,8 +73,9 @@ class Seed(NamedTuple):
         scores: each piece's initial score (log-probability), SentencePiece's (see the module docstring).
         n_chars: how many of ``pieces`` are characters.
         lens: each word's length in characters (``int64``).
-        arcs: ``[word, start, length, piece]`` of every occurrence of a piece in a word (``int32``
-            arrays; the lengths ``uint8`` when ``max_len < 256``), in no particular order.
+        arcs: ``[position, length, piece]`` of every occurrence of a piece in a word, the position
+            in the words joined (``int32`` arrays, the lengths ``uint8`` when ``max_len < 256``),
+            in no particular order.
     """
 
     pieces: list[str]
@@ -280,21 +281,175 @@ def _initial_scores(pieces: list[str], freqs: np.ndarray, n_chars: int) -> np.nd
 
 
 def _arcs(levels: list, seed_of: list, lv: _Levels) -> list:
-    """``[word, start, length, piece]`` of every occurrence of a seed piece (each level's arrays freed as used)."""
-    aw, as_, al, ap = [], [], [], []
+    """``[position, length, piece]`` of every occurrence of a seed piece (each level's arrays freed as used)."""
+    ap, al, apc = [], [], []
     ldt = np.uint8 if len(levels) < 256 else np.int32
     for j in range(len(levels)):
         pos, gram, _ = levels[j]
         sp = seed_of[j][gram]
         hit = sp >= 0
-        ph = pos[hit]
-        aw.append(lv.wid[ph])
-        as_.append((ph - lv.wstart[lv.wid[ph]]).astype(np.int32))
-        al.append(np.full(len(ph), j + 1, dtype=ldt))
-        ap.append(sp[hit])
+        ap.append(pos[hit])
+        al.append(np.full(int(hit.sum()), j + 1, dtype=ldt))
+        apc.append(sp[hit])
         levels[j] = None
     arcs = []
-    for parts in (aw, as_, al, ap):  # one array at a time, its parts freed as it is made
+    for parts in (ap, al, apc):  # one array at a time, its parts freed as it is made
         arcs.append(np.concatenate(parts))
         parts.clear()
     return arcs
+
+
+# ---------------------------------------------------------------------------
+# the same seed from a suffix array (compiled kernels)
+
+
+def seed_pieces_compiled(
+    words: list[str], counts: np.ndarray, max_len: int, seed_size: int, ends: Sequence[tuple[str, int]] = ()
+) -> Seed:
+    """:func:`seed_pieces` from a suffix array of the words, in compiled kernels (:mod:`bpe_core.unigram.kernels`).
+
+    The words are joined, each followed by a symbol of its own (a word some
+    of whose occurrences end a sentence and some not is written twice, once
+    for each, with the counts split), the symbols ordered by first UTF-8 byte
+    first (an end symbol as ``0`` or ``0xE2``); the suffix array, sorted on
+    ``max_len + 1`` symbols, and its LCP array give the LCP intervals: an
+    interval of depth ``d`` whose first and last suffixes are followed by
+    different first bytes is a seed candidate, its weighted size the
+    frequency.  The rest (boundary intervals, the order, the arcs) as
+    :func:`seed_pieces`.  Same arguments and result (``max_len < 256``).
+    """
+    from . import kernels as K
+
+    index = {w: i for i, w in enumerate(words)}
+    fin = _final_counts(index, ends)
+    text = _SuffixText(words, counts, fin)
+    n = len(text.sym)
+    rank = (np.unique(text.sym, return_inverse=True)[1] + 1).astype(np.int64)
+    sa = np.empty(n, dtype=np.int32)
+    K._suffix_array(rank, max_len + 1, sa, np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int64),
+                    np.empty(n, dtype=np.int64), np.empty(n + 2, dtype=np.int64))  # fmt: skip
+    del rank
+    lcp = np.empty(n, dtype=np.int32)
+    K._lcp(text.sym, sa, max_len + 1, lcp)
+    wprefix = np.zeros(n + 1)
+    np.cumsum(text.weight[sa], out=wprefix[1:])
+    cl, cr = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+    clen, cf = np.empty(n, dtype=np.uint8), np.empty(n)
+    found = K._intervals(sa, lcp, text.fol, text.rem, wprefix, max_len, cl, cr, clen, cf,
+                         np.empty(max_len + 3, dtype=np.int64), np.empty(max_len + 3, dtype=np.int64))  # fmt: skip
+    del lcp, wprefix
+    cl, cr, clen, cf = cl[:found], cr[:found], clen[:found], cf[:found]
+    cl, cr, clen, cf = _add_boundary_intervals(text, sa, cl, cr, clen, cf, _boundary_intervals(ends, max_len))
+    order = text.order(sa, cl, clen, cf)[:seed_size]
+    cl, cr, clen, cf = cl[order], cr[order], clen[order], cf[order]
+    chars, cfreq = text.characters()
+    n_chars = len(chars)
+    pieces = [chr(c) for c in chars.tolist()] + text.strings(sa[cl].astype(np.int64), clen.astype(np.int64))
+    freqs = np.concatenate([cfreq, cf]).astype(np.float64)
+    cpiece = np.arange(n_chars, n_chars + len(cl), dtype=np.int32)
+    total = int((cr - cl + 1).sum())
+    pos, alen, piece = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.uint8), np.empty(total, np.int32)
+    m = K._emit_arcs(sa, cl, cr, clen, cpiece, text.realpos, pos, alen, piece)
+    real = text.real_codes
+    char_pos = np.arange(len(real), dtype=np.int32)
+    by_code = np.argsort(chars)
+    char_piece = by_code[np.searchsorted(chars[by_code], real)].astype(np.int32)
+    arcs = [np.concatenate([char_pos, pos[:m]]), np.concatenate([np.ones(len(real), np.uint8), alen[:m]]),
+            np.concatenate([char_piece, piece[:m]])]  # fmt: skip
+    return Seed(pieces, freqs, _initial_scores(pieces, freqs, n_chars), n_chars, text.lens, arcs)
+
+
+class _SuffixText:
+    """The words joined for the suffix array: per symbol its sort key, first byte, characters left, weight."""
+
+    def __init__(self, words: list[str], counts: np.ndarray, fin: np.ndarray):
+        self.lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        self.real_codes = np.frombuffer("".join(words).encode("utf-32-le"), dtype=np.uint32)
+        wstart = np.zeros(len(words) + 1, dtype=np.int64)
+        np.cumsum(self.lens, out=wstart[1:])
+        # copies: (word, weight, end byte, primary); a word ending some sentences and not others is written twice
+        inner = counts - fin
+        w_a = np.flatnonzero(inner > 0)
+        w_b = np.flatnonzero(fin > 0)
+        cw = np.concatenate([w_a, w_b])
+        order = np.argsort(cw, kind="stable")
+        cw = cw[order]
+        cweight = np.concatenate([inner[w_a], fin[w_b]])[order]
+        cend = np.concatenate([np.full(len(w_a), WORD_END), np.zeros(len(w_b), dtype=np.int64)])[order]
+        cprimary = np.concatenate([np.ones(len(w_a), bool), inner[w_b] <= 0])[order]
+        clen = self.lens[cw]
+        cstart = np.zeros(len(cw) + 1, dtype=np.int64)
+        np.cumsum(clen + 1, out=cstart[1:])
+        n = int(cstart[-1])
+        copy = np.repeat(np.arange(len(cw)), clen + 1)
+        offset = np.arange(n) - cstart[copy]
+        is_char = offset < clen[copy]
+        src = wstart[cw[copy]] + offset  # the real position of a character
+        codes = np.where(is_char, self.real_codes[np.where(is_char, src, 0)], 0).astype(np.uint32)
+        fb = first_bytes(codes)
+        self.fol = np.where(is_char, fb, cend[copy]).astype(np.int32)
+        # sort key: first byte, then end symbols (each its own) before characters, then the code point / copy
+        self.sym = (self.fol.astype(np.int64) << 42) | np.where(is_char, (1 << 41) | codes.astype(np.int64), copy)
+        self.codes = codes
+        self.rem = (clen[copy] - offset).astype(np.int32)
+        self.weight = cweight[copy]
+        self.realpos = np.where(is_char & cprimary[copy], src, -1).astype(np.int32)
+        self.counts = counts
+        self.word_of_copy = cw
+
+    def order(self, sa: np.ndarray, cl: np.ndarray, clen: np.ndarray, freq: np.ndarray) -> np.ndarray:
+        """:func:`seed_order` of the candidates ``(sa[cl], clen)``, from the suffix array.
+
+        The suffixes are sorted by code point (first byte first is the same
+        order), so a candidate's first index ``cl`` in the suffix array orders
+        the candidates as their UTF-8 bytes, a prefix (same ``cl``) before its
+        extensions: ``(cl, clen)`` is the bytes order.
+        """
+        u8 = np.zeros(len(self.codes) + 1, dtype=np.int64)
+        np.cumsum(np.where(self.codes < 0x80, 1, np.where(self.codes < 0x800, 2, np.where(self.codes < 0x10000, 3, 4))),
+                  out=u8[1:])  # fmt: skip
+        start = sa[cl].astype(np.int64)
+        blen = u8[start + clen] - u8[start]
+        score = freq.astype(np.float32) * clen.astype(np.float32)
+        return np.lexsort((clen, cl, -blen, -score.astype(np.float64)))
+
+    def strings(self, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
+        """The ``lengths[i]`` characters at each position ``starts[i]`` (one decode for all)."""
+        ends = np.cumsum(lengths)
+        idx = np.repeat(starts - (ends - lengths), lengths) + np.arange(int(ends[-1]) if len(ends) else 0)
+        joined = self.codes[idx].tobytes().decode("utf-32-le")
+        return [joined[a:b] for a, b in zip((ends - lengths).tolist(), ends.tolist())]
+
+    def characters(self) -> tuple[np.ndarray, np.ndarray]:
+        """The characters in SentencePiece's order (count descending, then code point) and their counts."""
+        counts = np.repeat(self.counts, self.lens)
+        alphabet, inv = np.unique(self.real_codes, return_inverse=True)
+        freq = np.bincount(inv, weights=counts, minlength=len(alphabet))
+        order = np.lexsort((alphabet, -freq))
+        return alphabet[order], freq[order]
+
+
+def _add_boundary_intervals(text: _SuffixText, sa, cl, cr, clen, cf, bonus: dict) -> tuple:
+    """Add the sizes of the intervals "x + boundary" (module docstring) to the candidates ``x`` (new ones too)."""
+    from . import kernels as K
+
+    extra_l, extra_r, extra_len, extra_f = [], [], [], []
+    for x, (_w, n) in bonus.items():
+        codes = np.frombuffer(x.encode("utf-32-le"), dtype=np.uint32)
+        key = (first_bytes(codes).astype(np.int64) << 42) | (1 << 41) | codes.astype(np.int64)
+        packed = K._find_range(text.sym, sa, key)
+        lo, hi = packed >> 32, packed & 0xFFFFFFFF
+        hit = np.flatnonzero((cl == lo) & (clen == len(x)))
+        if len(hit):
+            cf[hit[0]] += n
+        else:
+            extra_l.append(lo)
+            extra_r.append(hi - 1)
+            extra_len.append(len(x))
+            extra_f.append(n)
+    if extra_l:
+        cl = np.concatenate([cl, np.array(extra_l, dtype=np.int32)])
+        cr = np.concatenate([cr, np.array(extra_r, dtype=np.int32)])
+        clen = np.concatenate([clen, np.array(extra_len, dtype=np.uint8)])
+        cf = np.concatenate([cf, np.array(extra_f, dtype=np.float64)])
+    return cl, cr, clen, cf

@@ -121,9 +121,9 @@ from ..pretokenize import (
     validate_special_tokens,
 )
 from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_RX, metaspace_word
-from .lattice import Lattices, loss_increase
+from .lattice import CompiledLattices, Lattices, loss_increase
 from .model import BYTE_PIECES, DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
-from .seed import seed_pieces
+from .seed import seed_pieces, seed_pieces_compiled
 from .trace import PruneRound
 
 __all__ = [
@@ -496,7 +496,7 @@ def train_unigram(
     counted = _count_words(text, pattern, specials, progress, info)
     word_counts, n_special_occ = counted.counts, counted.special_occurrences
     _check_minimum(word_counts, vocab_size, len(head), specials, unk_token, byte_fallback)
-    run = _Training(counted, head, max_piece_length, seed_size, em_iterations, progress, info)
+    run = _Training(counted, head, max_piece_length, seed_size, em_iterations, progress, info, vocab_size)
     run.em()
     run.viterbi()
     info.initial_tokens = n_special_occ + run.tokens()
@@ -534,9 +534,40 @@ def _count_words(text, pattern: str, specials: list[str], progress, info: Unigra
     return counted
 
 
+COMPILED_MIN_CHARS = 20_000
+"""Training words of fewer characters (their distinct words joined) train on the numpy path: below it the
+compiled kernels save less than the few milliseconds their library takes to load."""
+
+
+def training_engine(n_chars: int, max_piece_length: int) -> str:
+    """Which implementation trains: ``"compiled"`` (:mod:`bpe_core.unigram.kernels`) or ``"numpy"``.
+
+    As BPE's merge loop (:func:`bpe_core.bpe.trainer.merge_engine`): the
+    compiled kernels when their library is built (or, with
+    :data:`bpe_core.counting.KERNELS_ENV` ``compiled``, numba can compile
+    them here) for words of :data:`COMPILED_MIN_CHARS` characters or more and
+    pieces shorter than 256 characters; else numpy, and a first large
+    training starts the library's build in the background (no training waits
+    for a compile).  Both give the same pieces; the EM's sums agree to rounding.
+
+    Args:
+        n_chars: characters of the distinct words, joined.
+        max_piece_length: the longest piece.
+
+    Raises:
+        ValueError: :data:`bpe_core.counting.KERNELS_ENV` holds another value.
+    """
+    from ..counting import kernels_mode, kernels_ready
+
+    mode = kernels_mode()
+    if mode == "python" or max_piece_length > 255 or (mode == "auto" and n_chars < COMPILED_MIN_CHARS):
+        return "numpy"
+    return "compiled" if kernels_ready(mode == "compiled") else "numpy"
+
+
 def _check_minimum(word_counts, vocab_size: int, n_head: int, specials, unk_token: str, byte_fallback: bool) -> None:
     """``ValueError`` when ``vocab_size`` cannot hold the ids before the characters and every character."""
-    n_chars_text = len(set().union(*map(set, word_counts)))
+    n_chars_text = len(set("".join(word_counts)))
     base = n_head + n_chars_text
     if vocab_size < base:
         raise ValueError(
@@ -544,6 +575,11 @@ def _check_minimum(word_counts, vocab_size: int, n_head: int, specials, unk_toke
             f"({len(specials)} special tokens with {unk_token!r} + {'256 byte pieces + ' * byte_fallback}"
             f"{n_chars_text} characters of the text, which are kept so that every word can be spelt)"
         )
+
+
+def _rounded(x: np.ndarray) -> np.ndarray:
+    """``x`` as float32, for comparisons that must not depend on the last bits of a sum (-inf stays -inf)."""
+    return x.astype(np.float32)
 
 
 class _Training:
@@ -559,13 +595,15 @@ class _Training:
     lattices lose the arcs of removed pieces.
     """
 
-    def __init__(self, counted: CountedWords, head, max_piece_length, seed_size, em_iterations, progress, info):
+    def __init__(self, counted, head, max_piece_length, seed_size, em_iterations, progress, info, vocab_size):
         t1 = time.perf_counter()
         if progress:
             progress("seed", 0, 1)
         words = list(counted.counts)
         self.counts = np.fromiter(counted.counts.values(), dtype=np.float64, count=len(words))
-        seed = seed_pieces(words, self.counts, max_piece_length, seed_size, counted.ends)
+        compiled = training_engine(sum(map(len, words)), max_piece_length) == "compiled"
+        make_seed = seed_pieces_compiled if compiled else seed_pieces
+        seed = make_seed(words, self.counts, max_piece_length, seed_size, counted.ends)
         pieces, n_chars, lens, arcs = seed.pieces, seed.n_chars, seed.lens, seed.arcs
         collide = set(head) & set(pieces)
         if collide:
@@ -573,7 +611,7 @@ class _Training:
                 f"special token or byte piece {sorted(collide)[0]!r} is also a piece of the text's words; choose "
                 "special tokens that cannot occur inside a word"
             )
-        self.lat = Lattices(lens, arcs)  # empties arcs
+        self.lat = CompiledLattices(lens, arcs, len(pieces)) if compiled else Lattices(lens, arcs)  # empties arcs
         if progress:
             progress("seed", 1, 1)
         info.seed_seconds = time.perf_counter() - t1
@@ -596,7 +634,10 @@ class _Training:
         self.rounds: list[PruneRound] = []
         self.sizes = [len(head) + n_pieces]
         self.loss = 0.0
-        self.path_words = self.path_arcs = np.zeros(0, dtype=np.int64)
+        self.freq = np.zeros(n_pieces)  # each piece's Viterbi count (weighted by the words' counts)
+        self.n_tokens = 0
+        self.vocab_size = vocab_size
+        self.at_vocab_size: tuple[float, int] | None = None  # (loss, tokens) at vocab_size when inside a round
 
     def report(self) -> None:
         """``progress("prune", pieces removed, pieces to remove down to the required characters)``."""
@@ -629,32 +670,35 @@ class _Training:
         self.info.em_seconds += time.perf_counter() - t
 
     def viterbi(self) -> None:
-        """Every word's best segmentation under the current scores: the loss and the paths' arcs."""
-        best, barc = self.lat.viterbi(self.scores)
-        self.loss = float(-(self.counts * best).sum())
-        self.path_words, self.path_arcs = self.lat.paths(barc)
+        """Every word's best segmentation under the current scores: the loss, the pieces' counts, the tokens."""
+        self.loss, self.freq, self.n_tokens = self.lat.best(self.scores, self.counts)
 
     def tokens(self) -> int:
         """Tokens of the training words (weighted by their counts) in their current best segmentations."""
-        return int(self.counts[self.path_words].sum())
+        return self.n_tokens
 
     def prune_round(self, percent_to_remove: float, n_special_occ: int) -> None:
         """One round: remove the ``percent_to_remove`` share with the lowest loss increase, then EM and Viterbi."""
         self.report()
         t = time.perf_counter()
-        lat, alive, scores = self.lat, self.alive, self.scores
-        n_pieces = len(self.pieces)
+        lat, alive, scores, freq = self.lat, self.alive, self.scores, self.freq
         size = len(self.head) + int(alive.sum())
-        freq = np.bincount(lat.P[self.path_arcs], weights=self.counts[self.path_words], minlength=n_pieces)
-        inc = loss_increase(lat, self.pieces, self.piece_len, alive, self.is_char, scores, freq, self.path_arcs)
+        inc = loss_increase(lat, self.piece_len, alive, self.is_char, scores, freq)
         cand = np.flatnonzero(alive & ~self.is_char)
-        order = cand[np.lexsort((cand, scores[cand], inc[cand]))]  # lowest increase, then lowest score first
+        # lowest increase, then lowest score first; compared as float32, so that the compiled EM (equal to
+        # rounding) makes the same choices
+        order = cand[np.lexsort((cand, _rounded(scores[cand]), _rounded(inc[cand])))]
         n_remove = max(1, int(size * percent_to_remove), int((freq[cand] == 0).sum()))
         n_remove = min(n_remove, self.n_multi())  # the schedule does not depend on vocab_size: any size is a view
         gone = order[:n_remove]
+        if size > self.vocab_size > size - n_remove:  # the view at vocab_size is this state less the first removed
+            cut = scores.copy()
+            cut[gone[: size - self.vocab_size]] = -np.inf
+            loss, _freq, tokens = lat.best(cut, self.counts)
+            self.at_vocab_size = (loss, n_special_occ + tokens)
         alive[gone] = False
         self.removal_seq.append(gone)
-        lat.keep(alive[lat.P])
+        lat.keep(alive)
         self.info.prune_seconds += time.perf_counter() - t
         new_scores = scores.copy()
         new_scores[gone] = -np.inf
@@ -679,7 +723,7 @@ class _Training:
         score (highest first), then the pieces, the last removed first.
         """
         n_chars, n_pieces, n_spec = self.n_chars, len(self.pieces), len(self.head)
-        final = self.scores[:n_chars]
+        final = _rounded(self.scores[:n_chars])
         char_order = np.lexsort((np.arange(n_chars), -final))
         order_ids = np.concatenate([char_order] + [g[::-1] for g in reversed(self.removal_seq)]).astype(np.int64)
         id_of = np.empty(n_pieces, dtype=np.int64)
@@ -709,6 +753,7 @@ class _Training:
         full = UnigramTokenizer.from_states(
             texts, specials, unk_token, base=n_spec + n_chars, sizes=self.sizes, scores=id_scores, rounds=self.rounds,
             n=n, name=name, pattern_name=pname, training=info, train_words=train_words,
-            initial_tokens=info.initial_tokens, byte_fallback=byte_fallback,
+            initial_tokens=info.initial_tokens, byte_fallback=byte_fallback, checked=True,
         )  # fmt: skip
-        return full.truncated()  # max_vocab_size is the trained size; the states above are not offered
+        # max_vocab_size is the trained size; the states above are not offered
+        return full.truncated(*(self.at_vocab_size or (None, None)))
