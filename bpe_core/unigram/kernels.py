@@ -436,3 +436,161 @@ def _alternatives(pieces, where, plen, off, alen, apiece, scores, alt_off, alt, 
             pos += 1
             t -= alen[i]
     alt_off[pieces.size] = pos
+
+
+# ---------------------------------------------------------------------------
+# encoding
+
+
+_EMPTY = -1
+_MUL = 0x9E3779B97F4A7C15  # Fibonacci hashing
+
+
+@njit(inline="always")
+def _child(hkeys, hvals, node, code):
+    """The trie's child of ``node`` by code point ``code``, or -1."""
+    key = node * 0x200000 + code
+    mask = hkeys.size - 1
+    h = (key * _MUL) & 0xFFFFFFFFFFFFFFFF
+    i = (h >> 32) & mask
+    while True:
+        k = hkeys[i]
+        if k == key:
+            return hvals[i]
+        if k == _EMPTY:
+            return -1
+        i = (i + 1) & mask
+
+
+@kernel("i4[]", "i8[]", "i4[]", "i8[]", "i8[]", "i4[]", returns="i8")
+def _trie_build(codes, starts, ids, hkeys, hvals, node_piece):
+    """Insert every piece (``codes[starts[k] : starts[k + 1]]``, id ``ids[k]``) into the trie; returns its nodes.
+
+    ``hkeys`` (all -1, a power of two larger than the nodes) and ``hvals`` are the
+    hash table of ``(node, code point) -> child``; ``node_piece`` (-1 in) gets each
+    node's piece id.  Node 0 is the root.
+    """
+    n_nodes = 1
+    mask = hkeys.size - 1
+    for k in range(ids.size):
+        node = 0
+        for q in range(starts[k], starts[k + 1]):
+            code = codes[q]
+            child = _child(hkeys, hvals, node, code)
+            if child < 0:
+                key = node * 0x200000 + code
+                h = (key * _MUL) & 0xFFFFFFFFFFFFFFFF
+                i = (h >> 32) & mask
+                while hkeys[i] != _EMPTY:
+                    i = (i + 1) & mask
+                hkeys[i] = key
+                hvals[i] = n_nodes
+                child = n_nodes
+                n_nodes += 1
+            node = child
+        node_piece[node] = ids[k]
+    return n_nodes
+
+
+@kernel("i4[]", "i8[]", "i8[]", "i8[]", "i4[]", "f8[]", "i8", "f8[]", "i4[]", "i4[]", "i4[]", "f8[]", "i8[]", "i4[]",
+        returns="i8")  # fmt: skip
+def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, out_id, out_start, out_end, best,
+                  back, bid):  # fmt: skip
+    """Every word's Viterbi segmentation with Hugging Face's ties (:func:`bpe_core.unigram.encoder.viterbi`).
+
+    Args:
+        codes: the words' code points, joined.
+        wstart: each word's start in ``codes`` (``n_words + 1``).
+        hkeys: the trie's hash keys (:meth:`bpe_core.unigram.encoder.PieceTable.trie`).
+        hvals: its children.
+        node_piece: each node's piece id, or -1.
+        scores: each id's score.
+        unk_id: the unknown id.
+        unk: an unknown character's score (one element).
+        out_id: out, per token (at most one per character): its id.
+        out_start: out, its start in its word.
+        out_end: out, its end.
+        best: scratch (the longest word + 1).
+        back: scratch, as ``best``.
+        bid: scratch, as ``best``.
+
+    Returns the tokens written; word ``w``'s tokens end where word ``w + 1``'s begin (their start is 0).
+    """
+    k = 0
+    for w in range(wstart.size - 1):
+        a0 = wstart[w]
+        n = wstart[w + 1] - a0
+        for j in range(n + 1):
+            back[j] = -1
+            best[j] = 0.0
+        for s in range(n):
+            here = best[s]
+            single = False
+            node = 0
+            for e in range(s + 1, n + 1):
+                node = _child(hkeys, hvals, node, codes[a0 + e - 1])
+                if node < 0:
+                    break
+                i = node_piece[node]
+                if i >= 0:
+                    cand = scores[i] + here
+                    if back[e] < 0 or cand > best[e]:
+                        best[e] = cand
+                        back[e] = s
+                        bid[e] = i
+                    if e == s + 1:
+                        single = True
+            if not single:
+                cand = unk[0] + here
+                e = s + 1
+                if back[e] < 0 or cand > best[e]:
+                    best[e] = cand
+                    back[e] = s
+                    bid[e] = unk_id
+        # backtrack, fusing runs of unknown characters (a run that spells a piece gets its id)
+        first = k
+        e = n
+        run_end = -1
+        while e > 0:
+            s = back[e]
+            if bid[e] == unk_id:
+                if run_end < 0:
+                    run_end = e
+            else:
+                if run_end >= 0:
+                    out_id[k] = _fused(codes, a0, e, run_end, hkeys, hvals, node_piece, unk_id)
+                    out_start[k] = e
+                    out_end[k] = run_end
+                    k += 1
+                    run_end = -1
+                out_id[k] = bid[e]
+                out_start[k] = s
+                out_end[k] = e
+                k += 1
+            e = s
+        if run_end >= 0:
+            out_id[k] = _fused(codes, a0, 0, run_end, hkeys, hvals, node_piece, unk_id)
+            out_start[k] = 0
+            out_end[k] = run_end
+            k += 1
+        i = first  # reverse this word's tokens into text order
+        j = k - 1
+        while i < j:
+            out_id[i], out_id[j] = out_id[j], out_id[i]
+            out_start[i], out_start[j] = out_start[j], out_start[i]
+            out_end[i], out_end[j] = out_end[j], out_end[i]
+            i += 1
+            j -= 1
+    return k
+
+
+@njit
+def _fused(codes, a0, s, e, hkeys, hvals, node_piece, unk_id):
+    """The id of the run ``s .. e`` of unknown characters: the piece it spells, else the unknown id."""
+    node = 0
+    for q in range(s, e):
+        node = _child(hkeys, hvals, node, codes[a0 + q])
+        if node < 0:
+            return unk_id
+    i = node_piece[node]
+    return i if i >= 0 else unk_id

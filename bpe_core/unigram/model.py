@@ -83,6 +83,7 @@ from .encoder import (
     PieceTable,
     lattice_words,
     viterbi,
+    viterbi_many,
     word_offsets,
 )
 from .trace import PruneRound, UnigramReplay, WordLattice, word_lattice
@@ -100,6 +101,21 @@ BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
 """The byte pieces of byte fallback, ``<0x00>`` .. ``<0xFF>`` (SentencePiece's and Hugging Face's names)."""
 
 _BYTE_VALUE = {p: b for b, p in enumerate(BYTE_PIECES)}
+
+_CACHE_WORDS = 1 << 18
+"""Words whose ids a view keeps (the cache is emptied when full)."""
+
+_COMPILED_MIN_CHARS = 4096
+"""Missing words of fewer characters than this are segmented in Python (the compiled call costs more)."""
+
+
+def _compiled_encoder() -> bool:
+    """Whether the compiled encoder runs without a compile pause (its library built), or is asked for."""
+    from ..counting import kernels_mode, kernels_ready
+
+    mode = kernels_mode()
+    return mode != "python" and kernels_ready(mode == "compiled")
+
 
 UNKNOWN_SURFACES = ("\u2047", "\ufffd")
 """What ``decode`` writes for the unknown token with SentencePiece-style words: the first no piece holds."""
@@ -617,18 +633,44 @@ class UnigramTokenizer(ViewCache, JsonFile):
         """The ids of one lattice word (``"▁"``-prefixed for SentencePiece-style words), cached."""
         ids = self._cache.get(word)
         if ids is None:
-            arcs = viterbi(word, self._table_())
-            byte_ids, unk = self._st.byte_ids, self._st.unk_id
-            if byte_ids is None:
-                ids = tuple(i for _s, _e, i in arcs)
-            else:  # byte fallback: an unknown run as the byte pieces of its UTF-8 (Hugging Face's and SentencePiece's)
-                ids = tuple(
-                    x for s, e, i in arcs for x in ((i,) if i != unk else (byte_ids[b] for b in word[s:e].encode()))
-                )
-            if len(self._cache) >= 1 << 18:
+            ids = self._word_ids(word, viterbi(word, self._table_()))
+            if len(self._cache) >= _CACHE_WORDS:
                 self._cache.clear()
             self._cache[word] = ids
         return ids
+
+    def _word_ids(self, word: str, arcs: list[tuple[int, int, int]]) -> tuple[int, ...]:
+        """The ids of a word's segmentation; with byte fallback an unknown run as the byte pieces of its UTF-8."""
+        byte_ids, unk = self._st.byte_ids, self._st.unk_id
+        if byte_ids is None:
+            return tuple(i for _s, _e, i in arcs)
+        return tuple(x for s, e, i in arcs for x in ((i,) if i != unk else (byte_ids[b] for b in word[s:e].encode())))
+
+    def _encode_words(self, words: list[str]) -> list[int]:
+        """The ids of lattice words, each looked up in the cache; the missing ones segmented together.
+
+        Many missing characters go to the compiled encoder
+        (:func:`~bpe_core.unigram.encoder.viterbi_many`, the same segmentations),
+        when its kernels are built; else each word to :func:`~bpe_core.unigram.encoder.viterbi`.
+        """
+        cache = self._cache
+        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        if missing:
+            if len(cache) + len(missing) >= _CACHE_WORDS:
+                cache.clear()
+            table = self._table_()
+            if sum(map(len, missing)) >= _COMPILED_MIN_CHARS and _compiled_encoder():
+                plain = self._st.byte_ids is None
+                for w, found in zip(missing, viterbi_many(missing, table, ids_only=plain)):
+                    cache[w] = found if plain else self._word_ids(w, found)
+            else:
+                for w in missing:
+                    cache[w] = self._word_ids(w, viterbi(w, table))
+        out: list[int] = []
+        extend = out.extend
+        for w in words:
+            extend(cache[w])
+        return out
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``: special tokens, then each word's Viterbi segmentation.
@@ -646,16 +688,13 @@ class UnigramTokenizer(ViewCache, JsonFile):
         self._check_text(text)
         out: list[int] = []
         specials = self._st.specials
-        encode_word = self.encode_word
         for k, (segment, is_special) in enumerate(split_special(text, tuple(specials))):
             if is_special:
                 out.append(specials[segment])
             elif self._metaspace:
-                for w in lattice_words(segment, k == 0, self._st.prepend):
-                    out.extend(encode_word(w))
+                out.extend(self._encode_words(lattice_words(segment, k == 0, self._st.prepend)))
             else:
-                for w in iter_pretoken_strings(segment, self._rx):
-                    out.extend(encode_word(w))
+                out.extend(self._encode_words(list(iter_pretoken_strings(segment, self._rx))))
         return out
 
     def _segments(self, text: str):
