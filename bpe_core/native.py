@@ -68,7 +68,7 @@ HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 LIBRARY_PREFIX = "bpe_core_kernels"
 """File names of the built library start with this; each kernel's symbol is ``bpe_core_<module>_<name>``."""
 
-_DTYPES = {"u1": np.uint8, "i4": np.int32, "i8": np.int64, "f8": np.float64}
+_DTYPES = {"u1": np.uint8, "u4": np.uint32, "i4": np.int32, "i8": np.int64, "f8": np.float64}
 
 _HELPERS: list[tuple[Callable, dict]] = []
 """Every :func:`njit` helper with its numba options, in definition order."""
@@ -103,8 +103,8 @@ class Kernel:
 
     Args:
         func: the Python function (numba-compilable, nopython, no allocation).
-        args: one spec per argument: ``"u1[]"``, ``"i4[]"``, ``"i8[]"``, ``"f8[]"``
-            (C-contiguous 1-D arrays of uint8 / int32 / int64 / float64), ``"i8[:,:]"``
+        args: one spec per argument: ``"u1[]"``, ``"u4[]"``, ``"i4[]"``, ``"i8[]"``, ``"f8[]"``
+            (C-contiguous 1-D arrays of uint8 / uint32 / int32 / int64 / float64), ``"i8[:,:]"``
             (C-contiguous 2-D int64) or ``"i8"`` (an integer).
         returns: ``"i8"`` (an integer) or ``None``.
 

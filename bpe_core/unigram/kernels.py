@@ -31,6 +31,8 @@ the GIL, so threads run them on separate ranges of words.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..native import kernel, njit
 
 __all__: list[str] = []
@@ -44,7 +46,74 @@ _LOG_UP = 300
 # the seed
 
 
-@kernel("i8[]", "i8", "i4[]", "i4[]", "i8[]", "i8[]", "i8[]", returns="i8")
+@njit(inline="always")
+def _first_byte(c):
+    """The first UTF-8 byte of code point ``c``."""
+    if c < 0x80:
+        return c
+    if c < 0x800:
+        return 0xC0 | (c >> 6)
+    if c < 0x10000:
+        return 0xE0 | (c >> 12)
+    return 0xF0 | (c >> 18)
+
+
+@kernel("u4[]", "i8[]", "i8[]", "i8[]", "u1[]", "i8[]", "u1[]", "i4[]", "i4[]", "u4[]", returns=None)
+def _suffix_text(real, wstart, cw, cend, cprimary, sym, fol, rem, realpos, codes):
+    """Write the words joined for the suffix array: each copy ``cw[k]`` of a word, then its end symbol.
+
+    Per symbol: ``sym`` its sort key (first byte << 42, then 1 << 41 and the
+    code point for a character, the copy's number for an end symbol: each its
+    own, before the characters of the same first byte), ``fol`` its first byte
+    (``cend[k]`` for an end symbol), ``rem`` the characters left in the word
+    (0 at an end symbol), ``realpos`` the character's position among the real
+    words' characters (-1 for an end symbol or a copy that is not
+    ``cprimary``), ``codes`` the code point (0 for an end symbol).
+    """
+    j = 0
+    for k in range(cw.size):
+        w = cw[k]
+        a = wstart[w]
+        n = wstart[w + 1] - a
+        for q in range(n):
+            c = np.int64(real[a + q])
+            b = _first_byte(c)
+            sym[j] = (b << 42) | (1 << 41) | c
+            fol[j] = b
+            rem[j] = n - q
+            realpos[j] = a + q if cprimary[k] else -1
+            codes[j] = c
+            j += 1
+        sym[j] = (cend[k] << 42) | k
+        fol[j] = cend[k]
+        rem[j] = 0
+        realpos[j] = -1
+        codes[j] = 0
+        j += 1
+
+
+@kernel("i4[]", "i8[]", "f8[]", "f8[]", returns=None)
+def _weight_prefix(sa, cstart, cweight, out):
+    """``out[i + 1] = out[i] +`` the weight of the copy that suffix ``sa[i]`` lies in (``out[0] = 0``).
+
+    ``cstart``: each copy's first position, and the end (``n_copies + 1``).
+    """
+    out[0] = 0.0
+    m = cstart.size - 1
+    for i in range(sa.size):
+        p = sa[i]
+        lo = 0
+        hi = m
+        while hi - lo > 1:  # the copy k with cstart[k] <= p < cstart[k + 1]
+            mid = (lo + hi) // 2
+            if cstart[mid] <= p:
+                lo = mid
+            else:
+                hi = mid
+        out[i + 1] = out[i] + cweight[lo]
+
+
+@kernel("i4[]", "i8", "i4[]", "i4[]", "i4[]", "i4[]", "i4[]", returns="i8")
 def _suffix_array(rank, depth, sa, sa2, rank2, key2, cnt):
     """Sort the positions by their first ``depth`` symbols: prefix doubling, two counting sorts a round.
 
@@ -104,9 +173,13 @@ def _suffix_array(rank, depth, sa, sa2, rank2, key2, cnt):
         h *= 2
 
 
-@kernel("i8[]", "i4[]", "i8", "i4[]", returns=None)
-def _lcp(sym, sa, depth, lcp):
-    """``lcp[i]``: the common prefix (in symbols, at most ``depth``) of suffixes ``sa[i - 1]`` and ``sa[i]``."""
+@kernel("u4[]", "i4[]", "i4[]", "i8", "i4[]", returns=None)
+def _lcp(codes, rem, sa, depth, lcp):
+    """``lcp[i]``: the common prefix (in symbols, at most ``depth``) of suffixes ``sa[i - 1]`` and ``sa[i]``.
+
+    Two symbols are equal when both are characters (``rem > 0``) of the same
+    code point: every end symbol is its own.
+    """
     n = sa.size
     if n:
         lcp[0] = 0
@@ -114,12 +187,14 @@ def _lcp(sym, sa, depth, lcp):
         a = sa[i - 1]
         b = sa[i]
         k = 0
-        while k < depth and a + k < n and b + k < n and sym[a + k] == sym[b + k]:
+        while k < depth and a + k < n and b + k < n and rem[a + k] > 0 and codes[a + k] == codes[b + k]:
+            if rem[b + k] == 0:
+                break
             k += 1
         lcp[i] = k
 
 
-@kernel("i4[]", "i4[]", "i4[]", "i4[]", "f8[]", "i8", "i4[]", "i4[]", "u1[]", "f8[]", "i8[]", "i8[]", returns="i8")
+@kernel("i4[]", "i4[]", "u1[]", "i4[]", "f8[]", "i8", "i4[]", "i4[]", "u1[]", "f8[]", "i8[]", "i8[]", returns="i8")
 def _intervals(sa, lcp, fol, rem, wprefix, max_len, out_l, out_r, out_len, out_freq, stack_l, stack_d):
     """Walk the LCP intervals (Abouelhoda et al., as SentencePiece does); keep the seed's candidates.
 
@@ -143,7 +218,7 @@ def _intervals(sa, lcp, fol, rem, wprefix, max_len, out_l, out_r, out_len, out_f
         stack_l: scratch (``max_len + 3`` at least: the depths are capped).
         stack_d: scratch, as ``stack_l``.
 
-    Returns the number of intervals kept.
+    Returns the number of intervals kept (the outputs may be too short: then only the first are written).
     """
     n = sa.size
     top = 0
@@ -161,10 +236,11 @@ def _intervals(sa, lcp, fol, rem, wprefix, max_len, out_l, out_r, out_len, out_f
             r = i - 1
             p = sa[lo]
             if 2 <= d <= max_len and rem[p] >= d and fol[p + d] != fol[sa[r] + d]:
-                out_l[found] = lo
-                out_r[found] = r
-                out_len[found] = d
-                out_freq[found] = wprefix[r + 1] - wprefix[lo]
+                if found < out_l.size:  # empty outputs: only count (to size them for a second walk)
+                    out_l[found] = lo
+                    out_r[found] = r
+                    out_len[found] = d
+                    out_freq[found] = wprefix[r + 1] - wprefix[lo]
                 found += 1
             if lv > stack_d[top]:
                 top += 1
@@ -177,17 +253,16 @@ def _intervals(sa, lcp, fol, rem, wprefix, max_len, out_l, out_r, out_len, out_f
     return found
 
 
-@kernel("i8[]", "i4[]", "i8[]", returns="i8")
-def _find_range(sym, sa, pattern):
-    """The suffix-array range ``[l, r)`` of the suffixes that start with ``pattern`` (symbols), as ``l << 32 | r``."""
+@kernel("u4[]", "u1[]", "i4[]", "i4[]", "i8[]", returns="i8")
+def _find_range(codes, fol, rem, sa, pattern):
+    """The suffix-array range ``[l, r)`` of the suffixes that start with ``pattern``, as ``l << 32 | r``."""
     n = sa.size
     m = pattern.size
     lo = 0
     hi = n
     while lo < hi:  # first suffix >= pattern
         mid = (lo + hi) // 2
-        c = _compare(sym, sa[mid], pattern, m, n)
-        if c < 0:
+        if _compare(codes, fol, rem, sa[mid], pattern, m, n) < 0:
             lo = mid + 1
         else:
             hi = mid
@@ -195,7 +270,7 @@ def _find_range(sym, sa, pattern):
     hi = n
     while lo < hi:  # first suffix not starting with pattern
         mid = (lo + hi) // 2
-        if _compare(sym, sa[mid], pattern, m, n) == 0:
+        if _compare(codes, fol, rem, sa[mid], pattern, m, n) == 0:
             lo = mid + 1
         else:
             hi = mid
@@ -203,37 +278,71 @@ def _find_range(sym, sa, pattern):
 
 
 @njit(inline="always")
-def _compare(sym, p, pattern, m, n):
-    """-1, 0 or 1 as the suffix at ``p`` compares with ``pattern`` on ``len(pattern)`` symbols."""
+def _compare(codes, fol, rem, p, pattern, m, n):
+    """-1, 0 or 1 as the suffix at ``p`` compares with ``pattern`` on ``len(pattern)`` symbols (sort-key order).
+
+    The keys: first byte, then an end symbol before any character of that first byte, then the code point.
+    """
     for k in range(m):
         if p + k >= n:
             return -1
-        a = sym[p + k]
         b = pattern[k]
+        fb = _first_byte(b)
+        fa = np.int64(fol[p + k])
+        if fa != fb:
+            return -1 if fa < fb else 1
+        if rem[p + k] == 0:  # an end symbol, before the characters of its first byte
+            return -1
+        a = np.int64(codes[p + k])
         if a != b:
             return -1 if a < b else 1
     return 0
 
 
-@kernel("i4[]", "i4[]", "i4[]", "u1[]", "i4[]", "i4[]", "i4[]", "u1[]", "i4[]", returns="i8")
-def _emit_arcs(sa, cl, cr, clen, cpiece, realpos, out_pos, out_len, out_piece):
-    """Every occurrence of every chosen substring: ``(real position, length, piece)``; returns how many.
+@kernel("i4[]", "i4[]", "i4[]", "i4[]", "i8[]", returns=None)
+def _count_arcs(sa, cl, cr, realpos, off):
+    """Add to ``off[q + 1]`` the occurrences of the chosen substrings that start at real position ``q``.
 
     ``realpos`` maps a position of the words joined (with their end symbols) to
     its position among the real words' characters, or -1 for a second copy of
     a word (a word is written twice when some of its occurrences end a
     sentence and some do not; its arcs come from one copy).
     """
-    k = 0
     for c in range(cl.size):
         for i in range(cl[c], cr[c] + 1):
             q = realpos[sa[i]]
             if q >= 0:
-                out_pos[k] = q
-                out_len[k] = clen[c]
-                out_piece[k] = cpiece[c]
-                k += 1
-    return k
+                off[q + 1] += 1
+
+
+@kernel("i4[]", "i4[]", "i4[]", "u1[]", "i4[]", "i4[]", "i4[]", "i8[]", "u1[]", "i4[]", returns=None)
+def _fill_arcs(sa, cl, cr, clen, cpiece, realpos, char_piece, off, alen, apiece):
+    """Write the arcs grouped by start position: each character's, then each chosen substring's occurrences.
+
+    ``off`` comes in as each group's end (:func:`_count_arcs`, one more per
+    position for the character, summed) and leaves as each group's start
+    (``off[q] .. off[q + 1]``): the arcs are written from the last, each group
+    filled from its end, so the order within a group is the order above.
+    """
+    npos = off.size - 1
+    for c in range(cl.size - 1, -1, -1):
+        for i in range(cr[c], cl[c] - 1, -1):
+            q = realpos[sa[i]]
+            if q >= 0:
+                k = off[q + 1] - 1
+                alen[k] = clen[c]
+                apiece[k] = cpiece[c]
+                off[q + 1] = k
+    for q in range(npos - 1, -1, -1):
+        k = off[q + 1] - 1
+        alen[k] = 1
+        apiece[k] = char_piece[q]
+        off[q + 1] = k
+    # off[q + 1] is now group q's start: shift
+    total = alen.size
+    for q in range(npos):
+        off[q] = off[q + 1]
+    off[npos] = total
 
 
 @kernel("i4[]", "u1[]", "i4[]", "i8[]", "u1[]", "i4[]", returns=None)

@@ -299,7 +299,7 @@ def loss_increase(
 # the same, word by word in compiled kernels
 
 
-_CHUNKS = 8
+_CHUNKS = 2
 """Fixed word ranges the compiled passes split the words into (sums added in this order whatever the threads)."""
 
 _THREADS = min(2, os.cpu_count() or 1)
@@ -312,41 +312,66 @@ class CompiledLattices:
     The arcs are grouped by start position in the words joined (``off``,
     ``alen``, ``apiece``: 5 bytes an arc and 8 a position).  Words are split
     into :data:`_CHUNKS` fixed ranges of about equal length, run by
-    :data:`_THREADS` threads; each range adds into its own counts, summed in
-    range order, so results do not depend on the number of threads.
+    :data:`_THREADS` threads; each range adds into its own counts (arrays made
+    once, here, in the calling thread), summed in range order, so results do
+    not depend on the number of threads.
 
     Results: :meth:`best` and :meth:`occurrences` are those of
     :class:`Lattices` (the same sums in the same order); :meth:`forward_backward`
     computes in probability space and agrees to rounding (relative 1e-12).
     """
 
-    def __init__(self, lens: np.ndarray, arcs: list[np.ndarray], n_pieces: int):
-        """``lens``: each word's length; ``arcs``: ``[position, length, piece]`` (emptied); ``n_pieces``: all pieces."""
+    def __init__(self, lens: np.ndarray, arcs: list[np.ndarray], n_pieces: int, *, grouped: bool = False):
+        """Group the arcs by start position (unless ``grouped`` already).
+
+        Args:
+            lens: each word's length.
+            arcs: :attr:`bpe_core.unigram.seed.Seed.arcs` (emptied here), ``[position,
+                length, piece]``, or ``[off, length, piece]`` when ``grouped``.
+            n_pieces: the pieces' count.
+            grouped: the arcs are grouped by position (:func:`~bpe_core.unigram.seed.seed_pieces_compiled`).
+        """
         from . import kernels as K
 
         self.n_pieces = n_pieces
         self.wstart = np.zeros(len(lens) + 1, dtype=np.int64)
         np.cumsum(lens, out=self.wstart[1:])
         npos = int(self.wstart[-1])
-        pos, alen, piece = arcs
+        first, alen, piece = arcs
         arcs.clear()
-        self.off = np.zeros(npos + 1, dtype=np.int64)
-        self.off[1:] = np.bincount(pos, minlength=npos)
-        self.alen = np.empty(len(pos), dtype=np.uint8)
-        self.apiece = np.empty(len(pos), dtype=np.int32)
-        K._bucket_arcs(pos.astype(np.int32, copy=False), alen.astype(np.uint8, copy=False),
-                       piece.astype(np.int32, copy=False), self.off, self.alen, self.apiece)  # fmt: skip
-        del pos, alen, piece
+        if grouped:
+            self.off, self.alen, self.apiece = first, alen, piece
+        else:
+            self.off = np.zeros(npos + 1, dtype=np.int64)
+            self.off[1:] = np.bincount(first, minlength=npos)
+            self.alen = np.empty(len(first), dtype=np.uint8)
+            self.apiece = np.empty(len(first), dtype=np.int32)
+            K._bucket_arcs(first.astype(np.int32, copy=False), alen.astype(np.uint8, copy=False),
+                           piece.astype(np.int32, copy=False), self.off, self.alen, self.apiece)  # fmt: skip
+        del first, alen, piece
         self.longest = int(lens.max()) if len(lens) else 0
         cuts = np.searchsorted(self.wstart, np.linspace(0, npos, _CHUNKS + 1), side="left")
         cuts[0], cuts[-1] = 0, len(lens)
         self.chunks = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a]
         self._pool = ThreadPoolExecutor(_THREADS) if _THREADS > 1 else None
+        n = self.longest + 1
+        # per range: its counts, and scratch of the longest word (alpha, beta, their exponents)
+        self._buffers = [
+            (np.empty(n_pieces), np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64))
+            for _ in self.chunks
+        ]
 
-    def _map(self, fn) -> list:
+    def _sum(self, fn) -> np.ndarray:
+        """``fn(k)`` for every word range ``k`` (it fills ``self._buffers[k][0]``), added up in range order."""
         if self._pool is None:
-            return [fn(c) for c in self.chunks]
-        return list(self._pool.map(fn, self.chunks))
+            for k in range(len(self.chunks)):
+                fn(k)
+        else:
+            list(self._pool.map(fn, range(len(self.chunks))))
+        total = self._buffers[0][0].copy()
+        for b in self._buffers[1:]:
+            total += b[0]
+        return total
 
     def keep(self, alive: np.ndarray) -> None:
         """Keep only the arcs of the pieces ``alive`` (a ``bool`` per piece)."""
@@ -364,40 +389,30 @@ class CompiledLattices:
         from . import kernels as K
 
         prob = np.exp(scores)
-        n = self.longest + 1
 
-        def run(chunk: tuple[int, int]) -> np.ndarray:
-            expected = np.zeros(self.n_pieces)
-            scratch = (np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64))
-            K._forward_backward(self.wstart, self.off, self.alen, self.apiece, weights, prob, chunk[0], chunk[1],
-                                expected, *scratch)  # fmt: skip
-            return expected
+        def run(k: int) -> None:
+            (w0, w1), (expected, *scratch) = self.chunks[k], self._buffers[k]
+            expected.fill(0.0)
+            K._forward_backward(self.wstart, self.off, self.alen, self.apiece, weights, prob, w0, w1, expected,
+                                *scratch)  # fmt: skip
 
-        parts = self._map(run)
-        total = parts[0]
-        for p in parts[1:]:
-            total += p
-        return total, 0.0
+        return self._sum(run), 0.0
 
     def best(self, scores: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray, int]:
         """As :meth:`Lattices.best`: ``(loss, Viterbi count of each piece, tokens)``."""
         from . import kernels as K
 
-        n = self.longest + 1
         n_words = len(self.wstart) - 1
         best_out = np.zeros(n_words)
         ntok = np.zeros(n_words)
 
-        def run(chunk: tuple[int, int]) -> np.ndarray:
-            freq = np.zeros(self.n_pieces)
-            K._viterbi(self.wstart, self.off, self.alen, self.apiece, weights, scores, chunk[0], chunk[1], freq,
-                       best_out, ntok, np.empty(n, np.int64), np.empty(n))  # fmt: skip
-            return freq
+        def run(k: int) -> None:
+            (w0, w1), (freq, best, _beta, back, _eb) = self.chunks[k], self._buffers[k]
+            freq.fill(0.0)
+            K._viterbi(self.wstart, self.off, self.alen, self.apiece, weights, scores, w0, w1, freq, best_out, ntok,
+                       back, best)  # fmt: skip
 
-        parts = self._map(run)
-        freq = parts[0]
-        for p in parts[1:]:
-            freq += p
+        freq = self._sum(run)
         return float(-(weights * best_out).sum()), freq, int((weights * ntok).sum())
 
     def occurrences(self, pieces: np.ndarray, piece_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

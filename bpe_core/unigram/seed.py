@@ -52,13 +52,13 @@ compiled code (tests check both give the same).
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Seed", "first_bytes", "seed_order", "seed_pieces"]
+__all__ = ["PieceTexts", "Seed", "first_bytes", "seed_order", "seed_pieces", "seed_pieces_compiled"]
 
 WORD_END = 0xE2
 """The first byte that follows a word inside its sentence: the ``▁`` (``E2 96 81``) that starts the next word."""
@@ -68,14 +68,17 @@ class Seed(NamedTuple):
     """The seed vocabulary and the arcs of its pieces in the words.
 
     Attributes:
-        pieces: characters first (count descending, then code point), then substrings (SentencePiece's order).
+        pieces: characters first (count descending, then code point), then substrings (SentencePiece's order);
+            a ``list`` (:func:`seed_pieces`) or a :class:`PieceTexts` (:func:`seed_pieces_compiled`).
         freqs: each piece's frequency (``float64``): a character's count, a substring's SentencePiece frequency.
         scores: each piece's initial score (log-probability), SentencePiece's (see the module docstring).
         n_chars: how many of ``pieces`` are characters.
         lens: each word's length in characters (``int64``).
-        arcs: ``[position, length, piece]`` of every occurrence of a piece in a word, the position
-            in the words joined (``int32`` arrays, the lengths ``uint8`` when ``max_len < 256``),
-            in no particular order.
+        arcs: every occurrence of a piece in a word, as ``[position, length, piece]`` arrays, the
+            position in the words joined (``int32``; the lengths ``uint8`` when ``max_len < 256``),
+            in no particular order (:func:`seed_pieces`); or grouped by position, ``[off, length,
+            piece]`` with the arcs of position ``j`` at ``off[j] .. off[j + 1]`` (``off``
+            ``int64``, one longer than the positions: :func:`seed_pieces_compiled`).
     """
 
     pieces: list[str]
@@ -126,11 +129,13 @@ def seed_order(codes: np.ndarray, start: np.ndarray, length: np.ndarray, freq: n
     return np.lexsort((rank, -utf8.sum(axis=1), -score.astype(np.float64)))
 
 
-def _final_counts(index: dict[str, int], ends: Sequence[tuple[str, int]]) -> np.ndarray:
+def _final_counts(words: list[str], ends: Sequence[tuple[str, int]]) -> np.ndarray:
     """How many occurrences of each word end a sentence (``float64``)."""
-    fin = np.zeros(len(index))
-    for w, _next in ends:
-        fin[index[w]] += 1
+    last = Counter(w for w, _next in ends)
+    fin = np.zeros(len(words))
+    for i, w in enumerate(words):
+        if w in last:
+            fin[i] = last[w]
     return fin
 
 
@@ -141,14 +146,16 @@ def _boundary_intervals(ends: Sequence[tuple[str, int]], max_len: int) -> dict[s
     ``max_len`` characters) whose next sentences start with different first
     bytes (``-1``: no next sentence).
     """
-    seen: dict[str, list] = defaultdict(lambda: [0, set(), ""])
+    seen: dict[str, list] = {}  # x -> [occurrences, first next byte, two next bytes differ, a word x ends]
     for w, nxt in ends:
         for k in range(2, min(len(w), max_len) + 1):
-            entry = seen[w[-k:]]
-            entry[0] += 1
-            entry[1].add(nxt)
-            entry[2] = w
-    return {x: (w, n) for x, (n, nexts, w) in seen.items() if n >= 2 and len(nexts) >= 2}
+            entry = seen.get(w[-k:])
+            if entry is None:
+                seen[w[-k:]] = [1, nxt, False, w]
+            else:
+                entry[0] += 1
+                entry[2] = entry[2] or entry[1] != nxt
+    return {x: (w, n) for x, (n, _first, differ, w) in seen.items() if n >= 2 and differ}
 
 
 class _Levels:
@@ -213,7 +220,7 @@ def seed_pieces(
     [('▁hug', 4), ('hug', 4), ('ug', 6)]
     """
     index = {w: i for i, w in enumerate(words)}
-    lv = _Levels(words, counts, _final_counts(index, ends))
+    lv = _Levels(words, counts, _final_counts(words, ends))
     bonus = {  # x -> (a start position of x, occurrences to add)
         x: (int(lv.wstart[index[w]]) + len(w) - len(x), n) for x, (w, n) in _boundary_intervals(ends, max_len).items()
     }
@@ -320,49 +327,79 @@ def seed_pieces_compiled(
     """
     from . import kernels as K
 
-    index = {w: i for i, w in enumerate(words)}
-    fin = _final_counts(index, ends)
+    fin = _final_counts(words, ends)
     text = _SuffixText(words, counts, fin)
     n = len(text.sym)
-    rank = (np.unique(text.sym, return_inverse=True)[1] + 1).astype(np.int64)
     sa = np.empty(n, dtype=np.int32)
-    K._suffix_array(rank, max_len + 1, sa, np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int64),
-                    np.empty(n, dtype=np.int64), np.empty(n + 2, dtype=np.int64))  # fmt: skip
+    rank = text.ranks()
+    del text.sym  # the ranks order the symbols now
+    K._suffix_array(rank, max_len + 1, sa, *(np.empty(n, dtype=np.int32) for _ in range(3)),
+                    np.empty(n + 2, dtype=np.int32))  # fmt: skip
     del rank
     lcp = np.empty(n, dtype=np.int32)
-    K._lcp(text.sym, sa, max_len + 1, lcp)
-    wprefix = np.zeros(n + 1)
-    np.cumsum(text.weight[sa], out=wprefix[1:])
-    cl, cr = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
-    clen, cf = np.empty(n, dtype=np.uint8), np.empty(n)
-    found = K._intervals(sa, lcp, text.fol, text.rem, wprefix, max_len, cl, cr, clen, cf,
-                         np.empty(max_len + 3, dtype=np.int64), np.empty(max_len + 3, dtype=np.int64))  # fmt: skip
+    K._lcp(text.codes, text.rem, sa, max_len + 1, lcp)
+    wprefix = np.empty(n + 1)
+    K._weight_prefix(sa, text.cstart, text.cweight, wprefix)
+    stack = (np.empty(max_len + 3, dtype=np.int64), np.empty(max_len + 3, dtype=np.int64))
+    none = (np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0))
+    found = K._intervals(sa, lcp, text.fol, text.rem, wprefix, max_len, *none, *stack)  # count, then fill
+    cl, cr, clen, cf = np.empty(found, np.int32), np.empty(found, np.int32), np.empty(found, np.uint8), np.empty(found)
+    K._intervals(sa, lcp, text.fol, text.rem, wprefix, max_len, cl, cr, clen, cf, *stack)
     del lcp, wprefix
-    cl, cr, clen, cf = cl[:found], cr[:found], clen[:found], cf[:found]
     cl, cr, clen, cf = _add_boundary_intervals(text, sa, cl, cr, clen, cf, _boundary_intervals(ends, max_len))
+    del text.fol, text.rem
     order = text.order(sa, cl, clen, cf)[:seed_size]
     cl, cr, clen, cf = cl[order], cr[order], clen[order], cf[order]
     chars, cfreq = text.characters()
     n_chars = len(chars)
-    pieces = [chr(c) for c in chars.tolist()] + text.strings(sa[cl].astype(np.int64), clen.astype(np.int64))
+    pieces = PieceTexts(chars, text.codes, sa[cl].astype(np.int64), clen.astype(np.int64))
     freqs = np.concatenate([cfreq, cf]).astype(np.float64)
     cpiece = np.arange(n_chars, n_chars + len(cl), dtype=np.int32)
-    total = int((cr - cl + 1).sum())
-    pos, alen, piece = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.uint8), np.empty(total, np.int32)
-    m = K._emit_arcs(sa, cl, cr, clen, cpiece, text.realpos, pos, alen, piece)
     real = text.real_codes
-    char_pos = np.arange(len(real), dtype=np.int32)
     by_code = np.argsort(chars)
     char_piece = by_code[np.searchsorted(chars[by_code], real)].astype(np.int32)
-    arcs = [np.concatenate([char_pos, pos[:m]]), np.concatenate([np.ones(len(real), np.uint8), alen[:m]]),
-            np.concatenate([char_piece, piece[:m]])]  # fmt: skip
-    return Seed(pieces, freqs, _initial_scores(pieces, freqs, n_chars), n_chars, text.lens, arcs)
+    off = np.zeros(len(real) + 1, dtype=np.int64)  # the arcs grouped by start position (CompiledLattices' form)
+    K._count_arcs(sa, cl, cr, text.realpos, off)
+    off[1:] += 1  # the character's own arc
+    np.cumsum(off, out=off)
+    alen, piece = np.empty(int(off[-1]), dtype=np.uint8), np.empty(int(off[-1]), dtype=np.int32)
+    K._fill_arcs(sa, cl, cr, clen, cpiece, text.realpos, char_piece, off, alen, piece)
+    return Seed(pieces, freqs, _initial_scores(pieces, freqs, n_chars), n_chars, text.lens, [off, alen, piece])
+
+
+class PieceTexts(Sequence[str]):
+    """The seed's pieces as a sequence of ``str``, made when asked for (a ``str`` each would cost 50 bytes more).
+
+    The characters, then each substring as ``length`` code points at ``start`` in ``codes``.
+    """
+
+    def __init__(self, chars: np.ndarray, codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
+        self._chars = chars
+        self._codes = codes
+        self._starts = starts
+        self.lengths = np.concatenate([np.ones(len(chars), dtype=np.int64), lengths])
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __getitem__(self, i):  # an index (a slice is a list)
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self._chars)
+        if i < 0:
+            i += len(self)
+        if i < n:
+            return chr(self._chars[i])
+        a = self._starts[i - n]
+        return self._codes[a : a + self.lengths[i]].tobytes().decode("utf-32-le")
 
 
 class _SuffixText:
-    """The words joined for the suffix array: per symbol its sort key, first byte, characters left, weight."""
+    """The words joined for the suffix array: per symbol its sort key, first byte, characters left, code point."""
 
     def __init__(self, words: list[str], counts: np.ndarray, fin: np.ndarray):
+        from . import kernels as K
+
         self.lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         self.real_codes = np.frombuffer("".join(words).encode("utf-32-le"), dtype=np.uint32)
         wstart = np.zeros(len(words) + 1, dtype=np.int64)
@@ -377,25 +414,30 @@ class _SuffixText:
         cweight = np.concatenate([inner[w_a], fin[w_b]])[order]
         cend = np.concatenate([np.full(len(w_a), WORD_END), np.zeros(len(w_b), dtype=np.int64)])[order]
         cprimary = np.concatenate([np.ones(len(w_a), bool), inner[w_b] <= 0])[order]
-        clen = self.lens[cw]
-        cstart = np.zeros(len(cw) + 1, dtype=np.int64)
-        np.cumsum(clen + 1, out=cstart[1:])
-        n = int(cstart[-1])
-        copy = np.repeat(np.arange(len(cw)), clen + 1)
-        offset = np.arange(n) - cstart[copy]
-        is_char = offset < clen[copy]
-        src = wstart[cw[copy]] + offset  # the real position of a character
-        codes = np.where(is_char, self.real_codes[np.where(is_char, src, 0)], 0).astype(np.uint32)
-        fb = first_bytes(codes)
-        self.fol = np.where(is_char, fb, cend[copy]).astype(np.int32)
-        # sort key: first byte, then end symbols (each its own) before characters, then the code point / copy
-        self.sym = (self.fol.astype(np.int64) << 42) | np.where(is_char, (1 << 41) | codes.astype(np.int64), copy)
-        self.codes = codes
-        self.rem = (clen[copy] - offset).astype(np.int32)
-        self.weight = cweight[copy]
-        self.realpos = np.where(is_char & cprimary[copy], src, -1).astype(np.int32)
+        self.cstart = np.zeros(len(cw) + 1, dtype=np.int64)  # each copy's first position
+        np.cumsum(self.lens[cw] + 1, out=self.cstart[1:])
+        self.cweight = cweight.astype(np.float64)
+        n = int(self.cstart[-1])
+        self.sym = np.empty(n, dtype=np.int64)
+        self.fol = np.empty(n, dtype=np.uint8)
+        self.rem, self.realpos = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+        self.codes = np.empty(n, dtype=np.uint32)
+        K._suffix_text(self.real_codes, wstart, cw, cend, cprimary.astype(np.uint8), self.sym, self.fol, self.rem,
+                       self.realpos, self.codes)  # fmt: skip
         self.counts = counts
         self.word_of_copy = cw
+
+    def ranks(self) -> np.ndarray:
+        """Each symbol's rank among the distinct symbols, ``1 ..`` (``int32``), in sort-key order."""
+        idx = np.argsort(self.sym, kind="stable")
+        ordered = self.sym[idx]
+        new = np.empty(len(idx), dtype=np.int32)
+        new[0] = 1
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        del ordered
+        rank = np.empty(len(idx), dtype=np.int32)
+        rank[idx] = np.cumsum(new, dtype=np.int32)
+        return rank
 
     def order(self, sa: np.ndarray, cl: np.ndarray, clen: np.ndarray, freq: np.ndarray) -> np.ndarray:
         """:func:`seed_order` of the candidates ``(sa[cl], clen)``, from the suffix array.
@@ -405,20 +447,13 @@ class _SuffixText:
         the candidates as their UTF-8 bytes, a prefix (same ``cl``) before its
         extensions: ``(cl, clen)`` is the bytes order.
         """
-        u8 = np.zeros(len(self.codes) + 1, dtype=np.int64)
-        np.cumsum(np.where(self.codes < 0x80, 1, np.where(self.codes < 0x800, 2, np.where(self.codes < 0x10000, 3, 4))),
+        u8 = np.zeros(len(self.codes) + 1, dtype=np.int32)  # UTF-8 bytes of the symbols before each position
+        np.cumsum((self.codes >= 0x80).astype(np.int8) + (self.codes >= 0x800) + (self.codes >= 0x10000) + 1,
                   out=u8[1:])  # fmt: skip
         start = sa[cl].astype(np.int64)
         blen = u8[start + clen] - u8[start]
         score = freq.astype(np.float32) * clen.astype(np.float32)
         return np.lexsort((clen, cl, -blen, -score.astype(np.float64)))
-
-    def strings(self, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
-        """The ``lengths[i]`` characters at each position ``starts[i]`` (one decode for all)."""
-        ends = np.cumsum(lengths)
-        idx = np.repeat(starts - (ends - lengths), lengths) + np.arange(int(ends[-1]) if len(ends) else 0)
-        joined = self.codes[idx].tobytes().decode("utf-32-le")
-        return [joined[a:b] for a, b in zip((ends - lengths).tolist(), ends.tolist())]
 
     def characters(self) -> tuple[np.ndarray, np.ndarray]:
         """The characters in SentencePiece's order (count descending, then code point) and their counts."""
@@ -435,9 +470,8 @@ def _add_boundary_intervals(text: _SuffixText, sa, cl, cr, clen, cf, bonus: dict
 
     extra_l, extra_r, extra_len, extra_f = [], [], [], []
     for x, (_w, n) in bonus.items():
-        codes = np.frombuffer(x.encode("utf-32-le"), dtype=np.uint32)
-        key = (first_bytes(codes).astype(np.int64) << 42) | (1 << 41) | codes.astype(np.int64)
-        packed = K._find_range(text.sym, sa, key)
+        key = np.frombuffer(x.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        packed = K._find_range(text.codes, text.fol, text.rem, sa, key)
         lo, hi = packed >> 32, packed & 0xFFFFFFFF
         hit = np.flatnonzero((cl == lo) & (clen == len(x)))
         if len(hit):

@@ -101,6 +101,8 @@ a time.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import time
 from collections import Counter
@@ -528,6 +530,7 @@ def _count_words(text, pattern: str, specials: list[str], progress, info: Unigra
     if not word_counts:
         raise ValueError("the text has no words to train on (it is empty or holds only special tokens)")
     info.count_seconds = time.perf_counter() - t0
+    _trim_heap()  # counting made and dropped a str per word occurrence
     info.pretokens = sum(word_counts.values())
     info.unique_pretokens = len(word_counts)
     info.special_occurrences = n_special_occ
@@ -577,6 +580,17 @@ def _check_minimum(word_counts, vocab_size: int, n_head: int, specials, unk_toke
         )
 
 
+def _of_length(pieces, lengths: np.ndarray, k: int) -> set[str]:
+    """The pieces of ``k`` characters (made as ``str`` only for them)."""
+    return {pieces[int(i)] for i in np.flatnonzero(lengths == k)}
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere)."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        ctypes.CDLL(None).malloc_trim(0)
+
+
 def _rounded(x: np.ndarray) -> np.ndarray:
     """``x`` as float32, for comparisons that must not depend on the last bits of a sum (-inf stays -inf)."""
     return x.astype(np.float32)
@@ -605,13 +619,18 @@ class _Training:
         make_seed = seed_pieces_compiled if compiled else seed_pieces
         seed = make_seed(words, self.counts, max_piece_length, seed_size, counted.ends)
         pieces, n_chars, lens, arcs = seed.pieces, seed.n_chars, seed.lens, seed.arcs
-        collide = set(head) & set(pieces)
+        self.piece_len = np.fromiter(map(len, pieces), dtype=np.int64) if isinstance(pieces, list) else pieces.lengths
+        collide = {h for h in head if h in _of_length(pieces, self.piece_len, len(h))}
         if collide:
             raise ValueError(
                 f"special token or byte piece {sorted(collide)[0]!r} is also a piece of the text's words; choose "
                 "special tokens that cannot occur inside a word"
             )
-        self.lat = CompiledLattices(lens, arcs, len(pieces)) if compiled else Lattices(lens, arcs)  # empties arcs
+        # the lattices empty ``arcs``
+        self.lat = CompiledLattices(lens, arcs, len(pieces), grouped=True) if compiled else Lattices(lens, arcs)
+        scores = seed.scores
+        del seed, arcs
+        _trim_heap()  # the seed's temporaries were many arrays under the mmap threshold
         if progress:
             progress("seed", 1, 1)
         info.seed_seconds = time.perf_counter() - t1
@@ -626,10 +645,9 @@ class _Training:
         n_pieces = len(pieces)
         self.is_char = np.zeros(n_pieces, dtype=bool)
         self.is_char[:n_chars] = True
-        self.piece_len = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=n_pieces)
         self.alive = np.ones(n_pieces, dtype=bool)
         self.removal_seq: list[np.ndarray] = []  # per round, the removed pieces in removal order
-        self.scores = seed.scores
+        self.scores = scores
         self.state_scores: list[np.ndarray] = []  # per state, the scores of the alive pieces (by seed index)
         self.rounds: list[PruneRound] = []
         self.sizes = [len(head) + n_pieces]
@@ -715,6 +733,7 @@ class _Training:
             )
         )
         self.sizes.append(size - n_remove)
+        _trim_heap()
 
     def tokenizer(self, vocab_size, specials, unk_token, pattern, name, train_words, byte_fallback):
         """The trained tokenizer: ids laid out so that every state is a prefix, viewed at ``vocab_size``, truncated.
@@ -728,16 +747,18 @@ class _Training:
         order_ids = np.concatenate([char_order] + [g[::-1] for g in reversed(self.removal_seq)]).astype(np.int64)
         id_of = np.empty(n_pieces, dtype=np.int64)
         id_of[order_ids] = np.arange(n_pieces) + n_spec
-        texts = self.head + [self.pieces[i] for i in order_ids.tolist()]
+        n = min(vocab_size, self.sizes[0])
+        k0 = max(k for k, size in enumerate(self.sizes) if size >= n)  # the smallest state of n ids or more
+        texts = self.head + [self.pieces[i] for i in order_ids[: self.sizes[k0] - n_spec].tolist()]
         alive_now = np.ones(n_pieces, dtype=bool)
         id_scores = []
-        for k, sc in enumerate(self.state_scores):
+        for k, sc in enumerate(self.state_scores):  # the states from k0 on (the view's; the larger ones are dropped)
             if k > 0:
                 alive_now[self.removal_seq[k - 1]] = False
-            arr = np.zeros(self.sizes[k])
-            arr[id_of[np.flatnonzero(alive_now)]] = sc
-            id_scores.append(arr)
-        n = min(vocab_size, self.sizes[0])
+            if k >= k0:
+                arr = np.zeros(self.sizes[k])
+                arr[id_of[np.flatnonzero(alive_now)]] = sc
+                id_scores.append(arr)
         info = self.info
         if n < vocab_size:
             info.stop_reason = (
@@ -750,10 +771,11 @@ class _Training:
             name = (
                 "Unigram" if pattern == SENTENCEPIECE else f"Unigram ({pattern if pattern in PATTERNS else 'custom'})"
             )
+        tokens0 = self.rounds[k0 - 1].tokens_after if k0 else info.initial_tokens
         full = UnigramTokenizer.from_states(
-            texts, specials, unk_token, base=n_spec + n_chars, sizes=self.sizes, scores=id_scores, rounds=self.rounds,
-            n=n, name=name, pattern_name=pname, training=info, train_words=train_words,
-            initial_tokens=info.initial_tokens, byte_fallback=byte_fallback, checked=True,
+            texts, specials, unk_token, base=n_spec + n_chars, sizes=self.sizes[k0:], scores=id_scores,
+            rounds=self.rounds[k0:], n=n, name=name, pattern_name=pname, training=info, train_words=train_words,
+            initial_tokens=tokens0, byte_fallback=byte_fallback, checked=True,
         )  # fmt: skip
         # max_vocab_size is the trained size; the states above are not offered
         return full.truncated(*(self.at_vocab_size or (None, None)))
