@@ -378,8 +378,9 @@ class CompiledLattices:
         from . import kernels as K
 
         m = K._keep_arcs(self.off, self.alen, self.apiece, alive.astype(np.uint8))
-        self.alen = self.alen[:m].copy()
-        self.apiece = self.apiece[:m].copy()
+        if m < len(self.apiece) // 2:  # give memory back once it halves (the kernels read up to off[-1] only)
+            self.alen = self.alen[:m].copy()
+            self.apiece = self.apiece[:m].copy()
 
     def forward_backward(self, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
         """Expected piece counts over all segmentations (weighted by ``weights`` per word), and 0.0.

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -275,12 +275,15 @@ def _assemble(levels: list, lv: _Levels, seed_size: int) -> Seed:
     return Seed(pieces, freqs, scores, n_chars, lv.lens, arcs)
 
 
-def _initial_scores(pieces: list[str], freqs: np.ndarray, n_chars: int) -> np.ndarray:
+def _initial_scores(pieces, freqs: np.ndarray, n_chars: int) -> np.ndarray:
     """SentencePiece's ``ToLogProb``: ``log(score) - log(sum)``.
 
     A character's score is its count, a substring's ``float32(freq) * float32(length)``.
     """
-    lens = np.fromiter(map(len, pieces), dtype=np.float32, count=len(pieces))
+    if isinstance(pieces, PieceTexts):
+        lens = pieces.lengths.astype(np.float32)
+    else:
+        lens = np.fromiter(map(len, pieces), dtype=np.float32, count=len(pieces))
     score = freqs.astype(np.float32)
     score[n_chars:] *= lens[n_chars:]
     score = score.astype(np.float64)
@@ -311,7 +314,12 @@ def _arcs(levels: list, seed_of: list, lv: _Levels) -> list:
 
 
 def seed_pieces_compiled(
-    words: list[str], counts: np.ndarray, max_len: int, seed_size: int, ends: Sequence[tuple[str, int]] = ()
+    words: list[str],
+    counts: np.ndarray,
+    max_len: int,
+    seed_size: int,
+    ends: Sequence[tuple[str, int]] = (),
+    tick: Callable[[], None] | None = None,
 ) -> Seed:
     """:func:`seed_pieces` from a suffix array of the words, in compiled kernels (:mod:`bpe_core.unigram.kernels`).
 
@@ -323,23 +331,29 @@ def seed_pieces_compiled(
     interval of depth ``d`` whose first and last suffixes are followed by
     different first bytes is a seed candidate, its weighted size the
     frequency.  The rest (boundary intervals, the order, the arcs) as
-    :func:`seed_pieces`.  Same arguments and result (``max_len < 256``).
+    :func:`seed_pieces`.  Same arguments and result (``max_len < 256``);
+    ``tick()`` is called between the steps (the trainer's progress: it may
+    raise to stop).
     """
     from . import kernels as K
 
+    tick = tick or (lambda: None)
     fin = _final_counts(words, ends)
     text = _SuffixText(words, counts, fin)
     n = len(text.sym)
+    tick()
     sa = np.empty(n, dtype=np.int32)
     rank = text.ranks()
     del text.sym  # the ranks order the symbols now
     K._suffix_array(rank, max_len + 1, sa, *(np.empty(n, dtype=np.int32) for _ in range(3)),
                     np.empty(n + 2, dtype=np.int32))  # fmt: skip
     del rank
+    tick()
     lcp = np.empty(n, dtype=np.int32)
     K._lcp(text.codes, text.rem, sa, max_len + 1, lcp)
     wprefix = np.empty(n + 1)
     K._weight_prefix(sa, text.cstart, text.cweight, wprefix)
+    tick()
     stack = (np.empty(max_len + 3, dtype=np.int64), np.empty(max_len + 3, dtype=np.int64))
     none = (np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0))
     found = K._intervals(sa, lcp, text.fol, text.rem, wprefix, max_len, *none, *stack)  # count, then fill
@@ -348,6 +362,7 @@ def seed_pieces_compiled(
     del lcp, wprefix
     cl, cr, clen, cf = _add_boundary_intervals(text, sa, cl, cr, clen, cf, _boundary_intervals(ends, max_len))
     del text.fol, text.rem
+    tick()
     order = text.order(sa, cl, clen, cf)[:seed_size]
     cl, cr, clen, cf = cl[order], cr[order], clen[order], cf[order]
     chars, cfreq = text.characters()
@@ -358,6 +373,7 @@ def seed_pieces_compiled(
     real = text.real_codes
     by_code = np.argsort(chars)
     char_piece = by_code[np.searchsorted(chars[by_code], real)].astype(np.int32)
+    tick()
     off = np.zeros(len(real) + 1, dtype=np.int64)  # the arcs grouped by start position (CompiledLattices' form)
     K._count_arcs(sa, cl, cr, text.realpos, off)
     off[1:] += 1  # the character's own arc
