@@ -42,22 +42,24 @@ ids, scores, trace and counts).
 Encoding, decoding, offsets
 ---------------------------
 Encoding splits special tokens out first (longest match first), cuts the rest
-into words (SentencePiece-style by default, see :mod:`bpe_core.unigram.encoder`)
-and takes each word's Viterbi segmentation with Hugging Face's ties.
-Decoding is Hugging Face's ``decoders.Metaspace``: every ``▁`` becomes a space,
-except that the first token's ``▁`` are dropped (the mark that encoding put in
-front of the text); so ``decode(encode(t)) == t`` whenever ``t`` does not start
-with a space, holds no ``▁``, no special token and no character outside the
-vocabulary.  The unknown token decodes as ``⁇`` (U+2047, SentencePiece's
+into words (SentencePiece-style by default: one ``▁`` in front of the text,
+none after a special token, see :mod:`bpe_core.unigram.encoder`) and takes
+each word's Viterbi segmentation with Hugging Face's ties (in compiled code
+for many new words at once, :func:`~bpe_core.unigram.encoder.viterbi_many`;
+each word's ids are remembered).  Decoding writes every ``▁`` as a space and
+drops the one ``▁`` that encoding put in front of the text, so
+``decode(encode(t)) == t`` for every ``t`` the vocabulary can spell -- no
+unknown character and no literal ``▁`` (read as a space, as SentencePiece
+reads it) -- with special tokens anywhere and leading spaces kept, as
+SentencePiece.  The unknown token decodes as ``⁇`` (U+2047, SentencePiece's
 unknown surface, without the spaces SentencePiece puts around it; U+FFFD when
 a piece holds ``⁇``), not as its text ``<unk>`` as Hugging Face writes it:
-``<unk>`` is a special token, which would cut the word in two on re-encoding
-and put a ``▁`` in front of the rest.  (Decoding cannot give back the characters an
-unknown token stood for, so around unknown tokens ``encode(decode(ids))`` may
-take other pieces than ``ids``.)  With any
-other pattern pieces are plain substrings, decoding joins them, and the
-unknown token decodes as its text (split out again as a special token; a
-``⁇`` could join two pre-tokens into one).
+``<unk>`` is a special token, which would cut the word in two on re-encoding.
+(Decoding cannot give back the characters an unknown token stood for, so
+around unknown tokens ``encode(decode(ids))`` may take other pieces than
+``ids``.)  With any other pattern pieces are plain substrings, decoding joins
+them, and the unknown token decodes as its text (split out again as a special
+token; a ``⁇`` could join two pre-tokens into one).
 """
 
 from __future__ import annotations
