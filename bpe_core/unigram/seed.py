@@ -146,14 +146,16 @@ def _boundary_intervals(ends: Sequence[tuple[str, int]], max_len: int) -> dict[s
     ``max_len`` characters) whose next sentences start with different first
     bytes (``-1``: no next sentence).
     """
+    if len({nxt for _w, nxt in ends}) < 2:
+        return {}  # one next byte for every sentence: no x has two
     seen: dict[str, list] = {}  # x -> [occurrences, first next byte, two next bytes differ, a word x ends]
-    for w, nxt in ends:
+    for (w, nxt), n in Counter(ends).items():  # each distinct (last word, next byte) once
         for k in range(2, min(len(w), max_len) + 1):
             entry = seen.get(w[-k:])
             if entry is None:
-                seen[w[-k:]] = [1, nxt, False, w]
+                seen[w[-k:]] = [n, nxt, False, w]
             else:
-                entry[0] += 1
+                entry[0] += n
                 entry[2] = entry[2] or entry[1] != nxt
     return {x: (w, n) for x, (n, _first, differ, w) in seen.items() if n >= 2 and differ}
 

@@ -313,6 +313,7 @@ def count_sentences(text: str, pattern: str = SENTENCEPIECE, special_tokens: Seq
     first = -1
     metaspace = pattern == SENTENCEPIECE
     rx = SENTENCEPIECE_RX if metaspace else compile_pattern(resolve_pattern(pattern))
+    batch: list[str] = []  # words counted a batch at a time (texts of many short sentences)
     for k, (segment, is_special) in enumerate(split_special(text, specials)):
         if is_special:
             n_special += 1
@@ -320,12 +321,16 @@ def count_sentences(text: str, pattern: str = SENTENCEPIECE, special_tokens: Seq
         words = _stretch_words(segment, k == 0, rx, metaspace)
         if not words:
             continue
-        counts.update(words)
+        batch += words
+        if len(batch) >= 1 << 16:
+            counts.update(batch)
+            batch.clear()
         if last is not None:
             ends.append((last, _first_byte(words[0])))
         else:
             first = _first_byte(words[0])
         last = words[-1]
+    counts.update(batch)
     if last is not None:
         ends.append((last, -1))
     if metaspace:
@@ -633,8 +638,12 @@ class _Training:
         pieces, n_chars, lens, arcs = seed.pieces, seed.n_chars, seed.lens, seed.arcs
         self.piece_len = np.fromiter(map(len, pieces), dtype=np.int64) if isinstance(pieces, list) else pieces.lengths
         collide: set[str] = set()
-        for k in {len(h) for h in head}:  # only the pieces as long as a special token or byte piece are made
-            collide |= {h for h in head if len(h) == k} & _of_length(pieces, self.piece_len, k)
+        joined = "\x00".join(words)
+        present = {h[:3] for h in head if h[:3] in joined}  # one search for the 256 byte pieces' "<0x"
+        possible = [h for h in head if h[:3] in present and h in joined]  # a piece is a substring of a word
+        for k in {len(h) for h in possible}:  # only then the pieces as long are made
+            collide |= {h for h in possible if len(h) == k} & _of_length(pieces, self.piece_len, k)
+        del joined
         if collide:
             raise ValueError(
                 f"special token or byte piece {sorted(collide)[0]!r} is also a piece of the text's words; choose "
