@@ -450,13 +450,14 @@ def _forward_backward(wstart, off, alen, apiece, counts, prob, w0, w1, expected,
                 pb = prob[p] * beta[t]
                 b += pb
                 v = ac * pb
-                x = xs - eb[t]  # a multiple of 300: v times 2 ** x, exactly
-                while x > 0:
-                    v *= _UP
-                    x -= _LOG_UP
-                while x < 0:
-                    v *= _TINY
-                    x += _LOG_UP
+                if xs != 0 or e != 0:  # the word was rescaled: its exponents differ
+                    x = xs - eb[t]  # a multiple of 300: v times 2 ** x, exactly
+                    while x > 0:
+                        v *= _UP
+                        x -= _LOG_UP
+                    while x < 0:
+                        v *= _TINY
+                        x += _LOG_UP
                 expected[p] += v
             beta[s] = b
             eb[s] = e
