@@ -381,16 +381,6 @@ def _keep_arcs(off, alen, apiece, alive):
     return k
 
 
-@kernel("i8[]", "i4[]", "i8[]", returns=None)
-def _first_positions(off, apiece, first):
-    """``first[p]``: the first position (in the words joined) where an arc of piece ``p`` starts (-1 in, if none)."""
-    for j in range(off.size - 1):
-        for i in range(off[j], off[j + 1]):
-            p = apiece[i]
-            if first[p] < 0:
-                first[p] = j
-
-
 # ---------------------------------------------------------------------------
 # EM and Viterbi over the words' lattices
 
@@ -469,11 +459,12 @@ def _forward_backward(wstart, off, alen, apiece, counts, prob, w0, w1, expected,
                     eb[j] = e
 
 
-@kernel(*_LATTICE, "f8[]", "f8[]", "f8[]", "i8[]", "f8[]", returns=None)
-def _viterbi(wstart, off, alen, apiece, counts, scores, w0, w1, freq, best_out, ntok, back, best):
+@kernel(*_LATTICE, "f8[]", "f8[]", "f8[]", "i8[]", "f8[]", "i8[]", returns=None)
+def _viterbi(wstart, off, alen, apiece, counts, scores, w0, w1, freq, best_out, ntok, back, best, first):
     """Every word's best path (``w0 .. w1 - 1``), with ``counts[w]`` added to ``freq`` of each piece on it.
 
-    The path's score goes to ``best_out[w]``, its number of tokens to ``ntok[w]``.
+    The path's score goes to ``best_out[w]``, its number of tokens to ``ntok[w]``; ``first[p]`` (-1 in)
+    gets the position (in the words joined) where piece ``p`` first starts on a path.
 
     Ties go to the arc that starts earliest (a later start must be strictly better), as the encoder's.
     ``back`` (arc index per position) and ``best`` are scratch of the longest word + 1.
@@ -501,9 +492,12 @@ def _viterbi(wstart, off, alen, apiece, counts, scores, w0, w1, freq, best_out, 
         t = n
         while t > 0:
             i = back[t]
-            freq[apiece[i]] += c
+            p = apiece[i]
+            freq[p] += c
             k += 1
             t -= alen[i]
+            if first[p] < 0:
+                first[p] = a0 + t
         ntok[w] = k
 
 

@@ -360,6 +360,7 @@ class CompiledLattices:
             (np.empty(n_pieces), np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64))
             for _ in self.chunks
         ]
+        self._first = [np.empty(n_pieces, np.int64) for _ in self.chunks]  # per range: where each piece is on a path
 
     def _sum(self, fn) -> np.ndarray:
         """``fn(k)`` for every word range ``k`` (it fills ``self._buffers[k][0]``), added up in range order."""
@@ -410,8 +411,9 @@ class CompiledLattices:
         def run(k: int) -> None:
             (w0, w1), (freq, best, _beta, back, _eb) = self.chunks[k], self._buffers[k]
             freq.fill(0.0)
+            self._first[k].fill(-1)
             K._viterbi(self.wstart, self.off, self.alen, self.apiece, weights, scores, w0, w1, freq, best_out, ntok,
-                       back, best)  # fmt: skip
+                       back, best, self._first[k])  # fmt: skip
 
         freq = self._sum(run)
         return float(-(weights * best_out).sum()), freq, int((weights * ntok).sum())
@@ -420,9 +422,10 @@ class CompiledLattices:
         """As :meth:`Lattices.occurrences`: ``(index into pieces, piece)`` of each alternative's pieces."""
         from . import kernels as K
 
-        first = np.full(self.n_pieces, -1, dtype=np.int64)
-        K._first_positions(self.off, self.apiece, first)
-        where = first[pieces]
+        where = np.full(len(pieces), -1, dtype=np.int64)  # where each is on a path (best() just before)
+        for first in reversed(self._first):
+            found = first[pieces]
+            where = np.where(found >= 0, found, where)
         plen = piece_len[pieces]
         alt_off = np.empty(len(pieces) + 1, dtype=np.int64)
         alt = np.empty(int(plen.sum()), dtype=np.int32)
