@@ -248,19 +248,36 @@ class TrainedTokenizer(Tokenizer, Protocol):
 # algorithms and the training spec
 
 
-CountWords = Callable[
-    [str, str, tuple[str, ...], bool, ProgressCallback | None], tuple[Mapping[str, int] | Mapping[bytes, int], int, str]
-]
-"""``count_words(text, pattern, special_tokens, lowercase, progress) -> (counts, special occurrences, pattern)``:
-an algorithm's count of a text for a count table (:func:`bpe_core.counting.table.count_text_table`).
+@dataclass(frozen=True)
+class WordCounts:
+    """A text counted for a count table by its algorithm (what :data:`CountWords` returns).
 
-``counts`` maps each pre-token (word), as ``str`` or UTF-8 ``bytes``, to its occurrences; the pattern
-returned is the one the table records (the name the trainer knows it by)."""
+    Attributes:
+        counts: each pre-token (word), as ``str`` or UTF-8 ``bytes``, to its occurrences.
+        special_occurrences: special-token occurrences cut out of the text.
+        pattern: the pattern the table records (the name the trainer knows it by).
+        sentence_ends: for an algorithm whose trainer needs the text's sentences (stretches
+            between special tokens; Unigram's seed), each sentence's last word and the next
+            sentence's first UTF-8 byte (``-1`` for the last); empty otherwise.
+        first_byte: the first sentence's first UTF-8 byte (``-1``: none, or not recorded).
+    """
+
+    counts: Mapping[str, int] | Mapping[bytes, int]
+    special_occurrences: int
+    pattern: str
+    sentence_ends: tuple[tuple[str, int], ...] = ()
+    first_byte: int = -1
+
+
+CountWords = Callable[[str, str, tuple[str, ...], bool, ProgressCallback | None], WordCounts]
+"""``count_words(text, pattern, special_tokens, lowercase, progress) -> WordCounts``: an algorithm's
+count of a text for a count table (:func:`bpe_core.counting.table.count_text_table`)."""
 
 TrainFromCounts = Callable[..., TrainedTokenizer]
 """``train_from_counts(word_counts, vocab_size, special_tokens, pattern, *, lowercase, special_occurrences,
-progress) -> TrainedTokenizer``: an algorithm's training on a count table's counts (``{UTF-8 bytes: count}``,
-:func:`bpe_core.counting.table.train_from_table`), identical to training on the counted text."""
+sentence_ends, progress) -> TrainedTokenizer``: an algorithm's training on a count table's counts
+(``{UTF-8 bytes: count}``, :func:`bpe_core.counting.table.train_from_table`), identical to training on the
+counted text."""
 
 
 @dataclass(frozen=True)

@@ -237,14 +237,21 @@ def json_float(value: Any, field: str) -> float:
     return float(value)
 
 
-def training_from_json(data: Any, field: str = '"training"') -> TrainingInfo:
-    """A :class:`~bpe_core.interface.TrainingInfo` from its JSON object, every field's type checked.
+def training_from_json(data: Any, field: str = '"training"', cls: type[TrainingInfo] = TrainingInfo) -> TrainingInfo:
+    """A :class:`~bpe_core.interface.TrainingInfo` (or a subclass, ``cls``) from its JSON object, fields type-checked.
+
+    Args:
+        data: the parsed JSON object.
+        field: the field's path in the file, for messages.
+        cls: the class to build: :class:`~bpe_core.interface.TrainingInfo` or a
+            dataclass extending it with more ``int``/``float``/``str`` fields
+            (:class:`bpe_core.unigram.UnigramTrainingInfo`).
 
     Raises:
         ValueError: not an object, an unknown field, or a field of the wrong type.
     """
     json_field(data, dict, field, "an object")
-    kinds = {f.name: f.type for f in dataclasses.fields(TrainingInfo)}
+    kinds = {f.name: f.type for f in dataclasses.fields(cls)}
     values: dict[str, Any] = {}
     for key, value in data.items():
         kind = kinds.get(key)
@@ -254,12 +261,12 @@ def training_from_json(data: Any, field: str = '"training"') -> TrainingInfo:
         if kind == "int":
             values[key] = json_int(value, name)
         elif kind == "float":
-            values[key] = float(json_field(value, (int, float), name, "a number"))
+            values[key] = json_float(value, name)
         else:
             values[key] = json_field(value, (str, type(None)), name, "a string or null")
     if "requested_vocab_size" not in values:
         raise ValueError(f"{field} lacks its field 'requested_vocab_size'")
-    return TrainingInfo(**values)
+    return cls(**values)
 
 
 class JsonFile:

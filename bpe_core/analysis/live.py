@@ -680,9 +680,11 @@ def wordpiece_size_totals(tok: WordPieceTokenizer, text: str) -> list[int]:
 
 
 def _unigram_word_versions(
-    views: dict, full: UnigramTokenizer, bounds: list[tuple[int, int]], text: str
+    views: dict, full: UnigramTokenizer, bounds: list[tuple[int, int]], word: str, text: str
 ) -> list[tuple[int, list[TokenSpan]]]:
-    """The segmentations of one word (as it appears in the text) over all sizes: ``[(first size, spans), ...]``.
+    """The segmentations of one word (lattice word, and as it appears in the text) over all sizes.
+
+    Returns ``[(first size, spans), ...]``.
 
     ``bounds``: each training state's size interval ``(a, S]`` (sizes ``a + 1 .. S`` are that state cut
     short).  Inside one interval the scores are fixed and shrinking the size only removes pieces, so the
@@ -696,7 +698,7 @@ def _unigram_word_versions(
             view = views.get(n)
             if view is None:
                 view = views[n] = full.with_vocab_size(n)
-            spans = view.token_spans(text)
+            spans = view.word_spans(word, text)
             used = [s.id for s in spans if s.rank is not None]
             m = max(used, default=a)
             found.append((max(m, a) + 1, spans))
@@ -730,8 +732,8 @@ def unigram_versions(tok: UnigramTokenizer, text: str) -> WordPieceVersions:
     segmentation is not monotone in ``n``, so each distinct word gets its
     versions, as WordPiece's (:func:`wordpiece_versions`); the words and their
     offsets come from :meth:`UnigramTokenizer.encode_steps`, each word's
-    tokens from ``with_vocab_size(n).token_spans(word)`` (a word is encoded
-    on its own, so its spans are those in the text, shifted).
+    tokens from ``with_vocab_size(n).word_spans(word, text)`` (a word is
+    encoded on its own, so its spans are those in the text, shifted).
 
     Args:
         tok: a Unigram tokenizer (its full size range is used).
@@ -756,16 +758,16 @@ def unigram_versions(tok: UnigramTokenizer, text: str) -> WordPieceVersions:
     lo = full.min_vocab_size
     bounds = _state_bounds(full)
     views: dict = {full.max_vocab_size: full}
-    memo: dict[str, list[tuple[int, list[TokenSpan]]]] = {}
+    memo: dict[tuple[str, str], list[tuple[int, list[TokenSpan]]]] = {}
     units: list[list[tuple[int, list[TokenSpan]]]] = []
     for w in full.encode_steps(text, 0):
         if w.is_special:
             (i,) = w.ids
             units.append([(lo, [TokenSpan(i, w.text.encode("utf-8"), w.text, w.start, w.end, True)])])
             continue
-        vs = memo.get(w.text)
+        vs = memo.get((w.word, w.text))
         if vs is None:
-            vs = memo[w.text] = _unigram_word_versions(views, full, bounds, w.text)
+            vs = memo[w.word, w.text] = _unigram_word_versions(views, full, bounds, w.word, w.text)
         shift = w.start
         units.append(
             [(size, [replace(s, start=s.start + shift, end=s.end + shift) for s in spans]) for size, spans in vs]
@@ -788,14 +790,14 @@ def unigram_size_totals(tok: UnigramTokenizer, text: str) -> list[int]:
     lo, hi = full.min_vocab_size, full.max_vocab_size
     bounds = _state_bounds(full)
     views: dict = {hi: full}
-    counts = Counter((w.text, w.is_special) for w in full.encode_steps(text, 0))
+    counts = Counter((w.word, w.text, w.is_special) for w in full.encode_steps(text, 0))
     delta = [0] * (hi - lo + 2)
-    for (word, special), c in counts.items():
+    for (word, orig, special), c in counts.items():
         if special:
             delta[0] += c
             continue
         prev = 0
-        for s, spans in _unigram_word_versions(views, full, bounds, word):
+        for s, spans in _unigram_word_versions(views, full, bounds, word, orig):
             delta[s - lo] += c * (len(spans) - prev)
             prev = len(spans)
     out = []

@@ -18,7 +18,7 @@ Importing this package registers the ``"bpe"`` algorithm in
 from collections.abc import Mapping
 
 from ..counting.stream import count_text
-from ..interface import Algorithm, ProgressCallback, TrainingInfo, register_algorithm
+from ..interface import Algorithm, ProgressCallback, TrainingInfo, WordCounts, register_algorithm
 from ..pretokenize import PATTERNS
 from .model import BPETokenizer, MergeStep
 from .trace import CandidateRanking, PairCandidate, TrainingReplay, bpe_encode_steps, explain_tie_break
@@ -40,11 +40,11 @@ __all__ = [
 
 def _count_words(
     text: str, pattern: str, special_tokens: tuple[str, ...], lowercase: bool, progress: ProgressCallback | None
-) -> tuple[Mapping[bytes, int], int, str]:
+) -> WordCounts:
     """The ``"bpe"`` registration's count for a count table: the pattern's pre-tokens as UTF-8, in this process."""
     del lowercase  # not a BPE option (the count table refuses it first)
     counted = count_text(text, pattern, special_tokens, num_workers=1, progress=progress)
-    return counted.word_counts, counted.special_occurrences, pattern
+    return WordCounts(counted.word_counts, counted.special_occurrences, pattern)
 
 
 def _train_from_counts(
@@ -55,10 +55,11 @@ def _train_from_counts(
     *,
     lowercase: bool,
     special_occurrences: int,
+    sentence_ends: tuple[tuple[str, int], ...] = (),
     progress: ProgressCallback | None,
 ) -> BPETokenizer:
     """The ``"bpe"`` registration's training on a count table: :func:`train_bpe_from_counts`, named by its pattern."""
-    del lowercase
+    del lowercase, sentence_ends  # not BPE options
     return train_bpe_from_counts(
         word_counts,
         vocab_size,

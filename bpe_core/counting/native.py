@@ -69,6 +69,7 @@ KERNEL_MODULES: tuple[str, ...] = (
     "bpe_core.counting.kernel",
     "bpe_core.bpe.merge_kernel",
     "bpe_core.wordpiece.wp_kernel",
+    "bpe_core.unigram.kernels",
 )
 """The modules that declare kernels (:func:`kernel`); the library holds all of theirs."""
 
@@ -78,6 +79,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "counting/kernel.py",
     "bpe/merge_kernel.py",
     "wordpiece/wp_kernel.py",
+    "unigram/kernels.py",
 )
 """The source files (relative to ``bpe_core/``) whose text the library's machine code depends on."""
 
@@ -86,7 +88,7 @@ LIBRARY_PREFIX = "bpe_core_kernels"
 
 Each kernel's symbol is its module's dotted name with ``_`` for ``.``, then ``_<name>``."""
 
-_DTYPES = {"u1": np.uint8, "i4": np.int32, "i8": np.int64}
+_DTYPES = {"u1": np.uint8, "u4": np.uint32, "i4": np.int32, "i8": np.int64, "f8": np.float64}
 
 _HELPERS: list[tuple[Callable, dict]] = []
 """Every :func:`njit` helper with its numba options, in definition order."""
@@ -121,9 +123,9 @@ class Kernel:
 
     Args:
         func: the Python function (numba-compilable, nopython, no allocation).
-        args: one spec per argument: ``"u1[]"``, ``"i4[]"``, ``"i8[]"`` (C-contiguous
-            1-D arrays of uint8 / int32 / int64), ``"i8[:,:]"`` (C-contiguous 2-D
-            int64) or ``"i8"`` (an integer).
+        args: one spec per argument: ``"u1[]"``, ``"u4[]"``, ``"i4[]"``, ``"i8[]"``, ``"f8[]"``
+            (C-contiguous 1-D arrays of uint8 / uint32 / int32 / int64 / float64), ``"i8[:,:]"``
+            (C-contiguous 2-D int64) or ``"i8"`` (an integer).
         returns: ``"i8"`` (an integer) or ``None``.
 
     Calling checks each array's dtype, dimensions and contiguity (a ``TypeError``

@@ -78,7 +78,7 @@ def _cfunc(k: native.Kernel):
     """The C-callable wrapper (numba's ``cfunc``) of a kernel: pointers and dimensions in, the kernel's result out."""
     from numba import carray, cfunc, types
 
-    scalar = {"u1": types.uint8, "i4": types.int32, "i8": types.int64}
+    scalar = {"u1": types.uint8, "u4": types.uint32, "i4": types.int32, "i8": types.int64, "f8": types.float64}
     params: list[str] = []
     sig: list = []
     lines: list[str] = []

@@ -22,9 +22,12 @@ module knows no algorithm by name.  The built-in ones:
   (:func:`bpe_core.wordpiece.count_words`; the pattern is always ``bert``);
   stored in order of first appearance, which WordPiece's ties depend on;
 * ``"unigram"`` -- the words of ``pattern`` as the Unigram trainer counts them
-  (:func:`bpe_core.unigram.count_unigram_words`: ``sentencepiece`` gives
+  (:func:`bpe_core.unigram.trainer.count_sentences`: ``sentencepiece`` gives
   ``▁``-marked words), with the unknown token among the special tokens;
-  stored in order of first appearance (the trainer's order).
+  stored in order of first appearance (the trainer's order), with each
+  sentence's last word (its seed needs them).  A text's first word gets the
+  ``▁`` put in front of the text, and every shard is a text: Unigram shards
+  add up to the whole text when each starts at a special token.
 
 Training refuses a table counted for another algorithm, pattern, special
 tokens or lower-casing (:class:`CountTableError` naming both); tables add up
@@ -113,6 +116,11 @@ class CountTable:
         sources: names of the files counted (informational).
         algorithm: whose pre-tokenization counted it: one of :func:`table_algorithms`.
         lowercase: the text was lower-cased before counting (algorithms that offer it: WordPiece).
+        sentence_ends: the counted text's sentences (stretches between special tokens), for an
+            algorithm whose trainer needs them (Unigram's seed; empty for the others): each
+            sentence's last word and the next sentence's first UTF-8 byte, ``-1`` for the last.
+        first_byte: the first UTF-8 byte of the first sentence (``-1``: none, or not recorded),
+            which the previous shard's last sentence end takes when tables are added up.
 
     For an algorithm whose registration says ``counts_in_text_order`` (WordPiece, Unigram)
     the order of ``word_counts`` is the order of first appearance, and is part of the table.
@@ -126,6 +134,8 @@ class CountTable:
     sources: tuple[str, ...] = field(default_factory=tuple)
     algorithm: str = "bpe"
     lowercase: bool = False
+    sentence_ends: tuple[tuple[str, int], ...] = ()
+    first_byte: int = -1
 
     @property
     def pattern_name(self) -> str | None:
@@ -151,6 +161,8 @@ class CountTable:
         sources: Iterable[str] = (),
         algorithm: str = "bpe",
         lowercase: bool = False,
+        sentence_ends: Sequence[tuple[str, int]] = (),
+        first_byte: int = -1,
     ) -> CountTable:
         """A table from counts (a :class:`bpe_core.counting.stream.CountResult`'s ``word_counts``, say).
 
@@ -164,6 +176,8 @@ class CountTable:
             sources: file names, for the record.
             algorithm: one of :func:`table_algorithms`.
             lowercase: the text was lower-cased first (algorithms that offer it).
+            sentence_ends: see the class attributes.
+            first_byte: see the class attributes.
 
         Raises:
             ValueError: bad pattern or special tokens; an unknown algorithm; another
@@ -181,6 +195,8 @@ class CountTable:
             sources=tuple(sources),
             algorithm=algorithm,
             lowercase=bool(lowercase),
+            sentence_ends=tuple((str(w), int(b)) for w, b in sentence_ends),
+            first_byte=int(first_byte),
         )
 
     def words(self) -> dict[str, int]:
@@ -250,15 +266,17 @@ def count_text_table(
     pattern = (known.default_pattern if known is not None else "gpt2") if pattern is None else pattern
     alg = _check_algorithm(algorithm, pattern, lowercase)
     specials = _with_required(alg, validate_special_tokens(special_tokens))
-    counts, n_special, pattern = alg.count_words(text, pattern, specials, lowercase, progress)
+    counted = alg.count_words(text, pattern, specials, lowercase, progress)
     return CountTable.from_counts(
-        counts,
-        pattern,
+        counted.counts,
+        counted.pattern,
         specials,
-        special_occurrences=n_special,
+        special_occurrences=counted.special_occurrences,
         sources=sources,
         algorithm=algorithm,
         lowercase=lowercase,
+        sentence_ends=counted.sentence_ends,
+        first_byte=counted.first_byte,
     )
 
 
@@ -310,6 +328,9 @@ def save_count_table(table: CountTable, path: str | os.PathLike) -> None:
         "sources": list(table.sources),
         "sha256": _digest(lengths, counts, data),
     }
+    if table.sentence_ends or table.first_byte >= 0:
+        meta["sentence_ends"] = [list(e) for e in table.sentence_ends]
+        meta["first_byte"] = table.first_byte
     meta_arr = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
     buf = io.BytesIO()
     np.savez_compressed(buf, meta=meta_arr, lengths=lengths, counts=counts, data=data)
@@ -392,6 +413,8 @@ def load_count_table(
         sources=tuple(meta.get("sources", ())),
         algorithm=table_algorithm,
         lowercase=bool(meta.get("lowercase", False)),
+        sentence_ends=tuple((str(w), int(b)) for w, b in meta.get("sentence_ends", ())),
+        first_byte=int(meta.get("first_byte", -1)),
     )
     _check_same(table, name, pattern, special_tokens, algorithm, lowercase)
     blob = data.tobytes()
@@ -468,7 +491,22 @@ def merge_count_tables(tables: Sequence[CountTable]) -> CountTable:
         sources=tuple(s for t in tables for s in t.sources),
         algorithm=first.algorithm,
         lowercase=first.lowercase,
+        sentence_ends=_joined_ends(tables),
+        first_byte=next((t.first_byte for t in tables if t.first_byte >= 0), -1),
     )
+
+
+def _joined_ends(tables: Sequence[CountTable]) -> tuple[tuple[str, int], ...]:
+    """The sentence ends of the concatenated texts: a table's last sentence runs up to the next table's first.
+
+    Exact when each shard after the first starts at a special token (a sentence boundary).
+    """
+    out: list[tuple[str, int]] = []
+    for t in tables:
+        if out and out[-1][1] == -1 and t.first_byte >= 0:
+            out[-1] = (out[-1][0], t.first_byte)
+        out.extend(t.sentence_ends)
+    return tuple(out)
 
 
 def load_count_tables(
@@ -560,6 +598,7 @@ def train_from_table(
         table.pattern_name or table.pattern,
         lowercase=table.lowercase,
         special_occurrences=table.special_occurrences,
+        sentence_ends=table.sentence_ends,
         progress=progress,
     )
     if tok.training is not None:

@@ -20,7 +20,7 @@ from ..bpe.ranks import covering_pattern
 from ..interface import TrainedTokenizer, get_algorithm
 from ..persistence import json_field, json_float, json_int, json_kind
 from ..pretokenize import PATTERNS, resolve_pattern
-from ..unigram.encoder import METASPACE, SENTENCEPIECE
+from ..unigram.encoder import METASPACE, PREPEND_ALWAYS, PREPEND_FIRST, SENTENCEPIECE
 from ..unigram.model import UnigramTokenizer
 from ..wordpiece.model import WordPieceTokenizer
 
@@ -379,8 +379,8 @@ _UNIGRAM_WHOLE = r"[\s\S]+"
 """The pattern of an imported file without a pre-tokenizer: each stretch between special tokens is one word."""
 
 
-def _unigram_metaspace() -> dict:
-    return {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": "always", "split": True}
+def _unigram_metaspace(prepend: str) -> dict:
+    return {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": prepend, "split": True}
 
 
 def unigram_to_hf_json(tok: UnigramTokenizer) -> str:
@@ -396,25 +396,26 @@ def unigram_to_hf_json(tok: UnigramTokenizer) -> str:
     * ``added_tokens``: every special token (``<unk>`` included), ``special: true``,
       so they are split out of the text first, as here;
     * no normaliser; the ``"sentencepiece"`` pattern as ``Metaspace`` (``▁``,
-      ``prepend_scheme: "always"``, ``split: true``) for pre-tokenizer and decoder;
+      ``prepend_scheme: "first"`` -- or ``"always"`` for a tokenizer imported
+      with it --, ``split: true``) for pre-tokenizer and decoder;
       any other pattern as a ``Split`` on its regex (``behavior: "Isolated"``) with
       a ``Fuse`` decoder.
 
     Scores are written as JSON numbers in Python's shortest round-trip form, which
     Rust parses back to the same ``f64``.
 
-    Decoding in Hugging Face differs in two places only, both written so that
-    re-encoding gives the same ids here (see :meth:`UnigramTokenizer.decode`):
-    it writes the unknown token as ``<unk>`` (here ``⁇``) and drops the first
-    token's ``▁`` even when that token is ``▁`` alone (a text that began with a
-    space).
+    Hugging Face's ``prepend_scheme: "first"`` puts no ``▁`` in front of a
+    text that starts with a space, where this package (as SentencePiece) puts
+    one: such a text encodes to one ``▁`` token more here.  Decoding in Hugging
+    Face writes the unknown token as ``<unk>`` (here ``⁇``, see
+    :meth:`UnigramTokenizer.decode`).
 
     Args:
         tok: a :class:`UnigramTokenizer` (the view at its ``vocab_size``).
 
     Returns:
         The JSON text; ``tokenizers.Tokenizer.from_str`` of it encodes every text
-        to the same ids as ``tok.encode``.
+        to the same ids as ``tok.encode``, except texts that start with a space (above).
 
     >>> tok = UnigramTokenizer.from_pieces([("▁a", -1.0), ("a", -2.0), ("▁", -2.0)])
     >>> data = json.loads(unigram_to_hf_json(tok))
@@ -427,8 +428,8 @@ def unigram_to_hf_json(tok: UnigramTokenizer) -> str:
     pieces = tok.pieces[:n]
     scores = tok.scores
     if tok.pattern_name == SENTENCEPIECE:
-        pre: dict[str, Any] = _unigram_metaspace()
-        dec: dict[str, Any] = _unigram_metaspace()
+        pre: dict[str, Any] = _unigram_metaspace(tok.prepend)
+        dec: dict[str, Any] = _unigram_metaspace(tok.prepend)
     else:
         pre = {"type": "Split", "pattern": {"Regex": tok.pattern}, "behavior": "Isolated", "invert": False}
         dec = {"type": "Fuse"}
@@ -468,7 +469,8 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
     """A :class:`UnigramTokenizer` from a Hugging Face ``tokenizer.json`` with a ``Unigram`` model.
 
     Accepted: no normaliser; a ``Metaspace`` pre-tokenizer with ``▁`` that
-    prepends always and splits (SentencePiece-style words), a ``Split`` on a
+    splits and prepends ``"first"`` or ``"always"`` (SentencePiece-style words;
+    the scheme is kept), a ``Split`` on a
     regex with ``Isolated`` behaviour, or none (each stretch between added
     tokens is one word).  Ids and scores are kept; every added token is a
     special token (split out first).  The result has one state (its whole
@@ -510,7 +512,7 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
     except ValueError as exc:
         raise ValueError(f"{filename}: {exc}") from None
     try:
-        pattern = _unigram_pattern(obj.get("pre_tokenizer"))
+        pattern, prepend = _unigram_pattern(obj.get("pre_tokenizer"))
     except ValueError as exc:
         raise ValueError(f"{filename}: {exc}") from None
     specials = []
@@ -527,7 +529,7 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
     try:
         return UnigramTokenizer.from_states(
             pieces, specials, unk, base=len(pieces), sizes=[len(pieces)], scores=[scores], name=filename,
-            pattern_name=pattern, byte_fallback=bool(model.get("byte_fallback")),
+            pattern_name=pattern, byte_fallback=bool(model.get("byte_fallback")), prepend=prepend,
         )  # fmt: skip
     except ValueError as exc:
         raise ValueError(f"{filename}: {exc}") from None
@@ -553,9 +555,10 @@ def _unigram_vocab(vocab: Any) -> list[tuple[str, float]]:
     return out
 
 
-def _unigram_pattern(pre: Any) -> str:
+def _unigram_pattern(pre: Any) -> tuple[str, str]:
+    """``(pattern name or regex, Metaspace prepend scheme)`` of an imported pre-tokenizer."""
     if pre is None:
-        return _UNIGRAM_WHOLE
+        return _UNIGRAM_WHOLE, PREPEND_FIRST
     if not isinstance(pre, Mapping):
         raise ValueError("the pre_tokenizer is malformed")
     kind = pre.get("type")
@@ -563,13 +566,14 @@ def _unigram_pattern(pre: Any) -> str:
         return _unigram_pattern(pre["pretokenizers"][0])
     if kind == "Metaspace":
         prepend = pre.get("prepend_scheme", "always" if pre.get("add_prefix_space", True) else "never")
-        if pre.get("replacement") == METASPACE and prepend == "always" and pre.get("split", True):
-            return SENTENCEPIECE
-        raise ValueError("only Metaspace('▁', prepend_scheme='always', split=True) is supported")
+        splits = pre.get("split", True)
+        if pre.get("replacement") == METASPACE and prepend in (PREPEND_FIRST, PREPEND_ALWAYS) and splits:
+            return SENTENCEPIECE, prepend
+        raise ValueError("only Metaspace('▁', prepend_scheme='first' or 'always', split=True) is supported")
     if kind == "Split" and pre.get("behavior") == "Isolated" and not pre.get("invert"):
         pat = pre.get("pattern") or {}
         if "Regex" in pat:
-            return str(pat["Regex"])
+            return str(pat["Regex"]), PREPEND_FIRST
     raise ValueError(f"the {kind!r} pre-tokenizer is not supported for Unigram here (Metaspace or a regex Split)")
 
 

@@ -16,12 +16,12 @@ Importing this package registers the ``"unigram"`` algorithm in
 
 from collections.abc import Mapping
 
-from ..interface import Algorithm, ProgressCallback, register_algorithm
+from ..interface import Algorithm, ProgressCallback, WordCounts, register_algorithm
 from ..pretokenize import PATTERNS, resolve_pattern, surrogate_error
 from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_PATTERN
 from .model import BYTE_PIECES, DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .trace import LatticeArc, PruneRound, Segmentation, UnigramReplay, WordLattice
-from .trainer import DEFAULT_SEED_SIZE, count_unigram_words, train_unigram, train_unigram_from_counts
+from .trainer import DEFAULT_SEED_SIZE, count_sentences, count_unigram_words, train_unigram, train_unigram_from_counts
 
 __all__ = [
     "BYTE_PIECES",
@@ -37,6 +37,7 @@ __all__ = [
     "UnigramTokenizer",
     "UnigramTrainingInfo",
     "WordLattice",
+    "count_sentences",
     "count_unigram_words",
     "train_unigram",
     "train_unigram_from_counts",
@@ -53,10 +54,11 @@ def _train_spec(text, spec, *, progress=None, num_workers=None) -> UnigramTokeni
 
 def _count_words(
     text: str, pattern: str, special_tokens: tuple[str, ...], lowercase: bool, progress: ProgressCallback | None
-) -> tuple[Mapping[str, int], int, str]:
-    """The ``"unigram"`` registration's count for a count table: the trainer's words (:func:`count_unigram_words`).
+) -> WordCounts:
+    """The ``"unigram"`` registration's count for a count table: the trainer's words and sentence ends.
 
-    SentencePiece's pattern is recorded by the name the trainer knows (``▁``-marked words).
+    SentencePiece's pattern is recorded by the name the trainer knows (``▁``-marked words);
+    the sentence ends (:func:`count_sentences`) are what the seed needs.
 
     Raises:
         ValueError: an unpaired surrogate in ``text``.
@@ -67,8 +69,8 @@ def _count_words(
         raise err
     if resolve_pattern(pattern) == PATTERNS[SENTENCEPIECE]:
         pattern = SENTENCEPIECE  # the Unigram trainer's name for ▁-marked words
-    counts, n_special = count_unigram_words(text, pattern, special_tokens)
-    return counts, n_special, pattern
+    counted = count_sentences(text, pattern, special_tokens)
+    return WordCounts(counted.counts, counted.special_occurrences, pattern, counted.ends, counted.first_byte)
 
 
 def _train_from_counts(
@@ -79,6 +81,7 @@ def _train_from_counts(
     *,
     lowercase: bool,
     special_occurrences: int,
+    sentence_ends: tuple[tuple[str, int], ...] = (),
     progress: ProgressCallback | None,
 ) -> UnigramTokenizer:
     """The ``"unigram"`` registration's training on a count table: :func:`train_unigram_from_counts`."""
@@ -89,6 +92,7 @@ def _train_from_counts(
         special_tokens,
         pattern,
         special_occurrences=special_occurrences,
+        sentence_ends=sentence_ends,
         progress=progress,
     )
 

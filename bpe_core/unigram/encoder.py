@@ -27,33 +27,50 @@ Scores are Python ``float`` (IEEE double, as Rust's ``f64``) and each path
 total is accumulated in the same order (``score + best[start]``), so equal
 inputs give bit-identical totals and the same ties.
 
-SentencePiece-style words (the ``"sentencepiece"`` pattern) are Hugging Face's
-``pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always",
-split=True)``: every space ``" "`` becomes ``"▁"`` (U+2581), a ``"▁"`` is put
-in front of each stretch of text between special tokens that does not start
-with one, and the text is cut before every ``"▁"``.  On the original text those
-words are exactly the matches of :data:`SENTENCEPIECE_PATTERN`
-(``[ ▁][^ ▁]*|[^ ▁]+``), each written ``"▁" + rest`` (:func:`metaspace_word`),
-so offsets map back one character for one character, except the ``"▁"`` put in
-front of a stretch, which stands for no character of the text.
+SentencePiece-style words (the ``"sentencepiece"`` pattern) are what
+SentencePiece makes of a text (``add_dummy_prefix``, ``escape_whitespaces``,
+``split_by_whitespace``): every space ``" "`` becomes ``"▁"`` (U+2581), one
+``"▁"`` is put in front of the text -- unless the text starts with a special
+token; none is put after a special token -- and the text is cut before every
+``"▁"`` (:func:`lattice_words`).  So ``"<sep>world"`` and ``"<sep> world"``
+are different words (``world`` and ``▁world``), and a text that starts with a
+space starts with the word ``"▁"`` alone: decoding drops exactly the one
+``"▁"`` put in front, and gives every text back.  On the original text the
+words are the matches of :data:`SENTENCEPIECE_PATTERN` (``[ ▁][^ ▁]*|[^ ▁]+``),
+each written ``"▁" + rest`` when it starts with a space or ``"▁"``
+(:func:`metaspace_word`), so offsets map back one character for one
+character, except the ``"▁"`` put in front of the text, which stands for no
+character.  Hugging Face writes this as ``Metaspace(prepend_scheme="first")``,
+except that it puts no ``"▁"`` in front of a text that starts with a space.
+
+Tokenizers imported from a Hugging Face file with ``prepend_scheme="always"``
+keep that scheme (:data:`PREPEND_ALWAYS`): a ``"▁"`` in front of every
+stretch between special tokens that does not start with a space or ``"▁"``.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import regex
 
 from ..pretokenize import SENTENCEPIECE_PATTERN
 
 __all__ = [
     "METASPACE",
+    "PREPEND_ALWAYS",
+    "PREPEND_FIRST",
     "SENTENCEPIECE",
     "SENTENCEPIECE_PATTERN",
     "UNK_PENALTY",
     "PieceTable",
+    "lattice_words",
     "metaspace_word",
     "viterbi",
+    "viterbi_many",
+    "word_offsets",
 ]
 
 METASPACE = "\u2581"
@@ -69,13 +86,67 @@ UNK_PENALTY = 10.0
 SENTENCEPIECE_RX = regex.compile(SENTENCEPIECE_PATTERN)
 
 
-def metaspace_word(word: str) -> str:
-    """The lattice string of one ``"sentencepiece"`` word: ``"▁"`` and the word without its leading space or ``▁``.
+PREPEND_FIRST = "first"
+"""SentencePiece's scheme: one ``"▁"`` in front of the text (unless it starts with a special token), none after
+special tokens.  What this package trains with."""
 
-    >>> metaspace_word(" world"), metaspace_word("Hello")
-    ('▁world', '▁Hello')
+PREPEND_ALWAYS = "always"
+"""Hugging Face ``Metaspace(prepend_scheme="always")``: a ``"▁"`` in front of every stretch between special tokens
+that does not start with a space or ``"▁"`` (kept for files imported with it)."""
+
+
+def metaspace_word(word: str) -> str:
+    """The lattice string of one matched word: a leading space or ``▁`` written ``▁``, anything else as it is.
+
+    >>> metaspace_word(" world"), metaspace_word("▁world"), metaspace_word("world")
+    ('▁world', '▁world', 'world')
     """
-    return METASPACE + (word[1:] if word[0] in " \u2581" else word)
+    return METASPACE + word[1:] if word[0] in " \u2581" else word
+
+
+def _prefixed(segment: str, first: bool, scheme: str) -> bool:
+    """Whether a ``"▁"`` is put in front of this stretch (see the module docstring)."""
+    if scheme == PREPEND_FIRST:
+        return first
+    return segment[0] not in " \u2581"
+
+
+def lattice_words(segment: str, first: bool, scheme: str = PREPEND_FIRST) -> list[str]:
+    """The lattice words of one stretch of text between special tokens (SentencePiece-style).
+
+    Args:
+        segment: the stretch (non-empty, no special token in it).
+        first: the stretch starts the text (offset 0).
+        scheme: :data:`PREPEND_FIRST` or :data:`PREPEND_ALWAYS`.
+
+    Returns:
+        The words in order, ``"▁"``-marked.
+
+    >>> lattice_words("hug  pugs", True), lattice_words(" hug", True), lattice_words("hug", False)
+    (['▁hug', '▁', '▁pugs'], ['▁', '▁hug'], ['hug'])
+    """
+    if _prefixed(segment, first, scheme):
+        segment = METASPACE + segment
+    return [metaspace_word(w) for w in SENTENCEPIECE_RX.findall(segment)]
+
+
+def word_offsets(segment: str, first: bool, scheme: str = PREPEND_FIRST) -> list[tuple[int, int, str]]:
+    """:func:`lattice_words` with each word's character offsets in ``segment``: ``[(start, end, word), ...]``.
+
+    ``len(word) - (end - start)`` is 1 for the word that holds the ``"▁"`` put
+    in front of the stretch (which stands for no character; a word of it
+    alone is ``(0, 0, "▁")``), else 0.
+
+    >>> word_offsets(" hug", True)
+    [(0, 0, '▁'), (0, 4, '▁hug')]
+    """
+    lead = 1 if _prefixed(segment, first, scheme) else 0
+    if lead:
+        segment = METASPACE + segment
+    return [
+        (max(m.start() - lead, 0), m.end() - lead, metaspace_word(m.group()))
+        for m in SENTENCEPIECE_RX.finditer(segment)
+    ]
 
 
 class PieceTable:
@@ -91,7 +162,7 @@ class PieceTable:
             piece (``-1``: a prefix that is no piece) -- the trie of the lattice.
     """
 
-    __slots__ = ("piece_ids", "prefixes", "scores", "unk_id", "unk_score")
+    __slots__ = ("_trie", "piece_ids", "prefixes", "scores", "unk_id", "unk_score")
 
     def __init__(self, piece_ids: Mapping[str, int], scores: Sequence[float], unk_id: int, min_score: float):
         self.piece_ids = dict(piece_ids)
@@ -105,6 +176,30 @@ class PieceTable:
         for piece, i in self.piece_ids.items():
             prefixes[piece] = i
         self.prefixes = prefixes
+        self._trie: tuple | None = None
+
+    def trie(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The pieces as arrays for the compiled encoder: ``(hash keys, children, piece of each node, scores)``.
+
+        A trie over code points: the hash table maps ``node * 2**21 + code point``
+        to the child node; node 0 is the root.  Built once per table.
+        """
+        if self._trie is None:
+            from . import kernels as K
+
+            pieces = list(self.piece_ids)
+            lens = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+            starts = np.zeros(len(pieces) + 1, dtype=np.int64)
+            np.cumsum(lens, out=starts[1:])
+            codes = np.frombuffer("".join(pieces).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
+            size = 1 << max(4, int(2 * (starts[-1] + 1)).bit_length())
+            hkeys = np.full(size, -1, dtype=np.int64)
+            hvals = np.zeros(size, dtype=np.int64)
+            node_piece = np.full(int(starts[-1]) + 1, -1, dtype=np.int32)
+            ids = np.fromiter(self.piece_ids.values(), dtype=np.int32, count=len(pieces))
+            K._trie_build(codes, starts, ids, hkeys, hvals, node_piece)
+            self._trie = (hkeys, hvals, node_piece, np.array(self.scores, dtype=np.float64))
+        return self._trie
 
     def arcs(self, word: str) -> list[tuple[int, int, int]]:
         """Every arc of the lattice of ``word``: ``(start, end, id)`` in characters, by start then end.
@@ -191,6 +286,40 @@ def viterbi(word: str, table: PieceTable) -> list[tuple[int, int, int]]:
         out.append(_fused(word, 0, run_end, table))
     out.reverse()
     return out
+
+
+def viterbi_many(words: Sequence[str], table: PieceTable, *, ids_only: bool = False) -> list:
+    """:func:`viterbi` of every word, in compiled code (:func:`bpe_core.unigram.kernels._encode_words`).
+
+    The same segmentations, ties and fused unknown runs (tested against :func:`viterbi`).
+
+    Args:
+        words: lattice words (non-empty).
+        table: the vocabulary.
+        ids_only: return each word's ids alone (a ``tuple``), not its arcs.
+
+    Returns:
+        One ``[(start, end, id), ...]`` (or ``(id, ...)``) per word.
+    """
+    from . import kernels as K
+
+    hkeys, hvals, node_piece, scores = table.trie()
+    lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    wstart = np.zeros(len(words) + 1, dtype=np.int64)
+    np.cumsum(lens, out=wstart[1:])
+    codes = np.frombuffer("".join(words).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
+    n = int(wstart[-1])
+    out_id, out_s, out_e = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
+    m = int(lens.max()) + 1 if len(words) else 1
+    unk = np.array([table.unk_score])
+    k = K._encode_words(codes, wstart, hkeys, hvals, node_piece, scores, table.unk_id, unk, out_id, out_s, out_e,
+                        np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
+    bounds = np.append(np.flatnonzero(out_s[:k] == 0), k).tolist()  # each word's first token starts at 0
+    ids = out_id[:k].tolist()
+    if ids_only:
+        return [tuple(ids[a:b]) for a, b in itertools.pairwise(bounds)]
+    arcs = list(zip(out_s[:k].tolist(), out_e[:k].tolist(), ids))
+    return [arcs[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _fused(word: str, s: int, e: int, table: PieceTable) -> tuple[int, int, int]:

@@ -42,45 +42,51 @@ ids, scores, trace and counts).
 Encoding, decoding, offsets
 ---------------------------
 Encoding splits special tokens out first (longest match first), cuts the rest
-into words (SentencePiece-style by default, see :mod:`bpe_core.unigram.encoder`)
-and takes each word's Viterbi segmentation with Hugging Face's ties.
-Decoding is Hugging Face's ``decoders.Metaspace``: every ``▁`` becomes a space,
-except that the first token's ``▁`` are dropped (the mark that encoding put in
-front of the text); so ``decode(encode(t)) == t`` whenever ``t`` does not start
-with a space, holds no ``▁``, no special token and no character outside the
-vocabulary.  The unknown token decodes as ``⁇`` (U+2047, SentencePiece's
+into words (SentencePiece-style by default: one ``▁`` in front of the text,
+none after a special token, see :mod:`bpe_core.unigram.encoder`) and takes
+each word's Viterbi segmentation with Hugging Face's ties (in compiled code
+for many new words at once, :func:`~bpe_core.unigram.encoder.viterbi_many`;
+each word's ids are remembered).  Decoding writes every ``▁`` as a space and
+drops the one ``▁`` that encoding put in front of the text, so
+``decode(encode(t)) == t`` for every ``t`` the vocabulary can spell -- no
+unknown character and no literal ``▁`` (read as a space, as SentencePiece
+reads it) -- with special tokens anywhere and leading spaces kept, as
+SentencePiece.  The unknown token decodes as ``⁇`` (U+2047, SentencePiece's
 unknown surface, without the spaces SentencePiece puts around it; U+FFFD when
 a piece holds ``⁇``), not as its text ``<unk>`` as Hugging Face writes it:
-``<unk>`` is a special token, which would cut the word in two on re-encoding
-and put a ``▁`` in front of the rest.  (Decoding cannot give back the characters an
-unknown token stood for, so around unknown tokens ``encode(decode(ids))`` may
-take other pieces than ``ids``.)  With any
-other pattern pieces are plain substrings, decoding joins them, and the
-unknown token decodes as its text (split out again as a special token; a
-``⁇`` could join two pre-tokens into one).
+``<unk>`` is a special token, which would cut the word in two on re-encoding.
+(Decoding cannot give back the characters an unknown token stood for, so
+around unknown tokens ``encode(decode(ids))`` may take other pieces than
+``ids``.)  With any other pattern pieces are plain substrings, decoding joins
+them, and the unknown token decodes as its text (split out again as a special
+token; a ``⁇`` could join two pre-tokens into one).
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 
+import numpy as np
 import regex
 
+from ..interface import TrainingInfo
+from ..persistence import JsonFile, ViewCache, training_from_json
 from ..pretokenize import PATTERNS, compile_pattern, iter_pretoken_strings, resolve_pattern, split_special
 from ..spans import TokenSpan
 from .encoder import (
     METASPACE,
+    PREPEND_ALWAYS,
+    PREPEND_FIRST,
     SENTENCEPIECE,
     SENTENCEPIECE_PATTERN,
     SENTENCEPIECE_RX,
     PieceTable,
-    metaspace_word,
+    lattice_words,
     viterbi,
+    viterbi_many,
+    word_offsets,
 )
 from .trace import PruneRound, UnigramReplay, WordLattice, word_lattice
 
@@ -98,59 +104,88 @@ BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
 
 _BYTE_VALUE = {p: b for b, p in enumerate(BYTE_PIECES)}
 
+_CACHE_WORDS = 1 << 18
+"""Words whose ids a view keeps (the cache is emptied when full)."""
+
+_COMPILED_MIN_CHARS = 4096
+"""Missing words of fewer characters than this are segmented in Python (the compiled call costs more)."""
+
+
+def _compiled_encoder() -> bool:
+    """Whether the compiled encoder runs without a compile pause (its library built), or is asked for."""
+    from ..counting import kernels_mode, kernels_ready
+
+    mode = kernels_mode()
+    return mode != "python" and kernels_ready(mode == "compiled")
+
+
 UNKNOWN_SURFACES = ("\u2047", "\ufffd")
 """What ``decode`` writes for the unknown token with SentencePiece-style words: the first no piece holds."""
 
 
-@dataclass
-class UnigramTrainingInfo:
-    """Facts about one Unigram training run.
+@dataclass(slots=True)
+class UnigramTrainingInfo(TrainingInfo):
+    """Facts about one Unigram training run: :class:`~bpe_core.interface.TrainingInfo` and Unigram's own.
+
+    The shared fields mean for Unigram: ``pretokens`` word occurrences in the
+    training text (special tokens not counted), ``unique_pretokens`` distinct
+    words, ``initial_tokens`` tokens of the training text under the seed state
+    (special tokens count one each), ``merge_seconds`` the wall time after
+    counting (seed, EM and pruning), ``stop_reason`` why the trained size
+    differs from the requested one (``None`` when it does not).
 
     Attributes:
-        requested_vocab_size: the ``vocab_size`` asked for.
-        pretokens: word occurrences in the training text (special tokens not counted).
-        unique_pretokens: distinct words.
-        special_occurrences: special-token occurrences cut out of the text.
         characters: required characters (distinct characters of the words).
         seed_size: pieces of the initial vocabulary (required characters included,
             special tokens not).
         rounds: pruning rounds run (down to the required characters).
-        initial_tokens: tokens of the training text under the seed state (special tokens count one each).
-        count_seconds, seed_seconds, em_seconds, prune_seconds: wall time of
-            counting words, building the seed vocabulary, EM re-estimation and
-            pruning (Viterbi, alternatives, choice), in seconds.
-        stop_reason: why the trained size differs from the requested one, or ``""``.
+        seed_seconds, em_seconds, prune_seconds: wall time of building the seed
+            vocabulary, EM re-estimation and pruning (Viterbi, alternatives,
+            choice), in seconds; they add up to ``merge_seconds``.
     """
 
-    requested_vocab_size: int
-    pretokens: int = 0
-    unique_pretokens: int = 0
-    special_occurrences: int = 0
     characters: int = 0
     seed_size: int = 0
     rounds: int = 0
-    initial_tokens: int = 0
-    count_seconds: float = 0.0
     seed_seconds: float = 0.0
     em_seconds: float = 0.0
     prune_seconds: float = 0.0
-    stop_reason: str = ""
 
-    @property
-    def merge_seconds(self) -> float:
-        """Seconds of training after counting (seed, EM, pruning): :class:`~bpe_core.interface.TrainingInfo`'s name."""
-        return self.seed_seconds + self.em_seconds + self.prune_seconds
+
+def _index_pieces(pieces: list) -> dict[str, int]:
+    """``{piece: id}`` of a vocabulary in id order (``ValueError`` for an empty, non-``str`` or repeated piece)."""
+    index: dict[str, int] = {}
+    for i, p in enumerate(pieces):
+        if not isinstance(p, str) or p == "":
+            raise ValueError(f"piece #{i} must be a non-empty str, got {p!r}")
+        if p in index:
+            raise ValueError(f"piece {p!r} is given twice (ids {index[p]} and {i})")
+        index[p] = i
+    return index
+
+
+def _byte_fallback_ids(index: dict[str, int], base: int) -> list[int]:
+    """The ids of ``<0x00>`` .. ``<0xFF>`` (``ValueError`` unless all are among the first ``base`` ids)."""
+    byte_ids = [index.get(BYTE_PIECES[b], -1) for b in range(256)]
+    bad = next((b for b, i in enumerate(byte_ids) if not 0 <= i < base), None)
+    if bad is not None:
+        raise ValueError(
+            f"byte fallback needs the piece {BYTE_PIECES[bad]!r} among the first {base} ids (the smallest "
+            "state); it is missing or later"
+        )
+    return byte_ids
 
 
 class _States:
     """What all views of one tokenizer share: the pieces, specials, states and trace."""
 
     __slots__ = (
-        "base", "byte_ids", "pieces", "rounds", "scores", "sizes", "special_ids", "specials", "tables", "tokens0",
-        "unk_id",
+        "base", "byte_ids", "pieces", "prepend", "rounds", "scores", "sizes", "special_ids", "specials", "tables",
+        "tokens0", "unk_id",
     )  # fmt: skip
 
-    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds, tokens0=None, byte_ids=None):
+    def __init__(self, pieces, specials, unk_id, base, sizes, scores, rounds, tokens0=None, byte_ids=None,
+                 prepend=PREPEND_FIRST):  # fmt: skip
         self.pieces: list[str] = pieces
         self.specials: dict[str, int] = specials
         self.special_ids: frozenset[int] = frozenset(specials.values())
@@ -162,9 +197,10 @@ class _States:
         self.tables: dict[int, PieceTable] = {}  # the last few views' encoding tables, by size
         self.tokens0: int | None = tokens0  # the training text's tokens at state 0, when known
         self.byte_ids: list[int] | None = byte_ids  # byte fallback: the id of <0x00> .. <0xFF>, else None
+        self.prepend: str = prepend  # where "▁" is put in front of a stretch (encoder.PREPEND_FIRST / _ALWAYS)
 
 
-class UnigramTokenizer:
+class UnigramTokenizer(ViewCache, JsonFile):
     """A Unigram tokenizer (SentencePiece's model) at one vocabulary size, and its training states.
 
     Build one with :func:`bpe_core.unigram.train_unigram`, :meth:`from_pieces`,
@@ -202,22 +238,14 @@ class UnigramTokenizer:
         train_words: tuple[dict[str, int], int] | None = None,
     ):
         self._st = states
-        self._n = n
         self.name = name
         self.pattern_name = pattern_name
         self._metaspace = pattern_name == SENTENCEPIECE
         self._rx = SENTENCEPIECE_RX if self._metaspace else compile_pattern(resolve_pattern(pattern_name))
         self.training = training
         self._train_words = train_words
-        self._train_tokens: int | None = None
-        k = 0
-        while k + 1 < len(states.sizes) and states.sizes[k + 1] >= n:
-            k += 1
-        self._state = k
-        self._table: PieceTable | None = None
-        self._cache: dict[str, tuple[int, ...]] = {}
-        self._parts: tuple[list[int], list[list[float]], list[PruneRound]] | None = None
-        self._unknown_text: str | None = None
+        self._views: dict[int, UnigramTokenizer] = {}
+        self._narrow_to(n)
 
     # -- construction ------------------------------------------------------------
 
@@ -239,6 +267,8 @@ class UnigramTokenizer:
         train_words: tuple[dict[str, int], int] | None = None,
         initial_tokens: int | None = None,
         byte_fallback: bool = False,
+        prepend: str = PREPEND_FIRST,
+        checked: bool = False,
     ) -> UnigramTokenizer:
         """Build a tokenizer from its parts (what the trainer and :meth:`from_dict` call).
 
@@ -264,18 +294,21 @@ class UnigramTokenizer:
                 the pieces ``<0x00>`` .. ``<0xFF>`` of their UTF-8 bytes (which
                 must all be among the first ``base`` ids) instead of the unknown
                 token; byte pieces are never matched in the text.
+            prepend: SentencePiece-style words only: where a ``"▁"`` is put in
+                front of a stretch, :data:`~bpe_core.unigram.encoder.PREPEND_FIRST`
+                (SentencePiece's, the default) or
+                :data:`~bpe_core.unigram.encoder.PREPEND_ALWAYS` (Hugging Face's
+                ``prepend_scheme="always"``).
+            checked: the pieces are known to be distinct non-empty strings (the
+                trainer's): their check is skipped.
 
         Raises:
             ValueError: inconsistent parts (the message says which).
         """
+        if prepend not in (PREPEND_FIRST, PREPEND_ALWAYS):
+            raise ValueError(f"prepend must be {PREPEND_FIRST!r} or {PREPEND_ALWAYS!r}, got {prepend!r}")
         pieces = list(pieces)
-        index = {}
-        for i, p in enumerate(pieces):
-            if not isinstance(p, str) or p == "":
-                raise ValueError(f"piece #{i} must be a non-empty str, got {p!r}")
-            if p in index:
-                raise ValueError(f"piece {p!r} is given twice (ids {index[p]} and {i})")
-            index[p] = i
+        index = {p: i for i, p in enumerate(pieces)} if checked else _index_pieces(pieces)
         specials = {}
         for s in special_tokens:
             if s not in index:
@@ -290,18 +323,11 @@ class UnigramTokenizer:
             raise ValueError("each training state needs one score per id")
         if not 0 < base <= sizes[-1]:
             raise ValueError(f"min_vocab_size {base} must be between 1 and the smallest state {sizes[-1]}")
-        byte_ids = None
-        if byte_fallback:
-            byte_ids = [index.get(BYTE_PIECES[b], -1) for b in range(256)]
-            bad = next((b for b, i in enumerate(byte_ids) if not 0 <= i < base), None)
-            if bad is not None:
-                raise ValueError(
-                    f"byte fallback needs the piece {BYTE_PIECES[bad]!r} among the first {base} ids (the smallest "
-                    "state); it is missing or later"
-                )
+        byte_ids = _byte_fallback_ids(index, base) if byte_fallback else None
         st = _States(
             pieces, dict(sorted(specials.items(), key=lambda kv: kv[1])), specials[unk_token], base, sizes,
             [[float(x) for x in sc[:sz]] for sc, sz in zip(scores, sizes)], list(rounds), initial_tokens, byte_ids,
+            prepend,
         )  # fmt: skip
         if n is None:
             n = sizes[0]
@@ -319,6 +345,7 @@ class UnigramTokenizer:
         pattern: str = SENTENCEPIECE,
         name: str = "Unigram",
         byte_fallback: bool = False,
+        prepend: str = PREPEND_FIRST,
     ) -> UnigramTokenizer:
         """A tokenizer of fixed pieces and scores (no training states): special tokens, ``<unk>``, then ``pieces``.
 
@@ -334,6 +361,7 @@ class UnigramTokenizer:
             pattern: ``"sentencepiece"`` or a pattern name / regex.
             name: display name.
             byte_fallback: unknown characters as their UTF-8 byte pieces (see :meth:`from_states`).
+            prepend: where a ``"▁"`` is put in front of a stretch (see :meth:`from_states`).
 
         Returns:
             A tokenizer whose only state is the whole vocabulary (special tokens score 0.0).
@@ -350,7 +378,7 @@ class UnigramTokenizer:
         scores = [0.0] * len(head) + [float(s) for _, s in items]
         return cls.from_states(
             texts, specials, unk_token, base=len(texts), sizes=[len(texts)], scores=[scores], name=name,
-            pattern_name=pattern, byte_fallback=byte_fallback,
+            pattern_name=pattern, byte_fallback=byte_fallback, prepend=prepend,
         )  # fmt: skip
 
     # -- sizes and views ---------------------------------------------------------
@@ -395,18 +423,25 @@ class UnigramTokenizer:
 
     def _training_loss(self) -> float | None:
         """The training words' Viterbi loss (nats) in this view, or ``None`` when the words are not known."""
+        if self._train_loss is not None:
+            return self._train_loss
         if self._train_words is None:
             return None
         counts, _ = self._train_words
         sc = self.scores
         enc = self.encode_word
-        return -sum(c * sum(sc[i] for i in enc(w)) for w, c in counts.items())
+        best = np.fromiter((sum(sc[i] for i in enc(w)) for w in counts), dtype=np.float64, count=len(counts))
+        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        return float(-(weights * best).sum())  # summed as the trainer sums it
 
-    def truncated(self) -> UnigramTokenizer:
+    def truncated(self, loss: float | None = None, tokens: int | None = None) -> UnigramTokenizer:
         """The view as a tokenizer of its own: its states only, so ``max_vocab_size == vocab_size``.
 
         The trainer returns the view at the size asked for this way; it is
-        what :meth:`to_dict` saves (the states above are dropped).
+        what :meth:`to_dict` saves (the states above are dropped).  ``loss``
+        and ``tokens``: the training words' loss and the training text's tokens
+        in this view, when known (the trainer computes them with its lattices;
+        else they are computed here, a Viterbi per training word).
 
         >>> tok = UnigramTokenizer.from_pieces([("▁a", -1.0), ("a", -2.0), ("▁", -2.0)])
         >>> tok.truncated() is tok
@@ -415,37 +450,37 @@ class UnigramTokenizer:
         st, n = self._st, self._n
         if n == st.sizes[0]:
             return self
+        self._train_loss = loss if loss is not None else self._train_loss
+        self._train_tokens = tokens if tokens is not None else self._train_tokens
         sizes, scores, rounds = self._view_parts()
         tok = UnigramTokenizer.from_states(
             st.pieces[:n], list(st.specials), self.unk_token, base=st.base, sizes=sizes, scores=scores,
             rounds=rounds, n=n, name=self.name, pattern_name=self.pattern_name, training=self.training,
             train_words=self._train_words, initial_tokens=self.training_text_tokens(),
-            byte_fallback=self.byte_fallback,
+            byte_fallback=self.byte_fallback, prepend=self._st.prepend, checked=True,
         )  # fmt: skip
         tok._st.tables[n] = tok._table = self._table_()  # the same pieces and scores
         tok._cache = self._cache
         return tok
 
-    def with_vocab_size(self, n: int) -> UnigramTokenizer:
-        """The smallest training state of size ``>= n``, cut short to ids ``0 .. n - 1`` (see the module docstring).
+    def _narrow_to(self, n: int) -> None:
+        """Make this tokenizer (a fresh copy) the view at size ``n``: the smallest training state of size ``>= n``.
 
-        Raises:
-            TypeError: ``n`` is not an ``int``.
-            ValueError: ``n`` is outside ``min_vocab_size .. max_vocab_size``.
+        What :meth:`~bpe_core.persistence.ViewCache.with_vocab_size` calls (see the
+        module docstring for what the view holds); the per-view caches start empty.
         """
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise TypeError(f"vocab_size must be an int, got {type(n).__name__}")
-        if not self.min_vocab_size <= n <= self.max_vocab_size:
-            raise ValueError(
-                f"vocab_size {n} is outside {self.min_vocab_size}..{self.max_vocab_size} (special tokens, <unk> "
-                "and the required characters up to the trained size)"
-            )
-        if n == self._n:
-            return self
-        return UnigramTokenizer(
-            self._st, n, name=self.name, pattern_name=self.pattern_name, training=self.training,
-            train_words=self._train_words,
-        )  # fmt: skip
+        sizes = self._st.sizes
+        k = 0
+        while k + 1 < len(sizes) and sizes[k + 1] >= n:
+            k += 1
+        self._n = n
+        self._state = k
+        self._table: PieceTable | None = None
+        self._cache: dict[str, tuple[int, ...]] = {}
+        self._parts: tuple[list[int], list[list[float]], list[PruneRound]] | None = None
+        self._unknown_text: str | None = None
+        self._train_tokens: int | None = None
+        self._train_loss: float | None = None  # the training words' loss here, when the trainer computed it
 
     # -- vocabulary ---------------------------------------------------------------
 
@@ -468,6 +503,16 @@ class UnigramTokenizer:
     def special_tokens(self) -> dict[str, int]:
         """``{special token: id}`` in id order, ``<unk>`` included."""
         return dict(self._st.specials)
+
+    @property
+    def prepend(self) -> str:
+        """SentencePiece-style words: where a ``"▁"`` is put in front of a stretch of text.
+
+        ``"first"`` (:data:`~bpe_core.unigram.encoder.PREPEND_FIRST`, SentencePiece's: in front
+        of the text) or ``"always"`` (:data:`~bpe_core.unigram.encoder.PREPEND_ALWAYS`, files
+        imported with Hugging Face's ``prepend_scheme="always"``).
+        """
+        return self._st.prepend
 
     @property
     def byte_fallback(self) -> bool:
@@ -587,15 +632,6 @@ class UnigramTokenizer:
                     "not a character and has no UTF-8 form; remove it or replace it with U+FFFD"
                 )
 
-    def _words(self, segment: str) -> list[str]:
-        """The words of an ordinary segment (no special token), as the pattern cuts them (original text)."""
-        if self._metaspace:
-            return SENTENCEPIECE_RX.findall(segment)
-        return iter_pretoken_strings(segment, self._rx)
-
-    def _lattice_word(self, w: str) -> str:
-        return metaspace_word(w) if self._metaspace else w
-
     def _word_arcs(self, word: str) -> list[tuple[int, int, int]]:
         return viterbi(word, self._table_())
 
@@ -603,18 +639,44 @@ class UnigramTokenizer:
         """The ids of one lattice word (``"▁"``-prefixed for SentencePiece-style words), cached."""
         ids = self._cache.get(word)
         if ids is None:
-            arcs = viterbi(word, self._table_())
-            byte_ids, unk = self._st.byte_ids, self._st.unk_id
-            if byte_ids is None:
-                ids = tuple(i for _s, _e, i in arcs)
-            else:  # byte fallback: an unknown run as the byte pieces of its UTF-8 (Hugging Face's and SentencePiece's)
-                ids = tuple(
-                    x for s, e, i in arcs for x in ((i,) if i != unk else (byte_ids[b] for b in word[s:e].encode()))
-                )
-            if len(self._cache) >= 1 << 18:
+            ids = self._word_ids(word, viterbi(word, self._table_()))
+            if len(self._cache) >= _CACHE_WORDS:
                 self._cache.clear()
             self._cache[word] = ids
         return ids
+
+    def _word_ids(self, word: str, arcs: list[tuple[int, int, int]]) -> tuple[int, ...]:
+        """The ids of a word's segmentation; with byte fallback an unknown run as the byte pieces of its UTF-8."""
+        byte_ids, unk = self._st.byte_ids, self._st.unk_id
+        if byte_ids is None:
+            return tuple(i for _s, _e, i in arcs)
+        return tuple(x for s, e, i in arcs for x in ((i,) if i != unk else (byte_ids[b] for b in word[s:e].encode())))
+
+    def _encode_words(self, words: list[str]) -> list[int]:
+        """The ids of lattice words, each looked up in the cache; the missing ones segmented together.
+
+        Many missing characters go to the compiled encoder
+        (:func:`~bpe_core.unigram.encoder.viterbi_many`, the same segmentations),
+        when its kernels are built; else each word to :func:`~bpe_core.unigram.encoder.viterbi`.
+        """
+        cache = self._cache
+        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        if missing:
+            if len(cache) + len(missing) >= _CACHE_WORDS:
+                cache.clear()
+            table = self._table_()
+            if sum(map(len, missing)) >= _COMPILED_MIN_CHARS and _compiled_encoder():
+                plain = self._st.byte_ids is None
+                for w, found in zip(missing, viterbi_many(missing, table, ids_only=plain)):
+                    cache[w] = found if plain else self._word_ids(w, found)
+            else:
+                for w in missing:
+                    cache[w] = self._word_ids(w, viterbi(w, table))
+        out: list[int] = []
+        extend = out.extend
+        for w in words:
+            extend(cache[w])
+        return out
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``: special tokens, then each word's Viterbi segmentation.
@@ -632,25 +694,27 @@ class UnigramTokenizer:
         self._check_text(text)
         out: list[int] = []
         specials = self._st.specials
-        encode_word = self.encode_word
-        lattice_word = self._lattice_word
-        for segment, is_special in split_special(text, tuple(specials)):
+        for k, (segment, is_special) in enumerate(split_special(text, tuple(specials))):
             if is_special:
                 out.append(specials[segment])
-                continue
-            for w in self._words(segment):
-                out.extend(encode_word(lattice_word(w)))
+            elif self._metaspace:
+                out.extend(self._encode_words(lattice_words(segment, k == 0, self._st.prepend)))
+            else:
+                out.extend(self._encode_words(list(iter_pretoken_strings(segment, self._rx))))
         return out
 
     def _segments(self, text: str):
-        """``(start, end, lattice word or None for a special token, original text)`` over ``text``."""
+        """``(start, end, lattice word or None for a special token, original text)`` over ``text``.
+
+        ``len(word) - (end - start)`` is 1 for the word holding the ``"▁"`` put in front of a stretch, else 0.
+        """
         offset = 0
-        for segment, is_special in split_special(text, tuple(self._st.specials)):
+        for k, (segment, is_special) in enumerate(split_special(text, tuple(self._st.specials))):
             if is_special:
                 yield offset, offset + len(segment), None, segment
             elif self._metaspace:
-                for m in SENTENCEPIECE_RX.finditer(segment):
-                    yield offset + m.start(), offset + m.end(), metaspace_word(m.group()), m.group()
+                for a, b, w in word_offsets(segment, k == 0, self._st.prepend):
+                    yield offset + a, offset + b, w, segment[a:b]
             else:
                 pos = offset
                 for w in iter_pretoken_strings(segment, self._rx):
@@ -672,28 +736,48 @@ class UnigramTokenizer:
         """
         self._check_text(text)
         out: list[TokenSpan] = []
-        pieces = self._st.pieces
         specials = self._st.specials
-        unk = self._st.unk_id
         for ws, we, word, orig in self._segments(text):
             if word is None:
                 out.append(TokenSpan(specials[orig], orig.encode("utf-8"), orig, ws, we, True))
-                continue
-            shift = ws - (len(word) - len(orig))  # original offset of lattice position 0 (ws - 1 when "▁" was put in)
-            for s, e, i in self._word_arcs(word):
-                a, b = max(ws, shift + s), shift + e
-                if i == unk and self._st.byte_ids is not None:  # byte fallback: each character's bytes
-                    for q in range(s, e):
-                        cb = word[q].encode("utf-8")
-                        qa, qb = max(ws, shift + q), shift + q + 1
-                        for x in cb:
-                            tid = self._st.byte_ids[x]
-                            out.append(TokenSpan(tid, bytes([x]), f"<0x{x:02X}>", qa, qb, False, len(cb) > 1))
-                elif i == unk:
-                    out.append(TokenSpan(i, pieces[i].encode("utf-8"), word[s:e], a, b, True))
-                else:
-                    p = pieces[i]
-                    out.append(TokenSpan(i, p.encode("utf-8"), p, a, b, False, False, self.rank_of(i)))
+            else:
+                out.extend(self._word_spans(word, ws, len(word) - (we - ws)))
+        return out
+
+    def word_spans(self, word: str, text: str) -> list[TokenSpan]:
+        """The tokens of one word of a text, offsets from the word's start (:meth:`token_spans`, one word).
+
+        Args:
+            word: the lattice word (:attr:`~bpe_core.unigram.trace.WordLattice.word`).
+            text: the characters of the text it stands for
+                (:attr:`~bpe_core.unigram.trace.WordLattice.text`): ``word``
+                itself, or ``word`` less the ``"▁"`` put in front of a stretch.
+
+        Returns:
+            ``list[TokenSpan]``, offsets into ``text``.
+        """
+        return self._word_spans(word, 0, len(word) - len(text))
+
+    def _word_spans(self, word: str, ws: int, lead: int) -> list[TokenSpan]:
+        """The spans of one lattice word starting at ``ws`` in the text; ``lead``: 1 if its ``"▁"`` was put in."""
+        out: list[TokenSpan] = []
+        pieces = self._st.pieces
+        unk = self._st.unk_id
+        shift = ws - lead  # original offset of lattice position 0
+        for s, e, i in self._word_arcs(word):
+            a, b = max(ws, shift + s), shift + e
+            if i == unk and self._st.byte_ids is not None:  # byte fallback: each character's bytes
+                for q in range(s, e):
+                    cb = word[q].encode("utf-8")
+                    qa, qb = max(ws, shift + q), shift + q + 1
+                    for x in cb:
+                        tid = self._st.byte_ids[x]
+                        out.append(TokenSpan(tid, bytes([x]), f"<0x{x:02X}>", qa, qb, False, len(cb) > 1))
+            elif i == unk:
+                out.append(TokenSpan(i, pieces[i].encode("utf-8"), word[s:e], a, b, True))
+            else:
+                p = pieces[i]
+                out.append(TokenSpan(i, p.encode("utf-8"), p, a, b, False, False, self.rank_of(i)))
         return out
 
     def encode_steps(self, text: str, k: int = 5) -> list[WordLattice]:
@@ -722,13 +806,13 @@ class UnigramTokenizer:
         return out
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Text of ids: pieces joined; SentencePiece-style, ``▁`` -> space and the first token's ``▁`` dropped.
+        """Text of ids: pieces joined; SentencePiece-style, ``▁`` -> space and the ``▁`` put in front dropped.
 
         SentencePiece-style, the unknown token is written ``⁇`` (see the module
-        docstring), and the first token's ``▁`` is kept (as a space) when it is
-        a word of its own -- the text began with a space, which encoding does
-        not mark again -- where Hugging Face's ``Metaspace`` decoder drops it; so
-        ``encode(decode(ids)) == ids`` for the ids of a text without unknown characters.
+        docstring), and when the first id is a piece starting with ``▁``, that
+        ``▁`` -- the one encoding puts in front of the text -- is dropped; so
+        ``decode(encode(t)) == t`` for every ``t`` the vocabulary can spell
+        (no unknown character, no literal ``▁``), special tokens anywhere.
 
         Raises:
             ValueError: an id is not in this view.
@@ -737,27 +821,29 @@ class UnigramTokenizer:
         ids = list(ids)
         for i in ids:
             self._check_id(i)
-        if self._st.byte_ids is not None and any(self._byte_of(i) is not None for i in ids):
-            return self._decode_bytes(ids)
         if not self._metaspace:
+            if self._st.byte_ids is not None and any(self._byte_of(i) is not None for i in ids):
+                return self._decode_bytes(ids)
             return "".join(pieces[i] for i in ids)
-        unk = self._st.unk_id
-        specials = self._st.special_ids
-        parts = [self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in ids]
-        if parts and ids[0] not in specials:
-            # the first word's "▁" is the mark encoding put in front of the text, unless that word is "▁" alone
-            # (the text began with a space): then the next token starts a new word, is special, or there is none
-            nxt = ids[1] if len(ids) > 1 else None
-            alone = pieces[ids[0]] == METASPACE and (
-                nxt is None or (nxt in specials and nxt != unk) or pieces[nxt].startswith(METASPACE)
-            )
-            if not alone:
-                parts[0] = parts[0].removeprefix(" ")
-        return "".join(parts)
+        text = self._decode_bytes(ids) if self._st.byte_ids is not None else self._decode_pieces(ids)
+        first = ids[0] if ids else None
+        if (
+            first is not None
+            and first not in self._st.special_ids
+            and self._byte_of(first) is None
+            and pieces[first].startswith(METASPACE)
+        ):
+            text = text[1:]  # the "▁" encoding put in front of the text
+        return text
+
+    def _decode_pieces(self, ids: list[int]) -> str:
+        """SentencePiece-style pieces joined, ``▁`` as a space, the unknown token as its surface."""
+        pieces, unk = self._st.pieces, self._st.unk_id
+        return "".join(self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in ids)
 
     def _decode_bytes(self, ids: list[int]) -> str:
         """Decode with byte pieces: each run of them is UTF-8 (an invalid sequence -> U+FFFD), the rest as usual."""
-        pieces, unk, specials = self._st.pieces, self._st.unk_id, self._st.special_ids
+        pieces = self._st.pieces
         out: list[str] = []
         for is_byte, group in itertools.groupby(ids, key=lambda i: self._byte_of(i) is not None):
             g = list(group)
@@ -766,17 +852,7 @@ class UnigramTokenizer:
             elif not self._metaspace:
                 out.append("".join(pieces[i] for i in g))
             else:
-                out.extend(self._unknown_surface() if i == unk else pieces[i].replace(METASPACE, " ") for i in g)
-        if self._metaspace and ids[0] not in specials and self._byte_of(ids[0]) is None:
-            # the first word's "▁" is the mark encoding put in front of the text, unless it is "▁" alone
-            nxt = ids[1] if len(ids) > 1 else None
-            alone = pieces[ids[0]] == METASPACE and (
-                nxt is None
-                or (nxt in specials and nxt != unk)
-                or (self._byte_of(nxt) is None and pieces[nxt].startswith(METASPACE))
-            )
-            if not alone:
-                out[0] = out[0].removeprefix(" ")
+                out.append(self._decode_pieces(g))
         return "".join(out)
 
     def _unknown_surface(self) -> str:
@@ -836,6 +912,7 @@ class UnigramTokenizer:
             "trace": rounds,
             "training": asdict(self.training) if self.training is not None else None,
             "byte_fallback": self.byte_fallback,
+            "prepend": self._st.prepend,
         }
 
     @classmethod
@@ -868,7 +945,9 @@ class UnigramTokenizer:
             ]
             pattern_name = str(data.get("pattern_name") or SENTENCEPIECE)
             name = str(data.get("name") or "Unigram")
-            training = UnigramTrainingInfo(**data["training"]) if data.get("training") is not None else None
+            training = None
+            if data.get("training") is not None:
+                training = training_from_json(data["training"], cls=UnigramTrainingInfo)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"tokenizer file is malformed: {type(exc).__name__}: {exc}") from None
         for r in rounds:
@@ -879,20 +958,8 @@ class UnigramTokenizer:
         return cls.from_states(
             pieces, specials, unk, base=base, sizes=sizes, scores=scores, rounds=rounds, n=sizes[0], name=name,
             pattern_name=pattern_name, training=training, byte_fallback=bool(data.get("byte_fallback", False)),
+            prepend=str(data.get("prepend", PREPEND_ALWAYS)),  # files from before "prepend": the scheme of then
         )  # fmt: skip
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write :meth:`to_dict` as JSON to ``path``."""
-        Path(path).write_text(json.dumps(self.to_dict(), ensure_ascii=False), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> UnigramTokenizer:
-        """Read a tokenizer written by :meth:`save` (``ValueError`` for a file that is not one)."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}: not a JSON tokenizer file: {exc}") from None
-        return cls.from_dict(data)
 
     def __repr__(self) -> str:
         return f"UnigramTokenizer(name={self.name!r}, vocab_size={self._n}, pattern={self.pattern_name!r})"

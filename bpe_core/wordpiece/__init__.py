@@ -18,7 +18,7 @@ Importing this package registers the ``"wordpiece"`` algorithm in
 
 from collections.abc import Mapping
 
-from ..interface import Algorithm, ProgressCallback, register_algorithm
+from ..interface import Algorithm, ProgressCallback, WordCounts, register_algorithm
 from .model import DEFAULT_MAX_INPUT_CHARS_PER_WORD, DEFAULT_SPECIAL_TOKENS, WordPieceMerge, WordPieceTokenizer
 from .trace import (
     GreedyStep,
@@ -53,7 +53,7 @@ __all__ = [
 
 def _count_words(
     text: str, pattern: str, special_tokens: tuple[str, ...], lowercase: bool, progress: ProgressCallback | None
-) -> tuple[Mapping[str, int], int, str]:
+) -> WordCounts:
     """The ``"wordpiece"`` registration's count for a count table: BERT-style words (:func:`count_words`).
 
     Raises:
@@ -63,7 +63,7 @@ def _count_words(
     if err is not None:
         raise err
     counts, n_special = count_words(text, special_tokens, lowercase, progress=progress)
-    return counts, n_special, pattern
+    return WordCounts(counts, n_special, pattern)
 
 
 def _train_from_counts(
@@ -74,10 +74,11 @@ def _train_from_counts(
     *,
     lowercase: bool,
     special_occurrences: int,
+    sentence_ends: tuple[tuple[str, int], ...] = (),
     progress: ProgressCallback | None,
 ) -> WordPieceTokenizer:
     """The ``"wordpiece"`` registration's training on a count table: :func:`train_wordpiece_from_counts`."""
-    del pattern  # always BERT-style
+    del pattern, sentence_ends  # always BERT-style; sentences are not a WordPiece notion
     return train_wordpiece_from_counts(
         {k.decode("utf-8"): v for k, v in word_counts.items()},
         vocab_size,

@@ -44,7 +44,7 @@ TRAIN_TEXT = sample("english") + seed_text()[:12000]
 EM_ITERATIONS = 2
 # The fast M-step's floor on a character's expected count: none at this commit; SentencePiece's 0.5
 # (bpe_core.textbook.unigram_training.MIN_CHAR_COUNT) once the fast trainer's EM follows SentencePiece exactly.
-FAST_MIN_CHAR_COUNT = 0.0
+FAST_MIN_CHAR_COUNT = 0.5
 
 
 @pytest.fixture(scope="module")

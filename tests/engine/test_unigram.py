@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 from collections import defaultdict
@@ -170,7 +171,7 @@ def test_trained_layout_and_states(trained):
     sizes = tok.state_sizes
     assert tok.max_vocab_size == 500 and sizes[0] == 500  # the trained size is the top; the states above are dropped
     assert sizes == sorted(sizes, reverse=True) and sizes[-1] == tok.min_vocab_size
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="out of range"):
         tok.with_vocab_size(501)
     assert tok.training_states() == sorted(sizes)
     rounds = tok.trace
@@ -234,7 +235,7 @@ def test_views_are_prefixes_and_count_exactly(trained):
     assert small.pieces[:300] == big.pieces[:300]
     assert tok.learned_tokens()[0] == (0, tok.min_vocab_size)
     assert tok.rank_of(tok.min_vocab_size + 5) == 5 and tok.rank_of(0) is None and tok.rank_of(3) is None
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="out of range"):
         tok.with_vocab_size(tok.min_vocab_size - 1)
 
 
@@ -330,8 +331,15 @@ def test_bad_input(args, kwargs, exc, match):
         train_unigram(text, *rest, **kwargs)
 
 
-def test_quality_against_hugging_face_trainer():
-    """Held-out tokens within 3 % of Hugging Face's UnigramTrainer with comparable settings (a cross-check)."""
+def test_quality_against_sentencepiece_and_hugging_face_trainers():
+    """Held-out tokens within 1 % of SentencePiece's and 5 % of Hugging Face's UnigramTrainer, comparable settings.
+
+    The seed is SentencePiece's (tests/engine/test_unigram_exact.py); Hugging Face's
+    trainer seeds differently (substring frequencies not weighted by word
+    counts) and does 3 % better than both on these seeds.
+    """
+    import sentencepiece as spm
+
     seeds = sorted(SEEDS.glob("00*.txt"))
     lines = [ln for p in (seeds[0], seeds[2], seeds[3]) for ln in p.read_text(encoding="utf-8").split("\n") if ln]
     held = [ln for p in (seeds[1], seeds[4]) for ln in Path(p).read_text(encoding="utf-8").split("\n") if ln.strip()]
@@ -342,12 +350,22 @@ def test_quality_against_hugging_face_trainer():
         vocab_size=1000, special_tokens=["<unk>"], unk_token="<unk>", max_piece_length=16, show_progress=False
     )
     hf.train_from_iterator(lines, trainer=trainer)
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=model, vocab_size=1000, model_type="unigram",
+        character_coverage=1.0, normalization_rule_name="identity", remove_extra_whitespaces=False,
+        split_by_unicode_script=False, split_by_number=False, max_sentence_length=1 << 20, minloglevel=2,
+        bos_id=-1, eos_id=-1, num_threads=1,
+    )  # fmt: skip
+    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
     a = sum(len(ours.encode(ln)) for ln in held)
     b = sum(len(e.ids) for e in hf.encode_batch(held))
-    assert abs(a / b - 1) < 0.03, (a, b)
+    c = sum(len(sp.encode(ln)) for ln in held)
+    assert abs(a / c - 1) < 0.01, (a, c)
+    assert abs(a / b - 1) < 0.05, (a, b)
 
 
-@pytest.mark.parametrize("module", ["encoder", "model", "trainer", "trace"])
+@pytest.mark.parametrize("module", ["encoder", "model", "trainer", "trace", "seed", "lattice"])
 def test_doctests(module):
     import doctest
     import importlib

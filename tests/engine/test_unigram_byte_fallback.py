@@ -52,9 +52,8 @@ def test_sentencepiece_byte_fallback_ids_equal(sp_model):
     tok = UnigramTokenizer.from_pieces(pieces, unk_token=sp.id_to_piece(0), byte_fallback=True)
     assert tok.vocab_size == n and tok.byte_fallback
     byte_tokens = 0
-    # (a text that starts with a space is left out: SentencePiece puts its dummy "▁" in front even then, Hugging
-    # Face's Metaspace -- which this encoder follows -- does not; byte fallback has nothing to do with it)
-    for text in [t for t in UNSEEN if not t.startswith(" ")] + sample("english").splitlines()[:20]:
+    # (texts that start with a space too: the "▁" put in front of the text is SentencePiece's, even then)
+    for text in UNSEEN + sample("english").splitlines()[:20]:
         ids = tok.encode(text)
         assert ids == sp.encode(text), text
         byte_tokens += sum(1 <= i <= 256 for i in ids)
@@ -74,7 +73,8 @@ def test_trained_with_byte_fallback_equals_hugging_face():
     hf = Tokenizer.from_str(json.dumps(data))
     for t in UNSEEN:
         ids = tok.encode(t)
-        assert ids == hf.encode(t).ids, t
+        if not t.startswith(" "):  # Hugging Face's Metaspace puts no "▁" in front of a text that starts with a space
+            assert ids == hf.encode(t).ids, t
         assert any(1 <= i <= 256 for i in ids) == bool(set(t) - set(text) - {" "})
         # bytes of each unknown character, in order, covering that character
         spans = tok.token_spans(t)
@@ -83,8 +83,9 @@ def test_trained_with_byte_fallback_equals_hugging_face():
             if 1 <= s.id <= 256:
                 ch = t[s.start : s.end]
                 assert len(ch) == 1 and s.token_bytes[0] in ch.encode() and s.display == f"<0x{s.token_bytes[0]:02X}>"
+        assert tok.decode(ids) == t  # every text round-trips (bytes for what the vocabulary lacks)
         if not t.startswith(" "):
-            assert tok.decode(ids) == t == hf.decode(ids)
+            assert hf.decode(ids) == t
     # the same tokenizer without byte fallback writes <unk>; imports keep the flag
     back = unigram_from_hf_json(json.dumps(data))
     assert back.byte_fallback and back.encode(UNSEEN[0]) == tok.encode(UNSEEN[0])

@@ -6,7 +6,7 @@ import streamlit as st
 
 from bpe_core.formats.huggingface import byte_to_unicode
 from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, bert_normalize, pretokenize
-from bpe_core.unigram.encoder import metaspace_word
+from bpe_core.unigram.encoder import word_offsets
 from ui import state_keys as sk
 from ui.insights_tabs import VIEWS
 from ui.lessons import base
@@ -44,7 +44,7 @@ def course_rows(text: str) -> dict[str, list[tuple[str, str]]]:
     """
     bert = [(p.text, offsets(p.start, p.end)) for p in pretokenize(text, "bert") if not p.text.isspace()]
     gpt2 = [(byte_level(p.text), offsets(p.start, p.end)) for p in pretokenize(text, "gpt2")]
-    spm = [(metaspace_word(p.text), offsets(p.start, p.end)) for p in pretokenize(text, "sentencepiece")]
+    spm = [(word, offsets(start, end)) for start, end, word in word_offsets(text, first=True)] if text else []
     return {"BERT-style": bert, "GPT-2 byte-level (Ġ)": gpt2, "SentencePiece-style (▁)": spm}
 
 
