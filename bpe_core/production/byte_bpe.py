@@ -44,6 +44,8 @@ CACHE_LIMIT = 1 << 18
 """Pieces cached per tokenizer (the cache is emptied when full)."""
 
 
+
+
 class SplitSequence:
     """Hugging Face's ``pre_tokenizers.Sequence`` of ``Split(pattern, behavior="Isolated")``, in order.
 
@@ -133,7 +135,10 @@ class ByteLevelBPE:
         source: where the files came from.
 
     Raises:
-        ValueError: a single byte without a token, or a merge whose parts are not tokens.
+        ValueError: a merge whose parts are not tokens.
+
+    A byte without a token of its own (:attr:`missing_bytes`) is dropped from
+    the ids, as Hugging Face's BPE without an unknown token drops it.
 
     Attributes:
         name, source: as given.
@@ -171,10 +176,10 @@ class ByteLevelBPE:
         for s, i in self._added.items():
             decoder.setdefault(i, s.encode("utf-8"))
         self._decoder = decoder
-        missing = [x for x in range(256) if bytes([x]) not in self._by_bytes]
-        if missing:
-            raise ValueError(f"{name}: no token for the byte 0x{missing[0]:02X}; byte-level BPE needs all 256")
-        self._byte_ids = [self._by_bytes[bytes([x])] for x in range(256)]
+        # a byte without a token is dropped, as Hugging Face's BPE (no unk_token) and llama.cpp drop it: MPT lacks
+        # the 13 bytes no UTF-8 text holds, StarCoder also 0xF1..0xF4 (lead bytes of U+40000..U+10FFFF)
+        self._byte_ids = [self._by_bytes.get(bytes([x]), -1) for x in range(256)]
+        self.missing_bytes = bytes(x for x in range(256) if self._byte_ids[x] < 0)
         self._shift = max(max(decoder), 2).bit_length()
         ranks: dict[int, int] = {}
         new_ids: list[int] = []
@@ -234,6 +239,8 @@ class ByteLevelBPE:
             ids = (whole,)
         else:
             seq = [self._byte_ids[x] for x in data]
+            if self.missing_bytes and -1 in seq:
+                seq = [x for x in seq if x >= 0]  # (a -1 never pairs: its keys are negative)
             if len(seq) < 2:
                 ids = tuple(seq)
             elif len(seq) > LONG_PIECE:
@@ -341,7 +348,7 @@ class ByteLevelBPE:
         """The merges of one piece, recorded (the textbook loop; the last ids equal :meth:`_piece_ids`)."""
         label = self.describe_token
         data = piece.encode("utf-8")
-        ids = [self._byte_ids[x] for x in data]
+        ids = [i for i in (self._byte_ids[x] for x in data) if i >= 0]
         first = EncodeStep(tuple(ids), tuple(map(label, ids)), f"{len(ids)} byte{'s' * (len(ids) != 1)}")
         whole = self._by_bytes.get(data) if self.ignore_merges else None
         if whole is not None and len(ids) > 1:
