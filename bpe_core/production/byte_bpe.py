@@ -44,10 +44,8 @@ CACHE_LIMIT = 1 << 18
 """Pieces cached per tokenizer (the cache is emptied when full)."""
 
 
-
-
 class SplitSequence:
-    """Hugging Face's ``pre_tokenizers.Sequence`` of ``Split(pattern, behavior="Isolated")``, in order.
+    r"""Hugging Face's ``pre_tokenizers.Sequence`` of ``Split(pattern, behavior="Isolated")``, in order.
 
     Each pattern cuts every piece the previous ones left into its matches and
     the stretches between them (:func:`bpe_core.pretokenize.iter_pretoken_strings`
@@ -60,7 +58,7 @@ class SplitSequence:
     Raises:
         ValueError: no pattern, or a pattern that does not compile or matches the empty string.
 
-    >>> SplitSequence([r"\\p{N}{1,3}", r" ?\\p{L}+|\\s+"]).split("in 2024 AD")
+    >>> SplitSequence([r"\p{N}{1,3}", r" ?\p{L}+|\s+"]).split("in 2024 AD")
     ['in', ' ', '202', '4', ' AD']
     """
 
@@ -106,8 +104,10 @@ _UNICODE_TO_BYTE = {c: b for b, c in byte_to_unicode().items()}
 
 
 def parse_merge(merge: str | Sequence[str]) -> tuple[str, str]:
-    """A merge as ``(left, right)``: from ``"left right"`` (cut at the first space after the first character,
-    as llama.cpp reads GGUF merges) or from a two-item list (newer ``tokenizer.json`` files).
+    """A merge as ``(left, right)``, from either form a file writes it in.
+
+    ``"left right"`` is cut at the first space after the first character (as
+    llama.cpp reads GGUF merges); newer ``tokenizer.json`` files write a two-item list.
 
     Raises:
         ValueError: neither form.
@@ -158,7 +158,7 @@ class ByteLevelBPE:
         vocab: Mapping[bytes, int],
         merges: Sequence[tuple[bytes, bytes]],
         splits: SplitSequence,
-        added: Mapping[str, int] = {},  # noqa: B006 - never mutated
+        added: Mapping[str, int] = {},
         *,
         special_ids: Iterable[int] = (),
         ignore_merges: bool = False,
@@ -180,7 +180,7 @@ class ByteLevelBPE:
         # the 13 bytes no UTF-8 text holds, StarCoder also 0xF1..0xF4 (lead bytes of U+40000..U+10FFFF)
         self._byte_ids = [self._by_bytes.get(bytes([x]), -1) for x in range(256)]
         self.missing_bytes = bytes(x for x in range(256) if self._byte_ids[x] < 0)
-        self._shift = max(max(decoder), 2).bit_length()
+        self._shift = max(*decoder, 2).bit_length()
         ranks: dict[int, int] = {}
         new_ids: list[int] = []
         rank_of: dict[int, int] = {}
@@ -225,7 +225,7 @@ class ByteLevelBPE:
 
     @property
     def token_ids_by_bytes(self) -> dict[bytes, int]:
-        """Same as :attr:`mergeable_ranks` (the name :func:`~bpe_core.production.registry.production_token_ids` reads)."""
+        """Same as :attr:`mergeable_ranks` (what :func:`~bpe_core.production.registry.production_token_ids` reads)."""
         return self.mergeable_ranks
 
     def _piece_ids(self, piece: str) -> tuple[int, ...]:
@@ -325,8 +325,9 @@ class ByteLevelBPE:
         )
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
-        """Each pre-token's merges, one per step (lowest rank, every occurrence left to right), as
-        :func:`bpe_core.bpe.trace.bpe_encode_steps` shows the trained tokenizers'.
+        """Each pre-token's merges, one per step, as :func:`bpe_core.bpe.trace.bpe_encode_steps` shows the trained ones.
+
+        A step applies the lowest-ranked merge present to every occurrence, left to right.
 
         Raises:
             TypeError, ValueError: as :meth:`encode`.

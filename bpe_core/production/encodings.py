@@ -936,6 +936,9 @@ class TiktokenTokenizer:
     unknown_id = None
     """A byte-level encoding spells every text: there is no unknown token."""
 
+    algorithm_label = "Byte-level BPE"
+    """The badge (:func:`bpe_core.interface.algorithm_label`)."""
+
     def fast_encoder(self):
         """Tiktoken's own encoder (what :meth:`encode` already uses)."""
         return self.encode

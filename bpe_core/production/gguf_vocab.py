@@ -238,9 +238,9 @@ def vocab_from_metadata(name: str, meta: dict[str, Any], source: str) -> GGUFVoc
 
 
 def read_test_cases(name: str) -> list[tuple[str, list[int]]]:
-    """llama.cpp's test cases of a vocabulary: ``[(text, expected ids), ...]`` from ``name.inp`` / ``name.out``.
+    r"""llama.cpp's test cases of a vocabulary: ``[(text, expected ids), ...]`` from ``name.inp`` / ``name.out``.
 
-    The ``.inp`` file holds the texts separated by ``"\\n__ggml_vocab_test__\\n"``; the
+    The ``.inp`` file holds the texts separated by ``"\n__ggml_vocab_test__\n"``; the
     ``.out`` file one line of space-separated ids per text (as
     ``tests/test-tokenizer-0.cpp`` reads them).  Both come from the cache, sha256-checked.
 

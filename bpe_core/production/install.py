@@ -153,10 +153,8 @@ def archive_url(index: str | None = None) -> tuple[str, str]:
         ValueError: the page does not list the archive, or lists another sha256 than :data:`ARCHIVE_SHA256`.
     """
     base = (index or os.environ.get(INDEX_ENV) or DEFAULT_INDEX).rstrip("/")
-    req = urllib.request.Request(
-        f"{base}/{DISTRIBUTION}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
-    )
-    with urllib.request.urlopen(req, timeout=60) as resp:  # noqa: S310 - the package index, at set-up time only
+    req = urllib.request.Request(f"{base}/{DISTRIBUTION}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
         page = json.load(resp)
     for entry in page.get("files", []):
         if entry.get("filename") == ARCHIVE:
@@ -177,7 +175,7 @@ def download(dest: Path, index: str | None = None) -> Path:
     url, _ = archive_url(index)
     path = dest / ARCHIVE
     h = hashlib.sha256()
-    with urllib.request.urlopen(url, timeout=600) as resp, open(path, "wb") as out:  # noqa: S310 - set-up time only
+    with urllib.request.urlopen(url, timeout=600) as resp, open(path, "wb") as out:
         for block in iter(lambda: resp.read(1 << 20), b""):
             h.update(block)
             out.write(block)

