@@ -13,7 +13,7 @@ English, falling back to the built-in samples):
   BPE does, while ours uses the course's likelihood score -- so this compares
   cost, not output;
 * on a ``--naive-chars`` prefix, ours against the naive course-style trainer
-  of ``bpe_core/educational.py`` (every score recounted each step), which learns
+  of ``bpe_core/textbook/wordpiece.py`` (every score recounted each step), which learns
   exactly the same vocabulary;
 * encoding the whole text with our vocabulary: ours against Hugging Face's
   ``WordPiece`` model with the same vocabulary and ``BertPreTokenizer``
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
-from bpe_core.educational import wordpiece_train as naive_train  # noqa: E402
+from bpe_core.textbook.wordpiece import train as naive_train  # noqa: E402
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS, WordPieceTokenizer, train_wordpiece  # noqa: E402
 
 DEFAULT_TEXT = Path("/work/corpora/small.txt")

@@ -1,18 +1,22 @@
-"""BPE Playground engine: byte-level BPE and WordPiece, written from scratch.
+"""BPE Playground engine: byte-level BPE, WordPiece and Unigram, written from scratch.
 
-Pure Python (plus ``regex`` and ``numpy``); nothing here imports Streamlit.
-The components (see the README's "Architecture"):
+Pure Python (plus ``regex`` and ``numpy``, and compiled kernels for large
+trainings); nothing here imports Streamlit.  Read it top-down:
 
+* :mod:`bpe_core.textbook` -- **start here**: the three algorithms as short
+  readable modules (BPE, WordPiece, Unigram), real tokenizers behind the same
+  interface, and the tests' oracle: every fast path below names the textbook
+  function it must equal, and a test checks that it does
 * :mod:`bpe_core.interface` -- the declared :class:`Tokenizer` and
   :class:`TrainedTokenizer` protocols, :class:`TrainingSpec`, the algorithm
   registry (:data:`ALGORITHMS`), :class:`TrainingCancelled`, :class:`TrainingInfo`
-* :mod:`bpe_core.bpe` -- byte-level BPE: model, trainer, encoder, trace
-  (:func:`train_bpe`, :class:`BPETokenizer`)
-* :mod:`bpe_core.wordpiece` -- WordPiece: model, words, trainer, encoder, trace
-  (:func:`train_wordpiece`, :class:`WordPieceTokenizer`)
-* :mod:`bpe_core.unigram` -- Unigram: model, trainer (EM and pruning), Viterbi
-  encoder, pruning trace and lattices (:func:`~bpe_core.unigram.train_unigram`)
-* :mod:`bpe_core.educational` -- the readable textbook trainers (the tests' oracle)
+* :mod:`bpe_core.bpe` -- byte-level BPE, fast: model, trainer, encoder, trace
+  (:func:`train_bpe`, :class:`BPETokenizer`); equals :mod:`bpe_core.textbook.bpe`
+* :mod:`bpe_core.wordpiece` -- WordPiece, fast: model, words, trainer, encoder, trace
+  (:func:`train_wordpiece`, :class:`WordPieceTokenizer`); equals :mod:`bpe_core.textbook.wordpiece`
+* :mod:`bpe_core.unigram` -- Unigram, fast: model, trainer (EM and pruning), Viterbi
+  encoder, pruning trace and lattices (:func:`~bpe_core.unigram.train_unigram`);
+  its Viterbi, EM step, loss and pruning costs equal :mod:`bpe_core.textbook.unigram`'s
 * :mod:`bpe_core.pretokenize`, :mod:`bpe_core.counting.stream` -- split patterns,
   special tokens, streamed/parallel pre-token counting
 * :mod:`bpe_core.production.encodings` -- GPT-2, cl100k, o200k (:func:`load_encoding`)
@@ -29,6 +33,7 @@ Importing this package registers every built-in algorithm.
 ['bpe', 'wordpiece', 'unigram']
 """
 
+from . import textbook
 from .bpe import (
     BPETokenizer,
     CandidateRanking,
@@ -114,6 +119,7 @@ __all__ = [
     "pretokenize",
     "register_algorithm",
     "split_special",
+    "textbook",
     "train_bpe",
     "train_bpe_from_counts",
     "train_wordpiece",

@@ -15,6 +15,7 @@ import contextlib
 import copy
 import dataclasses
 import json
+import math
 import os
 import re
 import tempfile
@@ -216,6 +217,24 @@ def json_int(value: Any, field: str, lo: int = 0, hi: int | None = None) -> int:
         bound = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
         raise ValueError(f"{field} must be {bound}, got {value}")
     return value
+
+
+def json_float(value: Any, field: str) -> float:
+    """``value`` as a ``float`` when it is a finite JSON number, else a ``ValueError`` naming ``field``.
+
+    Python's ``json`` module reads ``NaN``, ``Infinity`` and ``-Infinity``, which no
+    score may be; a string or a bool is refused too.
+
+    >>> json_float(-2.5, '"model.vocab"[3][1]')
+    -2.5
+    >>> json_float(float("nan"), '"model.vocab"[3][1]')
+    Traceback (most recent call last):
+    ValueError: "model.vocab"[3][1] must be a finite number, got nan
+    """
+    json_field(value, (int, float), field, "a number")
+    if not math.isfinite(value):
+        raise ValueError(f"{field} must be a finite number, got {value}")
+    return float(value)
 
 
 def training_from_json(data: Any, field: str = '"training"') -> TrainingInfo:

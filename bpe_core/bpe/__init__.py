@@ -1,5 +1,7 @@
 """Byte-level BPE, as GPT-2 and tiktoken define it, in four parts.
 
+The fast version of :mod:`bpe_core.textbook.bpe` (read that first), whose merges and ids it must equal.
+
 * :mod:`~bpe_core.bpe.model` -- :class:`BPETokenizer`: vocabulary, merges,
   vocabulary-size views, the training trace (:class:`MergeStep`), JSON form.
 * :mod:`~bpe_core.bpe.trainer` -- :func:`train_bpe`, :func:`train_bpe_from_counts`:

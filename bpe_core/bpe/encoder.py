@@ -6,6 +6,7 @@ lowest-rank merge present until none applies (leftmost occurrence first) --
 GPT-2's and tiktoken's rule.  Short pre-tokens use :func:`merge_short` (a list
 scan in C), long ones :func:`merge_long` (a heap, O(n log n)); both give the
 same ids.  Pre-tokens are cached per tokenizer view.
+Each pre-token's ids must equal :func:`bpe_core.textbook.bpe.encode_word`'s (tests/engine/test_textbook.py).
 
 :class:`BPEEncoder` is mixed into :class:`bpe_core.bpe.model.BPETokenizer`,
 whose ``_setup`` builds the tables it reads (``_rx``, ``_ranks``, ``_shift``,

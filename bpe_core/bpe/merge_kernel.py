@@ -7,7 +7,7 @@ of highest weighted count, ties going to the greatest ``(left bytes, right
 bytes)`` and then to the smaller ``(left id, right id)`` -- exactly the order of
 the Python loop's heap -- so the merges and the trace are identical (tested
 on real text against the Python loop and the textbook trainer,
-:func:`bpe_core.educational.bpe_train`).
+:func:`bpe_core.textbook.bpe.train_merges`).
 
 Data layout (all numpy arrays, nothing per pre-token is a Python object):
 

@@ -7,7 +7,7 @@ information:
 
 * :func:`ranks_to_vocab_merges` -- the vocabulary and the ordered merges of a
   ranks table (each token split as tiktoken's own byte-pair procedure splits it
-  just before its last merge; :func:`bpe_core.educational.tiktoken_parts` is
+  just before its last merge; :func:`bpe_core.textbook.ranks.tiktoken_parts` is
   the plain version the tests compare with).
 * :func:`mergeable_ranks` -- a tokenizer's ranks table.
 * :func:`covering_pattern` -- the split pattern to give tiktoken so that it
@@ -82,7 +82,7 @@ def _bpe_parts(ranks: Mapping[bytes, int], token: bytes) -> list[bytes]:
     ranked pairs in a heap keyed by ``(rank, start)`` over a linked list of
     parts (O(L log L) steps plus the slices), which pops exactly the pair the
     scan picks: the lowest rank, and among equal ranks -- equal bytes -- the
-    leftmost start.  :func:`bpe_core.educational.tiktoken_parts` is the plain
+    leftmost start.  :func:`bpe_core.textbook.ranks.tiktoken_parts` is the plain
     version the tests compare with.
     """
     if len(token) <= SHORT_TOKEN:

@@ -13,8 +13,8 @@ BPE, Radford et al., 2019):
 Pre-tokens are counted once (:mod:`bpe_core.counting.stream`, streamed and parallel);
 the merge loop then works on the table of distinct pre-tokens with incremental
 pair counts, a pair -> pre-tokens index and a max-priority queue with lazy
-invalidation: the corpus is never rescanned per merge.  The readable
-textbook version of the same rule is :func:`bpe_core.educational.bpe_train`.
+invalidation: the corpus is never rescanned per merge.  The merges must equal
+the textbook's, :func:`bpe_core.textbook.bpe.train_merges` (tests/engine/test_bpe_train.py).
 """
 
 from __future__ import annotations

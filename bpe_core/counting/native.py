@@ -77,7 +77,9 @@ KERNEL_SOURCES: tuple[str, ...] = (
 """The source files (relative to ``bpe_core/``) whose text the library's machine code depends on."""
 
 LIBRARY_PREFIX = "bpe_core_kernels"
-"""File names of the built library start with this; each kernel's symbol is its module's dotted name with ``_`` for ``.``, then ``_<name>``."""
+"""File names of the built library start with this.
+
+Each kernel's symbol is its module's dotted name with ``_`` for ``.``, then ``_<name>``."""
 
 _DTYPES = {"u1": np.uint8, "i4": np.int32, "i8": np.int64}
 

@@ -17,7 +17,7 @@ import regex
 
 from ..bpe.model import BPETokenizer
 from ..bpe.ranks import covering_pattern
-from ..persistence import json_field, json_int
+from ..persistence import json_field, json_float, json_int, json_kind
 from ..pretokenize import PATTERNS, resolve_pattern
 from ..unigram.encoder import METASPACE, SENTENCEPIECE
 from ..unigram.model import UnigramTokenizer
@@ -500,12 +500,12 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
         kind = obj["normalizer"].get("type") if isinstance(obj["normalizer"], Mapping) else obj["normalizer"]
         raise ValueError(f"{filename}: the file has a {kind!r} normalizer, which this package does not apply")
     try:
-        vocab = [(str(p), float(s)) for p, s in model["vocab"]]
-        unk_id = model.get("unk_id")
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{filename}: the Unigram model is malformed: {type(exc).__name__}: {exc}") from None
-    if not isinstance(unk_id, int) or not 0 <= unk_id < len(vocab):
-        raise ValueError(f"{filename}: the Unigram model needs an unk_id inside the vocabulary, got {unk_id!r}")
+        vocab = _unigram_vocab(model.get("vocab"))
+        if model.get("unk_id") is None:
+            raise ValueError('"model.unk_id" is missing: the Unigram model needs an unknown piece')
+        unk_id = json_int(model["unk_id"], '"model.unk_id"', 0, len(vocab) - 1)
+    except ValueError as exc:
+        raise ValueError(f"{filename}: {exc}") from None
     try:
         pattern = _unigram_pattern(obj.get("pre_tokenizer"))
     except ValueError as exc:
@@ -528,6 +528,26 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
         )  # fmt: skip
     except ValueError as exc:
         raise ValueError(f"{filename}: {exc}") from None
+
+
+def _unigram_vocab(vocab: Any) -> list[tuple[str, float]]:
+    """``model.vocab`` of a Unigram ``tokenizer.json``: ``[[piece, score], ...]``, every field checked.
+
+    Raises:
+        ValueError: not a non-empty list of ``[string, finite number]`` pairs; the message names the entry.
+    """
+    json_field(vocab, list, '"model.vocab"', "a list of [piece, score] pairs")
+    if not vocab:
+        raise ValueError('"model.vocab" is empty')
+    out = []
+    for k, entry in enumerate(vocab):
+        where = f'"model.vocab"[{k}]'
+        if not isinstance(entry, list) or len(entry) != 2:
+            got = f"a list of {len(entry)}" if isinstance(entry, list) else json_kind(entry)
+            raise ValueError(f"{where} must be a [piece, score] pair, got {got}")
+        piece = json_field(entry[0], str, f"{where}[0]", "a string (the piece)")
+        out.append((piece, json_float(entry[1], f"{where}[1]")))
+    return out
 
 
 def _unigram_pattern(pre: Any) -> str:

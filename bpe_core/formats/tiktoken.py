@@ -95,33 +95,13 @@ def check_ranks(
         ValueError: a gap, a duplicate or an out-of-range id, or a byte missing;
             the message names the rank or the token and the fix.
     """
-    specials = dict(special_tokens or {})
-    taken: dict[int, str] = {}
-    for s, i in specials.items():
-        if isinstance(i, bool) or not isinstance(i, int) or not isinstance(s, str):
-            raise TypeError(f"special tokens must map str to int ids, got {s!r}: {i!r}")
-        if i in taken:
-            raise ValueError(f"special tokens {taken[i]!r} and {s!r} share id {i}")
-        taken[i] = s
-    for token, r in ranks.items():
-        if not isinstance(token, bytes) or isinstance(r, bool) or not isinstance(r, int):
-            raise TypeError(f"mergeable ranks must map bytes to int, got {token!r}: {r!r}")
+    taken = _special_ids(special_tokens or {})
+    _check_types(ranks)
     top = max(ranks.values(), default=-1)
     n = len(ranks) + sum(1 for i in taken if i < top)
     if not with_metadata:
         n += MAX_SPECIAL_GAP
-    seen = set()
-    for token, r in ranks.items():
-        if r in taken:
-            raise ValueError(f"token {token!r} has rank {r}, the id of special token {taken[r]!r}")
-        if not 0 <= r < n:
-            raise ValueError(
-                f"token {token!r} has rank {r}, outside 0..{n - 1}: the ranks must number the {len(ranks):,} tokens "
-                "from 0 without gaps (special tokens aside)"
-            )
-        seen.add(r)
-    if len(seen) != len(ranks):
-        raise ValueError("two tokens share a rank")
+    seen = _ranks_in_range(ranks, taken, n)
     missing = next((i for i in range(top) if i not in seen and i not in taken), None)
     if missing is not None and with_metadata:
         raise ValueError(
@@ -136,6 +116,41 @@ def check_ranks(
     if len(singles) < 256:
         byte = next(b for b in range(256) if b not in singles)
         raise ValueError(f"no token for the single byte 0x{byte:02X}; byte-level BPE needs all 256 bytes ranked")
+
+
+def _special_ids(special_tokens: Mapping[str, int]) -> dict[int, str]:
+    """``{id: special token}``; ``TypeError`` for a non-``str`` token or non-``int`` id; ``ValueError`` if shared."""
+    taken: dict[int, str] = {}
+    for s, i in special_tokens.items():
+        if isinstance(i, bool) or not isinstance(i, int) or not isinstance(s, str):
+            raise TypeError(f"special tokens must map str to int ids, got {s!r}: {i!r}")
+        if i in taken:
+            raise ValueError(f"special tokens {taken[i]!r} and {s!r} share id {i}")
+        taken[i] = s
+    return taken
+
+
+def _check_types(ranks: Mapping[bytes, int]) -> None:
+    for token, r in ranks.items():
+        if not isinstance(token, bytes) or isinstance(r, bool) or not isinstance(r, int):
+            raise TypeError(f"mergeable ranks must map bytes to int, got {token!r}: {r!r}")
+
+
+def _ranks_in_range(ranks: Mapping[bytes, int], taken: Mapping[int, str], n: int) -> set[int]:
+    """The set of ranks, each checked to be in ``0..n-1``, distinct and not a special token's id (``ValueError``)."""
+    seen = set()
+    for token, r in ranks.items():
+        if r in taken:
+            raise ValueError(f"token {token!r} has rank {r}, the id of special token {taken[r]!r}")
+        if not 0 <= r < n:
+            raise ValueError(
+                f"token {token!r} has rank {r}, outside 0..{n - 1}: the ranks must number the {len(ranks):,} tokens "
+                "from 0 without gaps (special tokens aside)"
+            )
+        seen.add(r)
+    if len(seen) != len(ranks):
+        raise ValueError("two tokens share a rank")
+    return seen
 
 
 MAX_SPECIAL_GAP = 1 << 16

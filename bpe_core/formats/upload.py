@@ -117,31 +117,11 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
     data = bytes(data)
     if not data.strip():
         raise ValueError(f"{filename} is empty")
-    head = data.lstrip()[:1]
-    if head == b"{":
+    if data.lstrip()[:1] == b"{":
         obj = load_json(data, filename)
         if not isinstance(obj, dict):
             raise ValueError(f"{filename}: expected a JSON object")
-        fmt = obj.get("format")
-        if isinstance(fmt, str) and fmt.startswith("bpe-playground/"):
-            algorithm = ALGORITHMS.get(fmt.removeprefix("bpe-playground/"))
-            if algorithm is None:
-                known = ", ".join(f"bpe-playground/{n}" for n in ALGORITHMS)
-                raise ValueError(f"{filename}: unknown BPE Playground format {fmt!r} (known: {known})")
-            try:
-                return algorithm.from_dict(obj)
-            except ValueError as exc:
-                raise ValueError(f"{filename}: {exc}") from None
-        if isinstance(obj.get("model"), dict):
-            kind = obj["model"].get("type")
-            if kind == "WordPiece":
-                return wordpiece_from_hf_json(obj, filename)
-            if kind == "Unigram":
-                return unigram_from_hf_json(obj, filename)
-            return bpe_from_hf_json(obj, filename)
-        if {"pat_str", "special_tokens"} <= set(obj):
-            raise ValueError(f"{filename} is tiktoken metadata only; upload the .tiktoken ranks file with it")
-        raise ValueError(f"{filename}: unknown JSON tokenizer format (not BPE Playground, not Hugging Face)")
+        return _from_json_object(obj, filename)
     first = data.lstrip().split(b"\n", 1)[0].strip()
     if not TIKTOKEN_LINE.fullmatch(first):
         try:
@@ -151,33 +131,42 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
                 f"not a tokenizer file: {filename} is binary or not UTF-8 (expected JSON, .tiktoken or vocab.txt)"
             ) from None
         return wordpiece_from_vocab_txt(data, filename)
+    return _from_tiktoken_file(data, filename, meta)
+
+
+def _from_json_object(obj: dict, filename: str) -> Tokenizer:
+    """A JSON tokenizer file: this project's own format (any registered algorithm) or Hugging Face's."""
+    fmt = obj.get("format")
+    if isinstance(fmt, str) and fmt.startswith("bpe-playground/"):
+        algorithm = ALGORITHMS.get(fmt.removeprefix("bpe-playground/"))
+        if algorithm is None:
+            known = ", ".join(f"bpe-playground/{n}" for n in ALGORITHMS)
+            raise ValueError(f"{filename}: unknown BPE Playground format {fmt!r} (known: {known})")
+        try:
+            return algorithm.from_dict(obj)
+        except ValueError as exc:
+            raise ValueError(f"{filename}: {exc}") from None
+    if isinstance(obj.get("model"), dict):
+        kind = obj["model"].get("type")
+        if kind == "WordPiece":
+            return wordpiece_from_hf_json(obj, filename)
+        if kind == "Unigram":
+            return unigram_from_hf_json(obj, filename)
+        return bpe_from_hf_json(obj, filename)
+    if {"pat_str", "special_tokens"} <= set(obj):
+        raise ValueError(f"{filename} is tiktoken metadata only; upload the .tiktoken ranks file with it")
+    raise ValueError(f"{filename}: unknown JSON tokenizer format (not BPE Playground, not Hugging Face)")
+
+
+def _from_tiktoken_file(data: bytes, filename: str, meta: bytes | None) -> BPETokenizer:
+    """A ``.tiktoken`` ranks file, with the metadata JSON written beside it (else GPT-2's pattern, no specials)."""
     try:
         ranks = parse_tiktoken_file(data, filename)
     except ValueError as exc:
         raise ValueError(f"not a tokenizer file: {exc}") from None
     pattern, specials, name = "gpt2", {}, filename
     if meta is not None:
-        try:
-            m = json_field(load_json(meta, "metadata"), dict, "the metadata", "a JSON object")
-            for key in ("pat_str", "special_tokens"):
-                if key not in m:
-                    raise ValueError(f'the field "{key}" is missing')
-            pattern = json_field(m["pat_str"], str, '"pat_str"', "a regex string")
-            raw = json_field(m["special_tokens"], dict, '"special_tokens"', 'an object {"token": id}')
-            specials = {s: json_int(i, f'"special_tokens"[{s!r}]') for s, i in raw.items()}
-            name = json_field(m.get("name", filename), str, '"name"', "a string")
-            expected = m.get("explicit_n_vocab")
-            if expected is not None:
-                json_int(expected, '"explicit_n_vocab"')
-        except ValueError as exc:
-            raise ValueError(
-                f"tiktoken metadata for {filename} is malformed: {exc}; use the .json written beside the ranks file"
-            ) from None
-        if expected is not None and len(ranks) + len(specials) != expected:
-            raise ValueError(
-                f"{filename} holds {len(ranks)} tokens + {len(specials)} special tokens, but its metadata says "
-                f"{expected}: the ranks file is truncated or belongs to another encoding"
-            )
+        pattern, specials, name = _tiktoken_metadata(meta, filename, len(ranks))
     try:
         check_ranks(ranks, specials, with_metadata=meta is not None)
         vocab, merges = ranks_to_vocab_merges(ranks)
@@ -186,6 +175,37 @@ def load_tokenizer_bytes(data: bytes, filename: str = "tokenizer", meta: bytes |
         return BPETokenizer(vocab, merges, specials, pattern_name_of(pattern), name)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{filename}: {exc}") from None
+
+
+def _tiktoken_metadata(meta: bytes, filename: str, n_ranks: int) -> tuple[str, dict[str, int], str]:
+    """``(pattern, special tokens, name)`` from the metadata JSON of a ranks file of ``n_ranks`` tokens.
+
+    Raises:
+        ValueError: a field is missing or of the wrong type (named in the message), or
+            ``explicit_n_vocab`` disagrees with the ranks file's size.
+    """
+    try:
+        m = json_field(load_json(meta, "metadata"), dict, "the metadata", "a JSON object")
+        for key in ("pat_str", "special_tokens"):
+            if key not in m:
+                raise ValueError(f'the field "{key}" is missing')
+        pattern = json_field(m["pat_str"], str, '"pat_str"', "a regex string")
+        raw = json_field(m["special_tokens"], dict, '"special_tokens"', 'an object {"token": id}')
+        specials = {s: json_int(i, f'"special_tokens"[{s!r}]') for s, i in raw.items()}
+        name = json_field(m.get("name", filename), str, '"name"', "a string")
+        expected = m.get("explicit_n_vocab")
+        if expected is not None:
+            json_int(expected, '"explicit_n_vocab"')
+    except ValueError as exc:
+        raise ValueError(
+            f"tiktoken metadata for {filename} is malformed: {exc}; use the .json written beside the ranks file"
+        ) from None
+    if expected is not None and n_ranks + len(specials) != expected:
+        raise ValueError(
+            f"{filename} holds {n_ranks} tokens + {len(specials)} special tokens, but its metadata says "
+            f"{expected}: the ranks file is truncated or belongs to another encoding"
+        )
+    return pattern, specials, name
 
 
 def _need_bytes(data: object, what: str) -> None:

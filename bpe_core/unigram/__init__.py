@@ -1,5 +1,8 @@
 """Unigram: SentencePiece's subword model, trained here by EM and pruning, encoded by Viterbi.
 
+The fast version of :mod:`bpe_core.textbook.unigram` and :mod:`bpe_core.textbook.unigram_training` (read those
+first): from the same pieces and counts, its Viterbi, EM step, loss and pruning costs must equal theirs.
+
 * :func:`train_unigram` -- the trainer (:mod:`bpe_core.unigram.trainer`)
 * :class:`UnigramTokenizer` -- the tokenizer and its training states (:mod:`bpe_core.unigram.model`)
 * :mod:`bpe_core.unigram.encoder` -- SentencePiece-style words and the Viterbi encoder (Hugging Face's ties)

@@ -132,6 +132,8 @@ class PieceTable:
 def viterbi(word: str, table: PieceTable) -> list[tuple[int, int, int]]:
     """The best segmentation of one word, as Hugging Face ``Unigram`` (see the module docstring).
 
+    Must equal the textbook's :func:`bpe_core.textbook.unigram.viterbi` (tests/engine/test_textbook_unigram.py).
+
     Args:
         word: the word's lattice string (non-empty).
         table: the vocabulary.

@@ -47,6 +47,10 @@ does it:
    *loss* reported per state is the course's: the words' Viterbi negative
    log-likelihood, weighted by counts, in nats.
 
+From the same vocabulary and word counts, the EM step, the loss and the pruning costs must equal
+:mod:`bpe_core.textbook.unigram_training`'s ``em_step``, ``loss`` and ``removal_costs``
+(tests/engine/test_textbook_unigram.py).
+
 Differences from SentencePiece, and why:
 
 * no normalisation (NFKC, whitespace folding): the playground shows text as

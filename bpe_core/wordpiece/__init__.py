@@ -1,5 +1,7 @@
 """WordPiece, as the Hugging Face NLP course (chapter 6) trains it and BERT encodes, in five parts.
 
+The fast version of :mod:`bpe_core.textbook.wordpiece` (read that first), whose vocabulary and ids it must equal.
+
 * :mod:`~bpe_core.wordpiece.model` -- :class:`WordPieceTokenizer`: the ordered
   vocabulary, views, the training trace (:class:`WordPieceMerge`), JSON form.
 * :mod:`~bpe_core.wordpiece.words` -- lower-casing and BERT-style words (:func:`count_words`).

@@ -4,7 +4,8 @@ Inside each word (:mod:`bpe_core.wordpiece.words`) the longest vocabulary
 piece that starts there is taken, with the continuing-subword prefix (``##``)
 on every piece but the first; a word that cannot be covered, or that is longer
 than ``max_input_chars_per_word`` characters, becomes the unknown token.  This
-gives exactly Hugging Face ``tokenizers``' ``WordPiece`` model's ids.
+gives exactly Hugging Face ``tokenizers``' ``WordPiece`` model's ids, and the textbook's
+:func:`bpe_core.textbook.wordpiece.encode_word` pieces (tests/engine/test_wordpiece.py).
 
 :class:`WordPieceEncoder` is mixed into
 :class:`bpe_core.wordpiece.model.WordPieceTokenizer`, whose ``_setup`` builds the

@@ -31,8 +31,8 @@ Words longer than 256 characters are doubly linked lists of character
 positions with a pair -> positions index (:class:`_LongWords`), so a merge
 costs the occurrences it replaces, not the word's length: one 100 KB word
 trains to 1,000 tokens in a fraction of a second, not 35 s.
-The readable textbook version of the same rules is
-:func:`bpe_core.educational.wordpiece_train`.
+The vocabulary and merges must equal the textbook's
+:func:`bpe_core.textbook.wordpiece.train` (tests/engine/test_wordpiece.py).
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ def test_no_text_problem_keeps_the_references(encode_page):
 
 
 def test_wordpiece_shows_the_greedy_longest_match_steps(encode_page):
-    from bpe_core.educational import wordpiece_encode_word as naive_encode_word
+    from bpe_core.textbook.wordpiece import encode_word as naive_encode_word
     from bpe_core.wordpiece import train_wordpiece
 
     encode_page.radio(key="algorithm").set_value("wordpiece").run()

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from bpe_core.educational import hf_bert_pretokenizer
+from bpe_core.textbook.wordpiece import hf_bert_pretokenizer
 from bpe_core.wordpiece import train_wordpiece
 from tests.app.test_merges_views import parse_tokens
 from tests.conftest import html_bodies, sample

@@ -198,3 +198,45 @@ def test_each_component_registers_its_algorithm_in_its_package():
     assert {"bpe_core.bpe", "bpe_core.wordpiece"} <= {m for m, _f in calls}
     assert all(f == "__init__.py" for _m, f in calls)
     assert len(calls) == len({m for m, _f in calls})
+
+
+FAST_PACKAGES = ("bpe_core.bpe", "bpe_core.wordpiece", "bpe_core.unigram", "bpe_core.counting")
+
+
+def test_the_textbook_and_the_fast_packages_do_not_import_each_other():
+    """The textbook is the oracle: it uses none of the machinery it checks, and the engine does not run on it."""
+    graph = import_graph("bpe_core")
+    textbook = {m for m in graph if m.startswith("bpe_core.textbook")}
+    assert textbook >= {"bpe_core.textbook.bpe", "bpe_core.textbook.wordpiece", "bpe_core.textbook.unigram"}
+    bad = [f"{m} -> {t}" for m in textbook for t in graph[m] if t.startswith(FAST_PACKAGES)]
+    bad += [f"{m} -> {t}" for m in graph if m.startswith(FAST_PACKAGES) for t in graph[m] if t in textbook]
+    assert bad == []
+
+
+# fast path (module, or module:function) -> the textbook function its docstring must name
+FAST_PATHS = {
+    "bpe_core.bpe": "bpe_core.textbook.bpe",
+    "bpe_core.wordpiece": "bpe_core.textbook.wordpiece",
+    "bpe_core.unigram": "bpe_core.textbook.unigram_training",
+    "bpe_core.bpe.trainer": "bpe_core.textbook.bpe.train_merges",
+    "bpe_core.bpe.merge_kernel": "bpe_core.textbook.bpe.train_merges",
+    "bpe_core.bpe.encoder": "bpe_core.textbook.bpe.encode_word",
+    "bpe_core.bpe.ranks": "bpe_core.textbook.ranks.tiktoken_parts",
+    "bpe_core.wordpiece.trainer": "bpe_core.textbook.wordpiece.train",
+    "bpe_core.wordpiece.encoder": "bpe_core.textbook.wordpiece.encode_word",
+    "bpe_core.unigram.encoder:viterbi": "bpe_core.textbook.unigram.viterbi",
+    "bpe_core.unigram.trainer": "bpe_core.textbook.unigram_training",
+}
+
+
+@pytest.mark.parametrize("fast", list(FAST_PATHS))
+def test_each_fast_path_names_the_textbook_function_it_must_equal(fast):
+    import importlib
+
+    module_name, _, function = fast.partition(":")
+    module = importlib.import_module(module_name)
+    doc = (getattr(module, function) if function else module).__doc__
+    target = FAST_PATHS[fast]
+    assert target in doc
+    owner, _, name = target.rpartition(".")
+    assert hasattr(importlib.import_module(owner), name) or importlib.import_module(target)

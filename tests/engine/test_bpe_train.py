@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_core import PATTERNS, BPETokenizer, TrainingCancelled, train_bpe
-from bpe_core.educational import bpe_train as naive_train
+from bpe_core.textbook.bpe import train_merges as naive_train
 
 WS = r"\S+"  # whitespace splitting, as in the CS336 handout's example
 

@@ -2,7 +2,8 @@
 
 Kinds: a trained BPE and a trained WordPiece; every algorithm registered in
 :data:`bpe_core.ALGORITHMS`, trained through its :class:`~bpe_core.TrainingSpec`
-(so a new algorithm gets this whole suite by registering); the production
+(so a new algorithm gets this whole suite by registering); the textbook BPE,
+WordPiece and Unigram (:mod:`bpe_core.textbook`), trained on the same text; the production
 encodings GPT-2, cl100k and o200k (from ``BPE_PLAYGROUND_ENCODINGS``); and
 imported files: a ``tokenizer.json`` round trip of each trained kind, a
 ``.tiktoken`` + metadata round trip, and GPT-2's own ``r50k_base.tiktoken``.
@@ -36,6 +37,9 @@ from bpe_core import (
     wordpiece_to_hf_json,
 )
 from bpe_core.production.encodings import ENCODINGS_DIR_ENV
+from bpe_core.textbook import bpe as textbook_bpe
+from bpe_core.textbook import unigram_training
+from bpe_core.textbook import wordpiece as textbook_wordpiece
 
 ROOT = Path(__file__).resolve().parents[2]
 EOT = "<|endoftext|>"
@@ -79,6 +83,15 @@ def registered(name: str):
 
 
 @cache
+def textbook(name: str):
+    if name == "bpe":
+        return textbook_bpe.BPE.train(TRAIN_TEXT, TRAIN_SIZE, "gpt2", [EOT])
+    if name == "wordpiece":
+        return textbook_wordpiece.WordPiece.train(TRAIN_TEXT, TRAIN_SIZE)
+    return unigram_training.train(TRAIN_TEXT, TRAIN_SIZE)
+
+
+@cache
 def reference(name: str):
     try:
         return load_encoding(name)
@@ -117,6 +130,7 @@ KINDS = {
     "trained-bpe": (trained_bpe, ("bpe", TRAIN_TEXT)),
     "trained-wordpiece": (trained_wordpiece, ("wordpiece", TRAIN_TEXT)),
     **{f"registered-{n}": ((lambda n=n: registered(n)), (n, TRAIN_TEXT)) for n in ALGORITHMS},
+    **{f"textbook-{n}": ((lambda n=n: textbook(n)), None) for n in ("bpe", "wordpiece", "unigram")},
     "reference-gpt2": ((lambda: reference("gpt2")), None),
     "reference-cl100k": ((lambda: reference("cl100k_base")), None),
     "reference-o200k": ((lambda: reference("o200k_base")), None),
@@ -126,7 +140,7 @@ KINDS = {
     "import-r50k-file": (r50k_file, None),
 }
 TRAINED = [k for k, (_b, t) in KINDS.items() if t is not None]
-SAVABLE = [k for k in KINDS if not k.startswith("reference-")]
+SAVABLE = [k for k in KINDS if not k.startswith(("reference-", "textbook-"))]
 
 
 def texts() -> list[str]:

@@ -22,7 +22,7 @@ import pytest
 from bpe_core import PATTERNS, train_bpe
 from bpe_core.counting import stream as counting
 from bpe_core.counting.stream import KERNELS_ENV, PackedCounts, count_file, count_files, count_text
-from bpe_core.educational import bpe_train as naive_train
+from bpe_core.textbook.bpe import train_merges as naive_train
 
 pytest.importorskip("numba")
 

@@ -26,7 +26,13 @@ MUST_HAVE_EXAMPLES = [
     "bpe_core.wordpiece.trainer",
     "bpe_core.production.encodings",
     "bpe_core.analysis.metrics",
-    "bpe_core.educational",
+    "bpe_core.textbook",
+    "bpe_core.textbook.base",
+    "bpe_core.textbook.bpe",
+    "bpe_core.textbook.wordpiece",
+    "bpe_core.textbook.unigram",
+    "bpe_core.textbook.unigram_training",
+    "bpe_core.textbook.ranks",
 ]
 
 

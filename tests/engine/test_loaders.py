@@ -362,3 +362,29 @@ def test_random_damage_to_tiktoken_ranks(bpe, lines):
     k = lines.draw(st.integers(0, len(rows) - 1))
     rows[k] = lines.draw(st.from_regex(rb"\A[A-Za-z0-9+/=]{0,8} ?[0-9]{0,45}\Z") | st.binary(max_size=10))
     assert_loads_right_or_refuses(b"\n".join(rows), "x.tiktoken", meta)
+
+
+UNIGRAM_MUTATIONS = [
+    ("nan score", lambda m: m["vocab"][1].__setitem__(1, float("nan")), '"model.vocab"[1][1] must be a finite number'),
+    ("infinite score", lambda m: m["vocab"][2].__setitem__(1, float("-inf")), '"model.vocab"[2][1] must be a finite'),
+    ("score as text", lambda m: m["vocab"][2].__setitem__(1, "-2"), '"model.vocab"[2][1] must be a number'),
+    ("boolean unk_id", lambda m: m.__setitem__("unk_id", True), '"model.unk_id" must be a whole number'),
+    ("unk_id out of range", lambda m: m.__setitem__("unk_id", 99), '"model.unk_id" must be 0..3, got 99'),
+    ("no unk_id", lambda m: m.pop("unk_id"), '"model.unk_id" is missing'),
+    ("short pair", lambda m: m["vocab"].__setitem__(0, ["x"]), '"model.vocab"[0] must be a [piece, score] pair'),
+    ("piece not text", lambda m: m["vocab"][3].__setitem__(0, 7), '"model.vocab"[3][0] must be a string'),
+]
+
+
+@pytest.mark.parametrize(("what", "mutate", "message"), UNIGRAM_MUTATIONS, ids=[m[0] for m in UNIGRAM_MUTATIONS])
+def test_unigram_tokenizer_json_is_checked_to_the_last_field(what, mutate, message):
+    """NaN/Infinity scores (Python's json reads them) and a boolean unk_id used to load silently."""
+    from bpe_core import unigram_from_hf_json, unigram_to_hf_json
+    from bpe_core.unigram import UnigramTokenizer
+
+    tok = UnigramTokenizer.from_pieces([("▁a", -1.0), ("a", -2.0), ("▁", -2.0)])
+    data = json.loads(unigram_to_hf_json(tok))
+    mutate(data["model"])
+    with pytest.raises(ValueError) as err:
+        unigram_from_hf_json(json.dumps(data), "x.json")
+    assert str(err.value).startswith("x.json: ") and message in str(err.value)

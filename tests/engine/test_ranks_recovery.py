@@ -1,6 +1,6 @@
 """Merges recovered from tiktoken ranks: the engine's fast procedure equals the readable reference.
 
-:func:`bpe_core.educational.tiktoken_parts` rescans every pair at every step, as
+:func:`bpe_core.textbook.ranks.tiktoken_parts` rescans every pair at every step, as
 tiktoken's ``_byte_pair_merge`` does; :func:`bpe_core.formats.tiktoken.ranks_to_vocab_merges`
 must give exactly its merges, on every production encoding (GPT-2, cl100k, o200k,
 Llama 3, Llama 4, Tekken), on the pathological ``a, aa, aaa, ...`` file and on
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from bpe_core.bpe import ranks as tk
 from bpe_core.bpe.ranks import ranks_to_vocab_merges
-from bpe_core.educational import ranks_to_merges, tiktoken_parts
 from bpe_core.production.registry import production_mergeable_ranks
+from bpe_core.textbook.ranks import ranks_to_merges, tiktoken_parts
 
 BYTES = {bytes([b]): b for b in range(256)}
 

@@ -2,7 +2,7 @@
 
 Expectations come from independent paths: the whole-text counter
 ``count_pretokens`` (one regex pass over the joined text, no chunking), the
-naive trainer in ``bpe_core/educational.py`` (recounts every pair each step), and
+naive trainer in ``bpe_core/textbook/bpe.py`` (recounts every pair each step), and
 ``bytes.decode`` for what a valid UTF-8 cut is.
 """
 
@@ -19,8 +19,8 @@ import pytest
 from bpe_core import BPETokenizer, TrainingCancelled, count_pretokens, train_bpe
 from bpe_core.counting import stream as counting
 from bpe_core.counting.stream import count_file, count_iterable, count_text, file_chunks
-from bpe_core.educational import bpe_train as naive_train
 from bpe_core.pretokenize import PATTERNS
+from bpe_core.textbook.bpe import train_merges as naive_train
 from tests.conftest import sample, seed_text
 
 EOT = "<|endoftext|>"

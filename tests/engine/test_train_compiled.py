@@ -2,7 +2,7 @@
 
 Oracles: the pure-Python merge loop of ``bpe_core.bpe.trainer`` (the same table,
 ``BPE_CORE_KERNELS=python``) and the textbook trainer
-``bpe_core.educational.bpe_train`` (recounts every pair at every step).  Texts:
+``bpe_core.textbook.bpe.train_merges`` (recounts every pair at every step).  Texts:
 the seed articles (real English with code), the standard library's own source
 (megabytes of real text with many distinct pre-tokens), multilingual text,
 runs of one letter (overlapping pairs), and hand-made ties.
@@ -17,7 +17,7 @@ import pytest
 from bpe_core import PATTERNS, TrainingCancelled, train_bpe, train_bpe_from_counts
 from bpe_core.bpe import trainer
 from bpe_core.counting.stream import KERNELS_ENV, count_text
-from bpe_core.educational import bpe_train as naive_train
+from bpe_core.textbook.bpe import train_merges as naive_train
 from tests.conftest import stdlib_text
 
 pytest.importorskip("numba")

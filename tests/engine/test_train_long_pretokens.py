@@ -1,6 +1,6 @@
 """Training on long pre-tokens (the linked-list path of the merge loop) is exact.
 
-The oracle is the textbook trainer ``bpe_core.educational.bpe_train`` (recounts every pair
+The oracle is the textbook trainer ``bpe_core.textbook.bpe.train_merges`` (recounts every pair
 of every pre-token at each step, picks ``max((count, left, right))``); the
 token counts of the trace are checked against tiktoken encoding the training
 text with the learned ranks.  Inputs: runs of one byte (every pair overlaps),
@@ -17,7 +17,7 @@ import random
 import pytest
 
 from bpe_core import PATTERNS, train_bpe
-from bpe_core.educational import bpe_train as naive_train
+from bpe_core.textbook.bpe import train_merges as naive_train
 
 
 def _rand(alphabet: str, n: int, seed: int) -> str:

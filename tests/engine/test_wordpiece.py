@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
 from bpe_core import TrainingCancelled
-from bpe_core.educational import wordpiece_encode_word as naive_encode_word
-from bpe_core.educational import wordpiece_train as naive_train
+from bpe_core.textbook.wordpiece import encode_word as naive_encode_word
+from bpe_core.textbook.wordpiece import train as naive_train
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS, WordPieceTokenizer, lowercase_text, train_wordpiece
 
 # The Hugging Face NLP course, chapter 6, as printed in ../shared/seeds/004_*.

@@ -2,7 +2,7 @@
 
 Words of more than 256 characters are trained on as linked lists of positions
 with a pair -> positions index, so a merge touches only the pair's occurrences.
-The oracle is the course-style trainer ``bpe_core.educational.wordpiece_train``
+The oracle is the course-style trainer ``bpe_core.textbook.wordpiece.train``
 (recounts every pair and token of every word at each step, scores with
 ``Fraction``, ties to the pair met first); every merge, its counts and the
 token count after it must agree.  Inputs: runs of one letter (every pair
@@ -20,8 +20,8 @@ import random
 
 import pytest
 
-from bpe_core.educational import wordpiece_train as naive_train
 from bpe_core.interface import TrainingCancelled
+from bpe_core.textbook.wordpiece import train as naive_train
 from bpe_core.wordpiece import train_wordpiece, trainer
 from bpe_core.wordpiece.words import count_words
 

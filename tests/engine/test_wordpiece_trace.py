@@ -1,6 +1,6 @@
 """WordPiece step by step: the trainer's segmentation at step k and greedy encoding, against independent paths.
 
-The independent references: ``bpe_core.educational`` (words from Hugging Face's
+The independent references: ``bpe_core.textbook.wordpiece`` (words from Hugging Face's
 own ``BertPreTokenizer``, merges applied one after the other as strings, scores
 as exact fractions recounted from scratch) and the course's ``encode_word``.
 """
@@ -12,11 +12,11 @@ from itertools import pairwise
 
 import pytest
 
-from bpe_core.educational import hf_bert_pretokenizer
-from bpe_core.educational import wordpiece_encode_word as naive_encode_word
-from bpe_core.educational import wordpiece_train as naive_train
-from bpe_core.educational import wordpiece_words as naive_words
 from bpe_core.steps import PieceSteps, encode_steps
+from bpe_core.textbook.wordpiece import count_words as naive_words
+from bpe_core.textbook.wordpiece import encode_word as naive_encode_word
+from bpe_core.textbook.wordpiece import hf_bert_pretokenizer
+from bpe_core.textbook.wordpiece import train as naive_train
 from bpe_core.wordpiece import train_wordpiece
 from bpe_core.wordpiece.trace import (
     GreedyStep,
