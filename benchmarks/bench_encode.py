@@ -172,9 +172,10 @@ def own_encoders(pure_text: str) -> dict:
 def _cold(tok) -> None:
     """Empty the word caches of a production tokenizer of this project (its own, and its engine's)."""
     for obj in (tok, getattr(tok, "wordpiece", None), getattr(tok, "unigram", None), getattr(tok, "charsmap", None)):
-        cache = getattr(obj, "_cache", None)
-        if isinstance(cache, dict):
-            cache.clear()
+        caches = [getattr(obj, "_cache", None), *getattr(obj, "_level_caches", [])]
+        for cache in caches:
+            if isinstance(cache, dict):
+                cache.clear()
 
 
 def issue29_encoders() -> dict:
@@ -189,7 +190,7 @@ def issue29_encoders() -> dict:
 
     from tests.engine.test_production_families import NEW_KEYS, reference
 
-    local = ROOT.parent / "shared" / "data" / "encodings" / "o200k_base.tiktoken"
+    local = Path(os.environ["BPE_PLAYGROUND_ENCODINGS"]) / "o200k_base.tiktoken"
     openai_public.load_tiktoken_bpe = lambda *_a, **_k: tiktoken.load.load_tiktoken_bpe(str(local))
     harmony = tiktoken.Encoding(**openai_public.o200k_harmony())
     out = {"o200k_harmony": (lambda t: harmony.encode(t, allowed_special="all"), "tiktoken o200k_harmony", None)}

@@ -33,7 +33,7 @@ from functools import cached_property
 
 from ..bpe.encoder import LONG_PIECE, merge_long, merge_short
 from ..formats.huggingface import byte_to_unicode
-from ..pretokenize import compile_pattern, iter_pretoken_strings, split_special
+from ..pretokenize import TIKTOKEN_SOURCES, compile_pattern, iter_pretoken_strings, split_special
 from ..spans import TokenSpan, display_bytes, spans_from_token_bytes
 from ..steps import EncodeStep, PieceSteps
 from .encodings import check_text
@@ -42,6 +42,9 @@ __all__ = ["ByteLevelBPE", "SplitSequence", "hf_token_bytes", "parse_merge"]
 
 CACHE_LIMIT = 1 << 18
 """Pieces cached per tokenizer (the cache is emptied when full)."""
+
+LEVEL_CACHE_CHARS = 256
+"""A piece of a split sequence's inner level up to this many characters has its ids cached (words repeat)."""
 
 
 class SplitSequence:
@@ -73,13 +76,40 @@ class SplitSequence:
         """The last pattern (the word-level one): what a single-pattern consumer (``Tokenizer.pattern``) gets."""
         return self.patterns[-1]
 
+    def __len__(self) -> int:
+        return len(self._rx)
+
+    def level(self, k: int, text: str) -> list[str]:
+        """Pattern ``k``'s split of one piece: its matches and the stretches between them, in order.
+
+        tiktoken's patterns go through :func:`bpe_core.pretokenize.iter_pretoken_strings`
+        (its exact twins for the characters the two regex engines classify
+        differently); the others through one ``finditer`` pass.
+        """
+        rx = self._rx[k]
+        if rx.pattern in TIKTOKEN_SOURCES:
+            return iter_pretoken_strings(text, rx)
+        out: list[str] = []
+        pos = 0
+        for m in rx.finditer(text):
+            s, e = m.span()
+            if s == e:
+                continue
+            if s > pos:
+                out.append(text[pos:s])
+            out.append(text[s:e])
+            pos = e
+        if pos < len(text):
+            out.append(text[pos:])
+        return out
+
     def split(self, text: str) -> list[str]:
         """The pieces of ``text`` (no special tokens in it), in order; they concatenate to ``text``."""
-        pieces = iter_pretoken_strings(text, self._rx[0]) if text else []
-        for rx in self._rx[1:]:
+        pieces = [text] if text else []
+        for k in range(len(self._rx)):
             out: list[str] = []
             for p in pieces:
-                out += iter_pretoken_strings(p, rx)
+                out += self.level(k, p)
             pieces = out
         return pieces
 
@@ -200,6 +230,7 @@ class ByteLevelBPE:
         self._new_ids = new_ids
         self._rank_of = rank_of
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._level_caches: list[dict[str, tuple[int, ...]]] = [{} for _ in range(len(splits))]
 
     # -- the declared interface ---------------------------------------------------
 
@@ -268,9 +299,30 @@ class ByteLevelBPE:
             if is_added:
                 out.append(self._added[segment])
                 continue
-            for piece in self.splits.split(segment):
-                out.extend(self._piece_ids(piece))
+            if len(self.splits) == 1:
+                for piece in self.splits.level(0, segment):
+                    out.extend(self._piece_ids(piece))
+            else:
+                self._encode_level(segment, 0, out)
         return out
+
+    def _encode_level(self, piece: str, k: int, out: list[int]) -> None:
+        """Append the ids of ``piece`` split from level ``k`` on; short pieces' ids cached per level."""
+        if k == len(self.splits):
+            out.extend(self._piece_ids(piece))
+            return
+        cache = self._level_caches[k]
+        ids = cache.get(piece)
+        if ids is not None:
+            out.extend(ids)
+            return
+        start = len(out)
+        for sub in self.splits.level(k, piece):
+            self._encode_level(sub, k + 1, out)
+        if len(piece) <= LEVEL_CACHE_CHARS:
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            cache[piece] = tuple(out[start:])
 
     def fast_encoder(self) -> Callable[[str], list[int]]:
         """:meth:`encode` (its piece cache makes repeated words cheap)."""

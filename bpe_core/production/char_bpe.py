@@ -7,7 +7,8 @@ encodes as llama.cpp's ``llm_tokenizer_bpe_session`` does for it
 1. special and user-defined tokens (``<bos>``, ``<|turn>``, ...) are cut out of the raw text;
 2. every space becomes ``▁`` (U+2581); no ``▁`` is put in front;
 3. the text is cut into lines and runs of newlines (``[^\\n]+|\\n+``); a run of
-   newlines that is itself a token is that token;
+   newlines that is itself a token is that token (the lines are cut further
+   where no merge can cross, :meth:`CharBPE._units`: the same ids, cached per word);
 4. inside each piece, starting from one symbol per character, the adjacent pair
    with the lowest merge rank is merged, leftmost first -- the project's
    :func:`~bpe_core.bpe.encoder.merge_short` / :func:`~bpe_core.bpe.encoder.merge_long`
@@ -38,6 +39,8 @@ __all__ = ["CharBPE", "char_bpe_from_gguf"]
 
 SPACE = "\u2581"
 _LINES = regex.compile(LINES_PATTERN)
+_WORD_START = regex.compile("(?<=[^\u2581])(?=\u2581)")
+"""Where a ``▁`` run starts after another character: where a piece is cut into units (see :meth:`CharBPE._units`)."""
 
 
 class CharBPE:
@@ -104,6 +107,10 @@ class CharBPE:
         for r, new in enumerate(new_ids):
             self._rank_of.setdefault(new, r)
         self._cache: dict[str, tuple[int, ...]] = {}
+        # tokens with a ▁ right after another character (Gemma 4 has one: '>▁</'), and where: no cut there
+        self._crossing = [
+            (t, j) for t in self._tokens if SPACE in t for j in range(1, len(t)) if t[j] == SPACE and t[j - 1] != SPACE
+        ]
 
     # -- the declared interface ---------------------------------------------------
 
@@ -158,8 +165,24 @@ class CharBPE:
                 out += [self._byte_ids[b] for b in next(unknown).encode("utf-8")]
         return out
 
+    def _units(self, piece: str) -> list[tuple[int, str]]:
+        """``piece`` (a line, escaped) cut where a ``▁`` follows another character, unless a token spans the cut.
+
+        No merge crosses such a cut: a merge's result is a token, and the only
+        tokens holding a ``▁`` after another character are :attr:`_crossing`,
+        checked at each cut.  So the units encode independently to exactly the
+        line's ids -- and repeat, so the cache serves them (a line never repeats).
+        """
+        cuts = [0]
+        for m in _WORD_START.finditer(piece):
+            p = m.start()
+            if not any(piece.startswith(t, p - j) for t, j in self._crossing if p >= j):
+                cuts.append(p)
+        cuts.append(len(piece))
+        return [(a, piece[a:b]) for a, b in zip(cuts, cuts[1:])]
+
     def _pieces(self, text: str) -> Iterable[tuple[int, str, bool]]:
-        """``(start, piece, is_added)`` over ``text``: added tokens, then lines and newline runs (escaped)."""
+        """``(start, piece, is_added)`` over ``text``: added tokens, then the units of lines and newline runs."""
         check_text(text)
         offset = 0
         for segment, is_added in split_special(text, self._added_order) if self._added else [(text, False)]:
@@ -167,7 +190,8 @@ class CharBPE:
                 yield offset, segment, True
             else:
                 for m in _LINES.finditer(segment):
-                    yield offset + m.start(), m.group().replace(" ", SPACE), False
+                    for start, unit in self._units(m.group().replace(" ", SPACE)):
+                        yield offset + m.start() + start, unit, False
             offset += len(segment)
 
     def encode(self, text: str) -> list[int]:
