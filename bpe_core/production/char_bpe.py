@@ -23,6 +23,7 @@ not scored.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 
 import regex
@@ -179,7 +180,7 @@ class CharBPE:
             if not any(piece.startswith(t, p - j) for t, j in self._crossing if p >= j):
                 cuts.append(p)
         cuts.append(len(piece))
-        return [(a, piece[a:b]) for a, b in zip(cuts, cuts[1:])]
+        return [(a, piece[a:b]) for a, b in itertools.pairwise(cuts)]
 
     def _pieces(self, text: str) -> Iterable[tuple[int, str, bool]]:
         """``(start, piece, is_added)`` over ``text``: added tokens, then the units of lines and newline runs."""
