@@ -179,7 +179,7 @@ def reference_ranks_of(token_bytes: bytes, references: Mapping[str, Mapping[byte
 
 @dataclass(frozen=True)
 class VocabDiff:
-    """A trained BPE vocabulary against one reference encoding.
+    """A trained vocabulary against one production tokenizer's.
 
     Attributes:
         reference: the reference's name.
@@ -207,22 +207,28 @@ class VocabDiff:
         return len(self.shared) / self.learned if self.learned else 0.0
 
 
-def vocab_diff(tok: BPETokenizer, reference_name: str, reference_ranks: Mapping[bytes, int]) -> VocabDiff:
-    """Compare the learned tokens of a BPE tokenizer (its merges) with a reference's tokens.
+def vocab_diff(tok: Trained, reference_name: str, reference_ranks: Mapping[bytes, int]) -> VocabDiff:
+    """Compare the learned tokens of a trained tokenizer with a production tokenizer's tokens.
 
-    Single bytes are left out: every byte-level vocabulary has all 256.
+    The learned tokens are :meth:`~bpe_core.interface.TrainedTokenizer.learned_tokens`
+    (BPE's merges, WordPiece's added merges, Unigram's pieces beyond the
+    required characters), compared by their bytes: a WordPiece vocabulary
+    against BERT's (``##`` pieces as written), a Unigram's against XLM-R's
+    (``▁`` as written), a BPE's against any byte-level vocabulary.  Single bytes
+    and alphabet entries are left out: they are not learned.
 
     Args:
         tok: the trained tokenizer (its current view).
-        reference_name: a label for the reference.
-        reference_ranks: the reference's ``mergeable_ranks`` (bytes -> rank).
+        reference_name: a label for the production tokenizer.
+        reference_ranks: its ``{token bytes: id or rank}``
+            (:func:`bpe_core.production.registry.production_token_ids`).
 
     Returns:
         A :class:`VocabDiff`.
     """
     diff = VocabDiff(reference_name)
     have = 0
-    for rank, (_left, _right, new) in enumerate(tok.merge_ids):
+    for rank, new in tok.learned_tokens():
         b = tok.token_bytes(new)
         ref_rank = reference_ranks.get(b)
         if ref_rank is None:

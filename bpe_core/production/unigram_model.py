@@ -207,9 +207,20 @@ class UnigramXLMR:
 
     @property
     def token_ids_by_bytes(self) -> dict[bytes, int]:
-        """``{piece's UTF-8 (▁ as a space): id}`` of the ordinary pieces, for the vocabulary diff."""
+        """``{bytes: id}`` of the ordinary pieces, each under two keys.
+
+        Its UTF-8 as written (``▁the``, as :meth:`token_bytes` and a Unigram
+        trained with SentencePiece-style words give it) and with ``▁`` as the
+        space it stands for (`` the``, as byte-level and regex-split vocabularies write it).
+
+        For the vocabulary diff and the token dialog (:func:`~bpe_core.production.registry.production_token_ids`).
+        """
         specials = set(self.special_tokens.values())
-        return {p.replace("\u2581", " ").encode(): i for i, p in enumerate(self.pieces) if i not in specials}
+        out = {p.encode(): i for i, p in enumerate(self.pieces) if i not in specials}
+        for i, p in enumerate(self.pieces):
+            if i not in specials:
+                out.setdefault(p.replace("\u2581", " ").encode(), i)
+        return out
 
     def normalize(self, text: str) -> str:
         """What the lattice sees of a text with no special token: charsmap, then SentencePiece's spaces."""

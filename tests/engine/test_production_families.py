@@ -444,3 +444,31 @@ def test_everything_loads_with_every_socket_refused(monkeypatch, tmp_path):
         assert tok.encode("Hello world") == reference(key)("Hello world") if key != "o200k_harmony" else True
     assert attempts == []
     load_production.cache_clear()
+
+
+# --- vocabulary diff against the production vocabularies of the same algorithm ------------------------------------
+
+
+def test_vocab_diff_of_a_trained_wordpiece_against_bert_and_a_unigram_against_xlmr(english):
+    from bpe_core.analysis.insights import vocab_diff
+    from bpe_core.interface import TrainingSpec
+    from bpe_core.production.registry import production_token_ids
+
+    wp = TrainingSpec("wordpiece", 600, special_tokens=("[UNK]",), lowercase=True).train(english)
+    bert = production_token_ids("bert")
+    diff = vocab_diff(wp, "BERT", bert)
+    learned = [wp.token_bytes(i) for _r, i in wp.learned_tokens()]
+    assert diff.learned == len(learned) > 100 and 0.3 < diff.shared_fraction < 1
+    shared = {b for _r, b, _i in diff.shared}
+    assert shared == {b for b in learned if b in bert}
+    assert any(b.startswith(b"##") for b in shared)  # continuation pieces compared as written
+    assert all(bert[b] == i for _r, b, i in diff.shared)
+    tok = _need("xlmr")
+    xlmr = production_token_ids("xlmr")
+    for pattern, space in (("sentencepiece", "\u2581"), ("gpt2", " ")):  # ▁the as written, or " the" by regex
+        uni = TrainingSpec("unigram", 800, pattern=pattern).train(english)
+        diff = vocab_diff(uni, "XLM-R", xlmr)
+        assert diff.learned == len(uni.learned_tokens()) and diff.shared_fraction > 0.3, pattern
+        assert any(b.startswith(space.encode()) for _r, b, _i in diff.shared), pattern
+        assert all(tok.token_bytes(i).replace("\u2581".encode(), b" ") == b.replace("\u2581".encode(), b" ")
+                   for _r, b, i in diff.shared)  # fmt: skip
