@@ -153,6 +153,8 @@ class BertWordPiece:
         wordpiece: the :class:`~bpe_core.wordpiece.WordPieceTokenizer` that encodes the words.
     """
 
+    algorithm = "wordpiece"
+    """The registered algorithm whose encoding this follows (greedy longest match), as a trained one's."""
     algorithm_label = "WordPiece"
     is_byte_level = False
     special_text = True

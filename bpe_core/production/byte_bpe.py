@@ -177,6 +177,8 @@ class ByteLevelBPE:
         special_text: ``True``: added-token text in the input is that token.
     """
 
+    algorithm = "bpe"
+    """The registered algorithm whose encoding this follows (its views draw the steps), as a trained one's."""
     algorithm_label = "Byte-level BPE"
     is_byte_level = True
     unknown_id = None

@@ -63,6 +63,8 @@ class CharBPE:
         unknown_id: ``<unk>``'s id (never emitted: byte fallback spells every character).
     """
 
+    algorithm = "bpe"
+    """The registered algorithm whose encoding this follows (merge lines, as BPE's), as a trained one's."""
     algorithm_label = "BPE"
     is_byte_level = False
     special_text = True

@@ -939,6 +939,9 @@ class TiktokenTokenizer:
     algorithm_label = "Byte-level BPE"
     """The badge (:func:`bpe_core.interface.algorithm_label`)."""
 
+    algorithm = "bpe"
+    """The registered algorithm whose encoding this follows (its views draw the steps), as a trained one's."""
+
     def fast_encoder(self):
         """Tiktoken's own encoder (what :meth:`encode` already uses)."""
         return self.encode

@@ -76,6 +76,7 @@ class SentencePieceTokenizer:
     special_text = False
     pattern = UNIT_PATTERN
     algorithm_label = "BPE"
+    algorithm = "bpe"  # the registered algorithm whose views draw its merge lines
 
     def __init__(self, model: bytes, name: str, source: str = "<bytes>") -> None:
         import sentencepiece

@@ -156,6 +156,8 @@ class UnigramXLMR:
         pattern: :data:`bpe_core.pretokenize.SENTENCEPIECE_PATTERN` (the words, after normalization).
     """
 
+    algorithm = "unigram"
+    """The registered algorithm whose encoding this follows (Viterbi lattices), as a trained one's."""
     algorithm_label = "Unigram (SentencePiece)"
     is_byte_level = False
     special_text = True
