@@ -7,10 +7,17 @@ import streamlit as st
 from ui import imported, links, live_view, present
 from ui import state_keys as sk
 from ui.inputs import sidebar
+from ui.lessons.base import INPUT_LABEL
 
-st.set_page_config(page_title="BPE Playground", page_icon=":material/token:", layout="wide")
+st.set_page_config(
+    page_title="BPE Playground",
+    page_icon=":material/token:",
+    layout="wide",
+    initial_sidebar_state=present.initial_sidebar(),  # collapsed for a projector (present=1)
+)
 
 pages = [
+    st.Page("app_pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
     st.Page("app_pages/playground.py", title="Playground", icon=":material/palette:", default=True),
     st.Page("app_pages/merges.py", title="Merges", icon=":material/animation:", url_path="merges"),
     st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
@@ -21,7 +28,7 @@ nav = st.navigation(pages)
 links.restore()
 st.session_state[sk.SETTINGS] = sidebar()
 with st.sidebar:
-    live_view.follow_typing()  # pasted text is used as it is typed, no Ctrl+Enter
+    live_view.follow_typing(("Your text", INPUT_LABEL))  # pasted and lesson text used as typed, no Ctrl+Enter
 links.apply_pending_size(st.session_state[sk.SETTINGS])
 present.apply(bool(st.session_state.get(sk.PRESENT)))
 imported.show_outcome()

@@ -17,6 +17,12 @@ st.caption(
     "fall apart into smaller pieces; drag it right and the pieces join into whole words."
 )
 
+if not st.session_state.get(sk.LINK_HAD_SETTINGS, True) and not st.session_state.get(sk.PRESENT):
+    st.page_link(  # a first visit (no settings in the link) is offered the lessons; kept off a projector
+        "app_pages/learn.py",
+        label="New to tokenizers? Start with the Learn page: short lessons, live on your text.",
+        icon=":material/school:",
+    )
 tok = view.trained_or_stop(settings)
 # drawn on the server (asked for, or an algorithm/length the live view does not draw): a slider move reruns
 if st.session_state.get(sk.SERVER_VIEW) or not live_view.supports(tok, settings.text):

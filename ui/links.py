@@ -36,6 +36,7 @@ from ui import state_keys as sk
 from ui.compare import REGISTRY
 from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
+from ui.lessons.catalogue import slugs
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
 from ui.training import cached, settings_key
@@ -189,6 +190,7 @@ PARAMS: tuple[Param, ...] = (
     ),
     Param("word", sk.ENCODE_WORD, _word, page="encode"),
     Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000), page="merges"),
+    Param("lesson", sk.LESSON, _choice(tuple(slugs())), page="learn"),
     # the Insights page
     Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key, page="insights"),
     Param("token", sk.INS_TOKEN, _int_in(0, 10_000_000), page="insights"),
@@ -280,14 +282,17 @@ def query_from_state(state: Mapping[str, Any], page: str | None = None) -> dict[
 def restore(state: MutableMapping[str, Any] | None = None, query: Mapping[str, Any] | None = None) -> None:
     """Once per session: put the URL's valid settings into session state before the widgets are drawn.
 
-    The slider's size (``?size=``, else :data:`FIRST_VIEW_SIZE`) is kept aside for :func:`apply_pending_size`.
+    The slider's size (``?size=``, else :data:`FIRST_VIEW_SIZE`) is kept aside for :func:`apply_pending_size`;
+    whether the link carried any setting is noted under :data:`ui.state_keys.LINK_HAD_SETTINGS`.
     """
     state = st.session_state if state is None else state
     if state.get(RESTORED_FLAG):
         return
     state[RESTORED_FLAG] = True
     query = st.query_params.to_dict() if query is None else query
-    for key, value in parse_query(query).items():
+    parsed = parse_query(query)
+    state[sk.LINK_HAD_SETTINGS] = bool(parsed) or "size" in query  # a bare first visit is offered the Learn page
+    for key, value in parsed.items():
         state[PENDING_STEP if key == sk.MERGE_STEP else key] = value
     size = query.get("size")
     if size is None or size == []:

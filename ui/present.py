@@ -74,6 +74,18 @@ def toggle() -> bool:
     )
 
 
+def initial_sidebar() -> str:
+    """The sidebar's state for ``st.set_page_config``: ``"collapsed"`` in presentation mode, else ``"auto"``.
+
+    Presentation mode is the session's toggle, or (before the link is read, on a session's first run)
+    the link's ``present=1``: a projector link opens with the whole width for the page.
+    """
+    on = st.session_state.get(sk.PRESENT)
+    if on is None:
+        on = st.query_params.get("present") == "1"
+    return "collapsed" if on else "auto"
+
+
 def apply(on: bool) -> None:
     """Add the presentation style sheet and the follow-the-new-tokens script (drawn in the sidebar: no space taken)."""
     if on:

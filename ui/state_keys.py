@@ -107,6 +107,31 @@ PENDING_STEP = "_links_pending_merge_step"
 PENDING_SIZE = "_links_pending_vocab_size"
 """A slider size from the URL, applied once the tokenizer exists."""
 
+# -- the Learn page ---------------------------------------------------------
+
+LESSON = "lesson"
+"""The lesson on screen (its slug, :mod:`ui.lessons`): the lesson picker's key, the link's ``lesson``."""
+
+LESSON_NAV = "lesson_nav"
+"""The row of Previous, the lesson picker and Next (a container's key)."""
+LESSON_PREV = "lesson_prev"
+LESSON_NEXT = "lesson_next"
+LESSON_TRY = "lesson_try"
+"""The "Try it on your text" button."""
+
+LESSON_GOTO = "_lesson_goto"
+"""The page a "Try it on your text" button asked for: the Learn page switches to it on the next run."""
+
+LINK_HAD_SETTINGS = "_link_had_settings"
+"""Whether the session opened from a link carrying settings (:func:`ui.links.restore`); a first visit without
+any is offered the Learn page on the Playground."""
+
+
+def lesson_key(slug: str, name: str) -> str:
+    """A widget of one lesson (``"lesson_bytes_text"``: the input box of the lesson ``bytes``)."""
+    return "lesson_" + "".join(c if c.isalnum() else "_" for c in slug) + "_" + name
+
+
 # -- the Playground ---------------------------------------------------------
 
 PLAYGROUND_CLICK = "playground_click"

@@ -6,6 +6,8 @@ works on ``str`` and reports positions in characters (Python code points).
 
 The package, in reading order:
 
+* :mod:`~bpe_core.pretokenize.normalize` -- normalization, the step before: BERT's clean-up,
+  accents and case (:func:`bert_normalize`);
 * :mod:`~bpe_core.pretokenize.patterns` -- the named patterns and how a pattern is checked;
 * :mod:`~bpe_core.pretokenize.special` -- special tokens, cut out first;
 * :mod:`~bpe_core.pretokenize.split` -- :func:`pretokenize` and :func:`count_pretokens`;
@@ -18,6 +20,7 @@ The package, in reading order:
 """
 
 from .boundaries import Split, aligned_chunks, pretoken_prefix, shared_pretoken_prefix, tokenizer_split
+from .normalize import bert_normalize
 from .patterns import (
     BERT_PATTERN,
     CL100K_PATTERN,
@@ -61,6 +64,7 @@ __all__ = [
     "PreToken",
     "Split",
     "aligned_chunks",
+    "bert_normalize",
     "check_word_count",
     "compile_pattern",
     "count_pretokens",

@@ -859,6 +859,19 @@ class TiktokenTokenizer:
             return self.encoding.encode_ordinary(text)
         return self.encoding.encode(text, allowed_special="all")
 
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Token ids of ``text`` with special-token text read as ordinary text (tiktoken's ``encode_ordinary``).
+
+        >>> from bpe_core.production import load_production
+        >>> load_production("gpt2").encode_ordinary("<|endoftext|>")
+        [27, 91, 437, 1659, 5239, 91, 29]
+
+        Raises:
+            TypeError, ValueError: as :meth:`encode`.
+        """
+        self._check_text(text)
+        return self.encoding.encode_ordinary(text)
+
     def token_bytes(self, token_id: int) -> bytes:
         """Bytes of one token id (a special token's UTF-8).
 
