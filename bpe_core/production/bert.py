@@ -6,12 +6,13 @@ Face ``tokenizers``' ``BertWordPieceTokenizer`` runs them
 ``models/wordpiece``):
 
 1. special tokens (``[PAD] [UNK] [CLS] [SEP] [MASK]``) are cut out of the raw text;
-2. :func:`bert_normalize` -- *clean text* (NUL, U+FFFD and control/format
-   characters other than tab, newline and carriage return are dropped, every
-   whitespace character becomes a space), *Chinese characters* (a space on each
-   side of every CJK ideograph, so each is a word), *strip accents* (NFD, then
-   the non-spacing marks, category Mn, are dropped) and *lower-casing* (one
-   character at a time);
+2. BERT's normalizer, :func:`bpe_core.pretokenize.bert_normalize` -- *clean text*
+   (NUL, U+FFFD and control/format characters other than tab, newline and
+   carriage return are dropped, every whitespace character becomes a space),
+   *Chinese characters* (a space on each side of every CJK ideograph, so each
+   is a word), *strip accents* (NFD, then the non-spacing marks, category Mn,
+   are dropped) and *lower-casing* (one character at a time), applied one
+   character at a time so that offsets map back;
 3. BERT-style words: whitespace separates words, each punctuation character is
    a word (:data:`bpe_core.pretokenize.BERT_PATTERN`);
 4. each word greedily, longest vocabulary piece first, ``##`` on every piece
@@ -29,10 +30,9 @@ Face ``tokenizers``' ``BertWordPieceTokenizer`` runs them
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Sequence
 
-from ..pretokenize import split_special
+from ..pretokenize import bert_normalize, split_special
 from ..spans import TokenSpan
 from ..steps import EncodeStep, PieceSteps
 from ..wordpiece import WordPieceTokenizer, wordpiece_encode_steps
@@ -40,88 +40,29 @@ from ..wordpiece.words import BERT_RX
 from .encodings import check_text
 from .gguf_vocab import GGUFVocab
 
-__all__ = [
-    "BERT_SPECIAL_TOKENS",
-    "BertWordPiece",
-    "bert_from_gguf",
-    "bert_from_vocab_txt",
-    "bert_normalize",
-    "is_chinese_char",
-    "vocab_from_phantom_space",
-]
+__all__ = ["BERT_SPECIAL_TOKENS", "BertWordPiece", "bert_from_gguf", "bert_from_vocab_txt", "vocab_from_phantom_space"]
 
 BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 """The special tokens ``BertWordPieceTokenizer`` adds (matched in the raw text); ``[unusedN]`` are plain pieces."""
 
-_CJK_RANGES = (
-    (0x4E00, 0x9FFF),
-    (0x3400, 0x4DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0xF900, 0xFAFF),
-    (0x2F800, 0x2FA1F),
-)
-"""The CJK blocks BERT puts spaces around (``is_chinese_char`` of ``normalizers/bert.rs``)."""
-
-_RUST_WHITESPACE = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-"""Rust's ``char::is_whitespace`` (Unicode White_Space), what BERT's normalizer and pre-tokenizer call whitespace."""
-
-_OTHER = frozenset(("Cc", "Cf", "Cn", "Co", "Cs"))
-"""``is_other`` of the ``unicode_categories`` crate: what *clean text* drops (tab, newline, CR excepted)."""
-
-
-def is_chinese_char(ch: str) -> bool:
-    """Whether BERT treats ``ch`` as a CJK ideograph (a word of its own)."""
-    c = ord(ch)
-    return any(lo <= c <= hi for lo, hi in _CJK_RANGES)
-
-
-def _normalize_char(ch: str, lowercase: bool, strip_accents: bool) -> str:
-    """What BERT's normalizer makes of one character (``""`` when it is dropped)."""
-    if ch in "\t\n\r" or ch in _RUST_WHITESPACE:
-        return " " if ch in "\t\n\r" or unicodedata.category(ch) not in _OTHER else ""
-    if ch in "\x00\ufffd" or unicodedata.category(ch) in _OTHER:
-        return ""
-    if is_chinese_char(ch):
-        return f" {ch} "
-    out = ch
-    if strip_accents:
-        out = "".join(c for c in unicodedata.normalize("NFD", out) if unicodedata.category(c) != "Mn")
-    if lowercase:
-        out = "".join(c.lower() for c in out)
-    return out
-
 
 class _CharMap(dict):
-    """``str.translate`` table computing each character's normal form on first use (then cached)."""
+    """``str.translate`` table: each character's normal form, computed on first use and cached.
+
+    The normal form of one character is :func:`bpe_core.pretokenize.bert_normalize` of it.
+
+    BERT's normalizer maps each character on its own (clean text, CJK spacing,
+    accents, case), so normalizing a text character by character gives its
+    normal form, and the pieces say where each normalized character came from.
+    """
 
     def __init__(self, lowercase: bool, strip_accents: bool) -> None:
         super().__init__()
         self.lowercase, self.strip_accents = lowercase, strip_accents
 
     def __missing__(self, code: int) -> str:
-        out = self[code] = _normalize_char(chr(code), self.lowercase, self.strip_accents)
+        out = self[code] = bert_normalize(chr(code), lowercase=self.lowercase, strip_accents=self.strip_accents)
         return out
-
-
-def bert_normalize(text: str, lowercase: bool = True, strip_accents: bool | None = None) -> str:
-    r"""BERT's normalizer (clean text, Chinese characters, accents, lower-casing; see the module docstring).
-
-    Args:
-        text: any ``str``.
-        lowercase: lower-case each character.
-        strip_accents: drop non-spacing marks after NFD (default: as ``lowercase``, BERT's rule).
-
-    >>> bert_normalize("Ça\tva? 中文")
-    'ca va?  中  文 '
-    """
-    table = _tables(lowercase, lowercase if strip_accents is None else strip_accents)
-    return text.translate(table)
 
 
 _TABLES: dict[tuple[bool, bool], _CharMap] = {}
