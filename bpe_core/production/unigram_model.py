@@ -72,6 +72,7 @@ class Charsmap:
         self._units = struct.unpack_from(f"<{size // 4}I", blob, 4)
         self._strings = blob[4 + size :]
         self._cache: dict[str, str] = {}
+        self._ascii: dict[int, str] | None = None
 
     def first_match(self, key: bytes) -> str | None:
         """The replacement of the shortest key that ``key`` starts with, or ``None`` (darts' common prefix search).
@@ -112,7 +113,15 @@ class Charsmap:
         return out
 
     def normalize(self, text: str) -> str:
-        """``text`` through the charsmap, one grapheme cluster at a time (see the module docstring)."""
+        r"""``text`` through the charsmap, one grapheme cluster at a time (see the module docstring).
+
+        An ASCII text without ``"\r\n"`` (the only ASCII cluster of two characters)
+        is one cluster per character: one ``str.translate`` with each character's value.
+        """
+        if text.isascii() and "\r\n" not in text:
+            if self._ascii is None:
+                self._ascii = {c: self._cluster(chr(c)) for c in range(128)}
+            return text.translate(self._ascii)
         return "".join([self._cluster(g) for g in _CLUSTER.findall(text)])
 
     def normalize_with_origin(self, text: str) -> tuple[str, list[int], list[int]]:

@@ -339,6 +339,11 @@ def test_xlmr_spans_and_lattice():
     assert [w.text for w in lattices] == ["Ｈello", " world"] and lattices[0].word == "▁Hello"
     assert [i for w in lattices for i in w.ids] == tok.encode("Ｈello world")
     assert lattices[1].best is not None and lattices[1].runners_up
+    ascii_text = "".join(map(chr, range(128))) * 2
+    assert tok.charsmap.normalize("é") == "é"
+    per_cluster = "".join(tok.charsmap.normalize(c + "é")[:-1] for c in ascii_text)  # non-ASCII: the general path
+    assert tok.charsmap.normalize(ascii_text) == per_cluster  # the translate fast path
+    assert tok.charsmap.normalize("a\r\nb") == "a b"  # \r\n is one cluster: the general path
 
 
 def test_gemma_byte_fallback_and_newlines():
