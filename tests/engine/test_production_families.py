@@ -223,6 +223,7 @@ def test_each_is_a_tokenizer_with_its_badge(key):
     assert (tok.vocab_size, algorithm_label(tok)) == expected
     assert tok.is_byte_level == (expected[1] == "Byte-level BPE")
     assert (tok.unknown_id is None) == tok.is_byte_level
+    assert tok.algorithm == PRODUCTION[key].algorithm  # known before loading, as the loaded tokenizer says
 
 
 def test_badges_of_the_trained_and_the_older_production_tokenizers():
