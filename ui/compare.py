@@ -45,7 +45,7 @@ import streamlit as st
 from bpe_core import algorithm_names
 from bpe_core.analysis.metrics import TextMetrics, byte_lengths, words_split_differently
 from bpe_core.analysis.metrics import measure as measure_metrics
-from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec
+from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec, algorithm_label
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION, load_production, production_families
@@ -863,6 +863,16 @@ def draws_live(tok: Tokenizer, text: str = "") -> bool:
     return not st.session_state.get(sk.SERVER_VIEW) and live_view.supports(tok, text)
 
 
+def algorithm_badge(tok: Tokenizer) -> str:
+    """The markdown of a column's algorithm badge (``Byte-level BPE``, ``BPE``, ``WordPiece``, ``Unigram ...``).
+
+    The label comes from the tokenizer through the interface
+    (:func:`bpe_core.interface.algorithm_label`), never from its class; ``""`` when it says none.
+    """
+    label = algorithm_label(tok)
+    return f":gray-badge[{md(label)}]" if label else ""
+
+
 def draw_views(
     builts: Sequence[Built],
     text: str,
@@ -900,6 +910,7 @@ def draw_views(
             shown = sp[:DRAW_TOKENS]
             mark = marked_tokens(shown, differing) if highlight else None
             with col:
+                st.markdown(algorithm_badge(b.tokenizer))
                 if live and not highlight and b.follows is not None and live_view.supports(b.tokenizer, text):
                     live_view.group_column(
                         b.tokenizer,

@@ -45,7 +45,7 @@ from bpe_core.pretokenize import (
     shared_pretoken_prefix,
     tokenizer_split,
 )
-from bpe_core.production.registry import PRODUCTION, production_token_ids
+from bpe_core.production.registry import PRODUCTION, production_keys_of, production_token_ids
 from ui import compare, render
 from ui import state_keys as sk
 from ui.algorithms import view_of
@@ -81,14 +81,35 @@ def tok_key(settings: Settings, size: int, trained_on: str | None = None) -> str
     return view_key(trained_on, settings.spec, None, size)
 
 
-def chosen_references() -> list[str]:
-    """The production encodings chosen on the Insights page (:data:`REFERENCES` until then), registry order."""
+def default_references(algorithm: str) -> list[str]:
+    """What the Insights page compares a tokenizer of ``algorithm`` with until its picker says otherwise.
+
+    :data:`REFERENCES` of the same algorithm, else every production tokenizer of
+    it (from the registrations: BERT for WordPiece, XLM-R for Unigram).
+    """
+    same = [k for k in REFERENCES if PRODUCTION[k].algorithm == algorithm]
+    return same or production_keys_of(algorithm)
+
+
+def comparable(tok: Tokenizer, keys: list[str]) -> list[str]:
+    """The production tokenizers among ``keys`` whose tokens compare with ``tok``'s as written.
+
+    A byte-level tokenizer's tokens are bytes: every production vocabulary can
+    say whether it has them (by the bytes its pieces stand for).  Other tokens
+    are strings with their algorithm's marks (``##ing``, ``▁the``): only a
+    production vocabulary of the same algorithm writes them so.
+    """
+    return [k for k in keys if tok.is_byte_level or PRODUCTION[k].algorithm == tok.algorithm]
+
+
+def chosen_references(algorithm: str = "bpe") -> list[str]:
+    """The production encodings chosen on the Insights page (:func:`default_references` until then), registry order."""
     chosen = st.session_state.get(sk.INS_REFS)
-    chosen = REFERENCES if chosen is None else chosen
+    chosen = default_references(algorithm) if chosen is None else chosen
     return [k for k in PRODUCTION if k in chosen]
 
 
-def reference_picker() -> list[str]:
+def reference_picker(algorithm: str = "bpe") -> list[str]:
     """The Insights page's choice of production encodings (OpenAI, Meta, Mistral) to compare with; returns the keys.
 
     The genealogy's "in the production encodings", the vocabulary diff, the
@@ -96,7 +117,7 @@ def reference_picker() -> list[str]:
     Playground's token dialog).
     """
     if sk.INS_REFS not in st.session_state:
-        st.session_state[sk.INS_REFS] = list(REFERENCES)
+        st.session_state[sk.INS_REFS] = default_references(algorithm)
     st.pills(
         "Production encodings to compare with",
         list(PRODUCTION),
@@ -108,12 +129,13 @@ def reference_picker() -> list[str]:
         + " · ".join(f"{spec.label} ({spec.family})" for spec in PRODUCTION.values()),
         wrap=True,
     )
-    return chosen_references()
+    return chosen_references(algorithm)
 
 
 def references(settings: Settings) -> dict[str, compare.Built]:
     """The chosen production encodings that load (Compare's loader); the unavailable ones said in one line."""
-    entries = [compare.REGISTRY[n] for n in chosen_references() if n in compare.REGISTRY]
+    chosen = chosen_references(settings.spec.algorithm)
+    entries = [compare.REGISTRY[n] for n in chosen if n in compare.REGISTRY]
     out: dict[str, compare.Built] = {}
     columns = compare.build_columns(entries, settings, None)
     compare.column_problems(columns)
@@ -282,15 +304,11 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
     elif counts.get(token_id, 0) == 0:
         st.caption("Encoding the training text never produces this token: later merges always absorb it.")
     st.markdown("**In the production encodings**")
-    if not tok.is_byte_level:  # the references hold bytes: a string token has no byte-exact counterpart
-        st.info(
-            "The production encodings' tokens stand for bytes (a leading space is part of a token; Mistral v1's "
-            "▁ is a space); a WordPiece string such as ##ing has no byte-exact counterpart there, so this lookup "
-            "applies to byte-level BPE only.",
-            icon=":material/info:",
-        )
-        return
     refs = references(settings)
+    refs = {k: refs[k] for k in comparable(tok, list(refs))}
+    if not refs and not tok.is_byte_level:  # string tokens (##ing) compare only with the same algorithm's
+        st.info(_same_algorithm_note(tok), icon=":material/info:")
+        return
     if refs:
         st.dataframe(reference_rows(tree.token_bytes, refs), hide_index=True, width="stretch")
         st.caption(
@@ -327,18 +345,28 @@ def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
     return fig
 
 
+def _same_algorithm_note(tok: Trained) -> str:
+    """Why nothing is compared with a string-token vocabulary, and which production tokenizers to pick."""
+    names = " or ".join(PRODUCTION[k].label for k in production_keys_of(tok.algorithm))
+    pick = f"Pick {names} above" if names else "No production tokenizer of this algorithm is registered"
+    return (
+        f"{view_of(tok.algorithm).short} tokens are strings written with their algorithm's marks (##ing, ▁the): "
+        f"they compare only with a production vocabulary of the same algorithm. {pick}."
+    )
+
+
 def diff_view(settings: Settings, tok: Trained) -> None:
-    """Learned tokens against each reference: shares, the overlap curve, only-yours and shared tables."""
-    if not tok.is_byte_level:  # the references hold bytes: string tokens cannot be compared byte for byte
-        st.info(
-            "The vocabulary diff compares byte strings with the production encodings' tokens (bytes; Mistral v1's "
-            "pieces by the bytes they stand for), so it applies to byte-level BPE only. Switch the sidebar's "
-            "algorithm to Byte-level BPE.",
-            icon=":material/info:",
-        )
-        return
+    """Learned tokens against each reference: shares, the overlap curve, only-yours and shared tables.
+
+    A byte-level vocabulary against every chosen production encoding; a
+    WordPiece one against BERT's, a Unigram one against XLM-R's
+    (:func:`comparable`): tokens compare as written.
+    """
     refs = references(settings)
+    refs = {k: refs[k] for k in comparable(tok, list(refs))}
     if not refs:
+        if not tok.is_byte_level:
+            st.info(_same_algorithm_note(tok), icon=":material/info:")
         return
     diffs = {k: vocab_diff(tok, b.label, production_token_ids(k)) for k, b in refs.items()}
     learned = len(tok.learned_tokens())

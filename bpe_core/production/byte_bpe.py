@@ -168,7 +168,10 @@ class ByteLevelBPE:
         ValueError: a merge whose parts are not tokens.
 
     A byte without a token of its own (:attr:`missing_bytes`) is dropped from
-    the ids, as Hugging Face's BPE without an unknown token drops it.
+    the ids, as Hugging Face's BPE without an unknown token drops it.  An added
+    token stands for the text it matches: DeepSeek LLM's ``ø`` (a user-defined
+    token written in the byte alphabet, where it means the byte 0xF8) decodes as
+    ``ø``, so the ids of a text hold exactly its UTF-8.
 
     Attributes:
         name, source: as given.
@@ -205,8 +208,8 @@ class ByteLevelBPE:
         self._added_order = tuple(sorted(self._added, key=self._added.get))
         self._special_ids = frozenset(special_ids) | frozenset()
         decoder: dict[int, bytes] = {i: b for b, i in self._by_bytes.items()}
-        for s, i in self._added.items():
-            decoder.setdefault(i, s.encode("utf-8"))
+        for s, i in self._added.items():  # an added token stands for the text it matches (so ids hold the UTF-8)
+            decoder[i] = s.encode("utf-8")
         self._decoder = decoder
         # a byte without a token is dropped, as Hugging Face's BPE (no unk_token) and llama.cpp drop it: MPT lacks
         # the 13 bytes no UTF-8 text holds, StarCoder also 0xF1..0xF4 (lead bytes of U+40000..U+10FFFF)
@@ -250,6 +253,11 @@ class ByteLevelBPE:
     def pattern(self) -> str:
         """The main split pattern (:attr:`SplitSequence.main`)."""
         return self.splits.main
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        """``{id: bytes}`` of every token (an added token: the UTF-8 of its text, which it matches)."""
+        return dict(self._decoder)
 
     @cached_property
     def mergeable_ranks(self) -> dict[bytes, int]:

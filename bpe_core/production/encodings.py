@@ -797,6 +797,8 @@ class TiktokenTokenizer:
             self._decoder[i] = s.encode("utf-8")
         self._merge_ids = sorted(r for b, r in self._ranks.items() if len(b) > 1)
         self.special_text = spec.special_text
+        # an encoding that normalizes first (Qwen: NFC) holds the normalized text's UTF-8, not always the text's
+        self.is_byte_level = not spec.normalization
 
     @property
     def vocab_size(self) -> int:
@@ -944,7 +946,8 @@ class TiktokenTokenizer:
     # -- the declared interface (bpe_core.interface) ---------------------------
 
     is_byte_level = True
-    """Every id stands for bytes; the ids of a text hold exactly its UTF-8."""
+    """Every id stands for bytes; the ids of a text hold exactly its UTF-8 (``False`` for an encoding that
+    normalizes first, Qwen: its ids hold the NFC form's; pages then measure it from its spans)."""
 
     unknown_id = None
     """A byte-level encoding spells every text: there is no unknown token."""
