@@ -339,7 +339,7 @@ def _sync_picks() -> None:
 
 
 def tokenizer_picker() -> list[str]:
-    """The tokenizer picker, one row of pills per family (:func:`picker_groups`); returns the chosen keys.
+    """The tokenizer picker, pills per family (:func:`picker_groups`), three families a row; returns the chosen keys.
 
     The choice lives in ``st.session_state[COMPARE_TOKENIZERS]`` (what the
     link's ``cmp`` parameter reads and writes, :mod:`ui.links`); each family's
@@ -348,24 +348,32 @@ def tokenizer_picker() -> list[str]:
     """
     chosen = picked_keys()
     st.session_state[sk.COMPARE_TOKENIZERS] = chosen
-    groups = picker_groups()
-    widths = [max(len(family), sum(len(_pill_label(k)) + 6 for k in keys)) for family, keys in groups.items()]
-    for col, (family, keys) in zip(st.columns(widths, gap="small"), groups.items()):
-        wkey = sk.compare_family_key(family)
-        if wkey not in st.session_state or list(st.session_state[wkey] or []) != [k for k in chosen if k in keys]:
-            st.session_state[wkey] = [k for k in chosen if k in keys]
-        with col:
-            st.pills(
-                family,
-                keys,
-                selection_mode="multi",
-                format_func=_pill_label,
-                key=wkey,
-                wrap=True,
-                on_change=_sync_picks,
-                help=_family_help(family, keys),
-            )
+    groups = list(picker_groups().items())
+    for row in range(0, len(groups), PICKER_FAMILIES_PER_ROW):
+        shown = groups[row : row + PICKER_FAMILIES_PER_ROW]
+        widths = [max(len(family), sum(len(_pill_label(k)) + 6 for k in keys)) for family, keys in shown]
+        widths += [min(widths)] * (PICKER_FAMILIES_PER_ROW - len(shown))  # a short last row keeps the grid
+        for col, (family, keys) in zip(st.columns(widths, gap="small"), shown):
+            wkey = sk.compare_family_key(family)
+            if wkey not in st.session_state or list(st.session_state[wkey] or []) != [k for k in chosen if k in keys]:
+                st.session_state[wkey] = [k for k in chosen if k in keys]
+            with col:
+                st.pills(
+                    family,
+                    keys,
+                    selection_mode="multi",
+                    format_func=_pill_label,
+                    key=wkey,
+                    wrap=True,
+                    on_change=_sync_picks,
+                    help=_family_help(family, keys),
+                )
     return picked_keys()
+
+
+PICKER_FAMILIES_PER_ROW = 3
+"""Families side by side in the picker: nine (yours and eight production families) make three rows of three, each
+wide enough for its pills' labels at 1280 px (one row of nine squeezed "Meta" and "Google" to a letter a line)."""
 
 
 def _pill_label(key: str) -> str:
