@@ -87,8 +87,8 @@ def default_references(algorithm: str) -> list[str]:
     :data:`REFERENCES` of the same algorithm, else every production tokenizer of
     it (from the registrations: BERT for WordPiece, XLM-R for Unigram).
     """
-    same = [k for k in REFERENCES if PRODUCTION[k].algorithm == algorithm]
-    return same or production_keys_of(algorithm)
+    own = production_keys_of(algorithm)
+    return [k for k in REFERENCES if k in own] or own
 
 
 def comparable(tok: Tokenizer, keys: list[str]) -> list[str]:
@@ -99,7 +99,8 @@ def comparable(tok: Tokenizer, keys: list[str]) -> list[str]:
     are strings with their algorithm's marks (``##ing``, ``▁the``): only a
     production vocabulary of the same algorithm writes them so.
     """
-    return [k for k in keys if tok.is_byte_level or PRODUCTION[k].algorithm == tok.algorithm]
+    same = production_keys_of(tok.algorithm)
+    return [k for k in keys if tok.is_byte_level or k in same]
 
 
 def chosen_references(algorithm: str = "bpe") -> list[str]:
