@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.pretokenize import PATTERN_LABELS
-from ui import charts, compare, links, view
+from ui import catalogue, charts, compare, links, view
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.safe_text import md
@@ -68,9 +68,9 @@ if source == "Other text":
 else:
     text = settings.text
 
-entries = [compare.REGISTRY[k] for k in compare.REGISTRY if k in (picked or [])]
-entries += [compare.bpe_variant(p, None) for p in patterns]
-entries += [compare.bpe_variant(settings.spec.pattern, n) for n in sizes]
+entries = [entry for key, entry in catalogue.entries().items() if key in (picked or [])]
+entries += [catalogue.variant_entry(p, None) for p in patterns]
+entries += [catalogue.variant_entry(settings.spec.pattern, n) for n in sizes]
 if not entries:
     st.info("Pick at least one tokenizer above.", icon=":material/touch_app:")
     st.stop()
@@ -80,7 +80,7 @@ live = False
 if compare.uses_slider(settings, picked or [], patterns):
     try:
         with st.spinner("Training…"):
-            trained = compare.sidebar_tokenizer(settings)
+            trained = catalogue.sidebar_tokenizer(settings)
         live = compare.draws_live(trained, settings.text)
         size = compare.live_slider(trained) if live else view.vocab_slider(trained)
         st.caption(
@@ -91,15 +91,15 @@ if compare.uses_slider(settings, picked or [], patterns):
     except (ValueError, TypeError):
         pass  # its column below says why
 
-columns = compare.build_columns(entries, settings, size)
-compare.column_problems(columns)
+columns = catalogue.build_columns(entries, settings, size)
+catalogue.column_problems(columns)
 ok = [c for c in columns if c.built is not None]
 if not ok:
     st.stop()
 builts = [c.built for c in ok]
 
 with st.spinner("Encoding…"):
-    metrics = {b.cache_key: compare.measure(b.cache_key, text, b) for b in builts}
+    metrics = {b.cache_key: catalogue.measure(b.cache_key, text, b) for b in builts}
 
 st.html(compare.special_tokens_note(text, ok))
 
@@ -131,7 +131,7 @@ m0 = metrics[builts[0].cache_key]
 st.caption(f"{m0.characters:,} characters · {m0.bytes:,} UTF-8 bytes · {m0.words:,} whitespace-separated words")
 if source == "Training text" and any(b.full is not None for b in builts):
     st.caption("The trained BPE has seen this text, which flatters it; choose *Other text* above for a held-out test.")
-st.html(compare.figures_table_html(compare.metrics_frame(ok, metrics)))
+st.html(compare.metrics_table_html(compare.metrics_frame(ok, metrics)))
 
 st.plotly_chart(
     charts.token_count_bars([b.label for b in builts], [metrics[b.cache_key].tokens for b in builts],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.production.encodings import EncodingUnavailable
-from ui import compare, links, steps_view
+from ui import catalogue, links, steps_view, view
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.safe_text import md
@@ -52,7 +52,7 @@ if not chosen:
 
 notice = st.container()  # the unavailable encodings, said once above the columns
 unavailable = []
-k = compare.per_row(len(chosen))
+k = view.per_row(len(chosen))
 for row in range(0, len(chosen), k):
     for col, key in zip(st.columns(k, gap="medium"), chosen[row : row + k]):
         with col:
@@ -69,7 +69,7 @@ for row in range(0, len(chosen), k):
             elif isinstance(problem, EncodingUnavailable):
                 unavailable.append(problem)
             else:
-                st.markdown(f"**{steps_view.reference_label(key)}**")
+                st.markdown(f"**{steps_view.production_label(key)}**")
                 st.warning(md(problem), icon=":material/warning:")
 with notice:
-    compare.unavailable_notice(unavailable)
+    catalogue.unavailable_notice(unavailable)

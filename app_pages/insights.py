@@ -20,7 +20,7 @@ st.caption(
 )
 
 full = view.trained_or_stop(settings, brief=True)
-iv.reference_picker(settings.spec.algorithm)
+iv.production_picker(settings.spec.algorithm)
 size = view.vocab_slider(full)
 tok = full.with_vocab_size(size)
 

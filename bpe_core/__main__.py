@@ -52,7 +52,7 @@ from .counting.table import (
     train_from_table,
 )
 from .formats.bert import wordpiece_to_vocab_txt
-from .formats.huggingface import bpe_to_hf_json, unigram_to_hf_json, wordpiece_to_hf_json
+from .formats.huggingface import to_hf_json
 from .formats.tiktoken import bpe_to_tiktoken_files
 from .formats.upload import decode_text_upload, load_tokenizer_bytes
 from .interface import TrainingCancelled, TrainingSpec, algorithm_names, get_algorithm
@@ -411,7 +411,7 @@ def _count_inputs(args: argparse.Namespace, progress: _Progress) -> tuple[CountT
             pattern = args.pattern or alg.default_pattern
             specials = alg.default_special_tokens if specials is None else specials
             lowercase = bool(args.lowercase) and alg.uses_lowercase
-        if args.files and algorithm != "bpe":
+        if args.files and not get_algorithm(algorithm).streams_counts:
             if args.dask:
                 raise CLIError(f"--dask counts BPE pre-tokens only; {algorithm} counts its words in this process")
             for name in expand_inputs(args.files):
@@ -473,12 +473,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise CLIError("train needs FILE arguments or --from-counts TABLE")
     if args.from_counts and args.files:
         raise CLIError("train takes FILE arguments or --from-counts, not both (add files to a table with count)")
-    if args.dask and args.algorithm not in (None, "bpe"):
+    reads_text = args.algorithm is not None and not get_algorithm(args.algorithm).streams_counts
+    if args.dask and reads_text:
         raise CLIError(f"--dask counts BPE pre-tokens only; {args.algorithm} counts its words in this process")
     check_outputs([args.out], _input_files(args))
     progress = _Progress(not args.quiet)
     try:
-        if args.files and args.algorithm not in (None, "bpe"):  # kind switch: a text read into memory
+        if args.files and reads_text:  # a file its trainer reads (no streamed counting)
             alg = get_algorithm(args.algorithm)
             if len(args.files) != 1 or not os.path.isfile(args.files[0]):
                 what = "one file" if len(args.files) != 1 else f"a file ({args.files[0]} is not one)"
@@ -488,7 +489,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             spec = TrainingSpec(alg.name, args.vocab_size, pattern, specials, args.lowercase and alg.uses_lowercase)
             text = Path(args.files[0]) if alg.reads_files else _read_text(args.files[0])
             tok = spec.train(text, progress=progress, num_workers=args.workers)
-        else:  # BPE streamed from files, or any algorithm from count tables
+        else:  # counted from streamed files (BPE), or any algorithm from count tables
             table, count_seconds = _count_inputs(args, progress)
             try:
                 tok = train_from_table(
@@ -621,14 +622,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     fmt = args.fmt
     files: list[tuple[str, bytes]] = []
     if fmt == "tiktoken":
-        if algorithm != "bpe":
+        if not tok.is_byte_level:  # tiktoken's ranks are byte-level BPE's
             raise CLIError(f"--format tiktoken needs a BPE tokenizer; this one is {algorithm} (use hf or json)")
         ranks, meta = bpe_to_tiktoken_files(tok, Path(args.out).name.split(".")[0] or "bpe_playground")
         files = [(args.out, ranks), (args.out + ".json", meta)]
     elif fmt == "hf":
-        files = [(args.out, HF_EXPORTERS[algorithm](tok).encode("utf-8"))]
+        files = [(args.out, to_hf_json(tok).encode("utf-8"))]
     elif fmt == "vocab.txt":
-        if algorithm != "wordpiece":
+        if get_algorithm(algorithm).hf_model != "WordPiece":  # BERT's vocab.txt holds a WordPiece model
             raise CLIError(f"--format vocab.txt needs a WordPiece tokenizer; this one is {algorithm} (use hf or json)")
         files = [(args.out, wordpiece_to_vocab_txt(tok))]
     else:
@@ -637,9 +638,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     print(f"wrote {', '.join(p for p, _ in files)}", file=sys.stderr)
     return 0
 
-
-HF_EXPORTERS = {"bpe": bpe_to_hf_json, "wordpiece": wordpiece_to_hf_json, "unigram": unigram_to_hf_json}
-"""Algorithm -> its Hugging Face ``tokenizer.json`` writer (``export --format hf``)."""
 
 COMMANDS = {"train": cmd_train, "count": cmd_count, "encode": cmd_encode, "compare": cmd_compare, "export": cmd_export}
 

@@ -22,7 +22,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -60,6 +61,64 @@ class TrainingInfo:
     count_seconds: float = 0.0
     merge_seconds: float = 0.0
     stop_reason: str | None = None
+
+
+class EncodedPiece(Protocol):
+    """One pre-token's (word's) record in :meth:`Tokenizer.encode_steps`, whatever the algorithm.
+
+    Each algorithm has its own class with more to say (:class:`bpe_core.steps.PieceSteps`: the merge
+    or greedy steps, for byte-level BPE, WordPiece and the production encodings;
+    :class:`bpe_core.unigram.WordLattice`: Unigram's lattice and its best paths); every one of them
+    has these.
+    """
+
+    @property
+    def text(self) -> str:  # pragma: no cover - protocol
+        """The pre-token's (word's) text."""
+        ...
+
+    @property
+    def start(self) -> int:  # pragma: no cover - protocol
+        """Its first character's offset in the encoded text."""
+        ...
+
+    @property
+    def end(self) -> int:  # pragma: no cover - protocol
+        """The offset after its last character."""
+        ...
+
+    @property
+    def is_special(self) -> bool:  # pragma: no cover - protocol
+        """It is a special token (one id, no steps)."""
+        ...
+
+    @property
+    def ids(self) -> tuple[int, ...]:  # pragma: no cover - protocol
+        """Its final token ids."""
+        ...
+
+
+class TrainingStep(Protocol):
+    """One entry of :attr:`TrainedTokenizer.trace`, whatever the algorithm.
+
+    Each algorithm has its own class (:class:`bpe_core.bpe.MergeStep`,
+    :class:`bpe_core.wordpiece.WordPieceMerge`, :class:`bpe_core.unigram.PruneRound`);
+    every one of them has this.
+    """
+
+    @property
+    def tokens_after(self) -> int | None:  # pragma: no cover - protocol
+        """Tokens of the training text after this step, or ``None`` when not recorded."""
+        ...
+
+
+class Replay(Protocol):
+    """Training replayed on its own text, step by step (:meth:`TrainedTokenizer.replay`).
+
+    Each algorithm has its own class, read by that algorithm's Merges history and live
+    tables only (:class:`bpe_core.bpe.TrainingReplay`, :class:`bpe_core.wordpiece.WordPieceReplay`,
+    :class:`bpe_core.unigram.UnigramReplay`); nothing is common to all of them.
+    """
 
 
 @runtime_checkable
@@ -118,8 +177,8 @@ class Tokenizer(Protocol):
         """0-based merge rank that created a token, or ``None`` (single bytes, alphabet, specials)."""
         ...
 
-    def encode_steps(self, text: str) -> list[Any]:  # pragma: no cover - protocol
-        """How ``text`` is encoded, one pre-token (word) at a time: ``list[PieceSteps]``."""
+    def encode_steps(self, text: str) -> Sequence[EncodedPiece]:  # pragma: no cover - protocol
+        """How ``text`` is encoded, one pre-token (word) at a time (see :class:`EncodedPiece`)."""
         ...
 
     def fast_encoder(self) -> Callable[[str], list[int]] | None:  # pragma: no cover - protocol
@@ -132,11 +191,10 @@ class TrainedTokenizer(Tokenizer, Protocol):
     """What a tokenizer trained in this project answers on top of :class:`Tokenizer`.
 
     Attributes:
-        algorithm: the key of :data:`ALGORITHMS` that trained it (``"bpe"``, ``"wordpiece"``).
+        algorithm: the key of :data:`ALGORITHMS` that trained it (``"bpe"``, ``"wordpiece"``, ``"unigram"``).
         min_vocab_size: the smallest size :meth:`with_vocab_size` accepts (no merges).
         max_vocab_size: the size of the full training (what :meth:`with_vocab_size` can reach).
-        trace: one entry per training step, in order (:class:`~bpe_core.bpe.MergeStep`,
-            :class:`~bpe_core.wordpiece.WordPieceMerge`).
+        trace: one entry per training step, in order (see :class:`TrainingStep`).
         training: facts about the training run (:class:`TrainingInfo`), or ``None`` when unknown.
     """
 
@@ -146,9 +204,15 @@ class TrainedTokenizer(Tokenizer, Protocol):
 
     max_vocab_size: int
 
-    trace: list[Any]
+    @property
+    def trace(self) -> Sequence[TrainingStep]:  # pragma: no cover - protocol
+        """One entry per training step, in order."""
+        ...
 
-    training: Any
+    @property
+    def training(self) -> TrainingInfo | None:  # pragma: no cover - protocol
+        """Facts about the training run, or ``None`` when unknown (a tokenizer loaded without them)."""
+        ...
 
     def with_vocab_size(self, n: int) -> TrainedTokenizer:  # pragma: no cover - protocol
         """The tokenizer at vocabulary size ``n`` (a view: ids are the same as here)."""
@@ -158,11 +222,19 @@ class TrainedTokenizer(Tokenizer, Protocol):
         """``(step rank, token id)`` of every token training added, in training order."""
         ...
 
+    def merged_parts(self) -> dict[int, tuple[int, int]]:  # pragma: no cover - protocol
+        """``{token id: (left id, right id)}`` of every token of this view a merge made from two others.
+
+        Empty for an algorithm whose tokens are not built from parts (Unigram keeps pieces of a seed
+        vocabulary); the token genealogy (:func:`bpe_core.analysis.insights.merge_tree`) reads it.
+        """
+        ...
+
     def training_text_tokens(self) -> int | None:  # pragma: no cover - protocol
         """Tokens the training text takes at this size, when known without encoding it; else ``None``."""
         ...
 
-    def replay(self, text: str) -> Any:  # pragma: no cover - protocol
+    def replay(self, text: str) -> Replay:  # pragma: no cover - protocol
         """A replay of training on ``text`` (its own training text): the state at each step, for the Merges page."""
         ...
 
@@ -170,8 +242,8 @@ class TrainedTokenizer(Tokenizer, Protocol):
         """The tokenizer as this project's JSON form (what :meth:`save` writes)."""
         ...
 
-    def save(self, path: Any) -> None:  # pragma: no cover - protocol
-        """Write :meth:`to_dict` as JSON to ``path``."""
+    def save(self, path: str | os.PathLike[str]) -> None:  # pragma: no cover - protocol
+        """Write :meth:`to_dict` as JSON to ``path`` (``OSError`` when it cannot be written)."""
         ...
 
 
@@ -179,9 +251,28 @@ class TrainedTokenizer(Tokenizer, Protocol):
 # algorithms and the training spec
 
 
+CountWords = Callable[
+    [str, str, tuple[str, ...], bool, ProgressCallback | None], tuple[Mapping[str, int] | Mapping[bytes, int], int, str]
+]
+"""``count_words(text, pattern, special_tokens, lowercase, progress) -> (counts, special occurrences, pattern)``:
+an algorithm's count of a text for a count table (:func:`bpe_core.counting.table.count_text_table`).
+
+``counts`` maps each pre-token (word), as ``str`` or UTF-8 ``bytes``, to its occurrences; the pattern
+returned is the one the table records (the name the trainer knows it by)."""
+
+TrainFromCounts = Callable[..., TrainedTokenizer]
+"""``train_from_counts(word_counts, vocab_size, special_tokens, pattern, *, lowercase, special_occurrences,
+progress) -> TrainedTokenizer``: an algorithm's training on a count table's counts (``{UTF-8 bytes: count}``,
+:func:`bpe_core.counting.table.train_from_table`), identical to training on the counted text."""
+
+
 @dataclass(frozen=True)
 class Algorithm:
-    """One trainable algorithm, as the sidebar, the CLI and the training cache see it.
+    """One trainable algorithm, as the sidebar, the CLI, count tables and the training cache see it.
+
+    Everything the engine does differently per algorithm hangs off its registration
+    (:func:`register_algorithm`, called in the algorithm package's ``__init__``): no
+    other module keeps a table keyed by an algorithm's name.
 
     Attributes:
         name: the key (``"bpe"``), used in links, the CLI's ``--algorithm`` and cache keys.
@@ -192,10 +283,25 @@ class Algorithm:
         from_dict: rebuilds a tokenizer from this project's JSON form.
         default_pattern: the pre-tokenization pattern name a new spec gets.
         fixed_pattern: the algorithm always pre-tokenizes this way (the sidebar hides the choice).
+        pattern_phrase: how it pre-tokenizes when the pattern is fixed, in running text after
+            "pre-tokenizes" (``"BERT-style"``).
         default_special_tokens: the special tokens a new spec gets.
+        required_special_tokens: special tokens training adds when they are missing (Unigram's
+            ``<unk>``); count tables add them too, so that a table trains as the text does.
         uses_lowercase: the algorithm offers lower-casing.
         reads_files: ``train`` takes an ``os.PathLike`` and reads (or streams) the
             file itself; otherwise callers pass the file's text.
+        count_words: how a text is counted for a count table (:data:`CountWords`), or ``None``
+            when the algorithm has no count tables.
+        train_from_counts: training on a count table (:data:`TrainFromCounts`), or ``None``.
+        counts_in_text_order: a count table keeps its words in order of first appearance (the
+            trainer's ties depend on it), else in ascending byte order.
+        streams_counts: its pre-tokens are counted from files streamed in chunks, with worker
+            processes or a Dask cluster (:func:`bpe_core.counting.stream.count_files`); otherwise the
+            command line reads a file into memory and counts its words in this process.
+        hf_model: its model type in a Hugging Face ``tokenizer.json`` (``"BPE"``, ``"WordPiece"``,
+            ``"Unigram"``): the format's own name, by which :mod:`bpe_core.formats.huggingface` writes it;
+            ``None`` when it has no such form.
     """
 
     name: str
@@ -204,9 +310,16 @@ class Algorithm:
     from_dict: Callable[[dict], TrainedTokenizer]
     default_pattern: str = "gpt2"
     fixed_pattern: bool = False
+    pattern_phrase: str = ""
     default_special_tokens: tuple[str, ...] = ()
+    required_special_tokens: tuple[str, ...] = ()
     uses_lowercase: bool = False
     reads_files: bool = False
+    count_words: CountWords | None = None
+    train_from_counts: TrainFromCounts | None = None
+    counts_in_text_order: bool = False
+    streams_counts: bool = False
+    hf_model: str | None = None
 
 
 ALGORITHMS: dict[str, Algorithm] = {}
@@ -286,7 +399,7 @@ class TrainingSpec:
 
     def train(
         self,
-        text: Any,
+        text: str | os.PathLike[str] | Iterable[str],
         *,
         progress: ProgressCallback | None = None,
         num_workers: int | None = 1,

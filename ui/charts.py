@@ -21,8 +21,8 @@ from ui.safe_text import plotly as plotly_text
 TRAINED_COLOUR = "#2a9d8f"
 """Bars and lines of tokenizers trained in the app."""
 
-REFERENCE_COLOUR = "#6c5ce7"
-"""Bars and markers of the production (reference) encodings."""
+PRODUCTION_COLOUR = "#6c5ce7"
+"""Bars and markers of the production tokenizers."""
 
 CURVE_COLOURS = ("#2a9d8f", "#e76f51", "#264653", "#e9c46a", "#8ab17d", "#b56576")
 """Line colours of the compression curves, one per trained tokenizer."""
@@ -49,7 +49,7 @@ def token_count_bars(labels: Sequence[str], counts: Sequence[int], kinds: Sequen
     Args:
         labels: tokenizer names, top to bottom.
         counts: token counts (tokens), same length as ``labels``.
-        kinds: per bar ``"trained"`` or ``"reference"`` (colours); default all trained.
+        kinds: per bar ``"trained"`` or ``"production"`` (colours); default all trained.
 
     Returns:
         A figure with one ``go.Bar`` trace: ``y`` = labels, ``x`` = counts.
@@ -60,7 +60,7 @@ def token_count_bars(labels: Sequence[str], counts: Sequence[int], kinds: Sequen
     if len(labels) != len(counts) or (kinds is not None and len(kinds) != len(labels)):
         raise ValueError("labels, counts and kinds must have the same length")
     kinds = list(kinds) if kinds is not None else ["trained"] * len(labels)
-    colours = [REFERENCE_COLOUR if k == "reference" else TRAINED_COLOUR for k in kinds]
+    colours = [PRODUCTION_COLOUR if k == "production" else TRAINED_COLOUR for k in kinds]
     fig = go.Figure(
         go.Bar(
             x=list(counts),
@@ -102,7 +102,7 @@ class CompressionCurve:
 
 @dataclass(frozen=True)
 class CompressionPoint:
-    """One tokenizer at one vocabulary size (a reference encoding, or WordPiece).
+    """One tokenizer at one vocabulary size (a production tokenizer, or one trained without a curve).
 
     Attributes:
         label: tokenizer name.
@@ -124,7 +124,7 @@ def _bpt(text_bytes: int, tokens: int) -> float:
 
 
 def compression_curve(curves: Sequence[CompressionCurve], points: Sequence[CompressionPoint] = ()) -> go.Figure:
-    """Bytes per token against vocabulary size: a line per trained tokenizer, a marker per reference.
+    """Bytes per token against vocabulary size: a line per trained tokenizer, a marker per production one.
 
     The x axis is logarithmic, so a few hundred trained tokens and the
     100,000-token production vocabularies fit one chart.
@@ -183,7 +183,7 @@ def compression_curve(curves: Sequence[CompressionCurve], points: Sequence[Compr
                 mode="markers",
                 name=_escape(p.label),
                 marker={
-                    "color": REFERENCE_COLOUR,
+                    "color": PRODUCTION_COLOUR,
                     "size": 12,
                     "symbol": "diamond",
                     "opacity": 0.85,

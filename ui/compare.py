@@ -1,27 +1,7 @@
-"""The Compare page's helpers: which tokenizers can be compared, building them, measuring, drawing.
+"""The Compare page's parts: the picker, the coloured views side by side, the figures, the compression chart.
 
-The tokenizers the page offers form a small registry, :data:`REGISTRY`.  An
-:class:`Entry` has a key, a label, a kind (``"trained"`` or ``"reference"``)
-and a ``build(settings, vocab_size)`` function that returns a :class:`Built`:
-the tokenizer (a :class:`bpe_core.interface.Tokenizer`), its column label and
-a cache key (:func:`ui.training.view_key`).  Adding a tokenizer is one
-:func:`register` call; every algorithm of :data:`bpe_core.interface.ALGORITHMS`
-gets one (:func:`_trained_entry`), each reference encoding another.
-
-The trained tokenizer of the sidebar's algorithm is shown at the Playground
-slider's size; another algorithm is trained with its own defaults
-(:meth:`ui.algorithms.AlgorithmView.compare_spec`) and shown at its full size.
-
-``build`` may raise ``ValueError``/``TypeError`` (bad input) or
-:class:`~bpe_core.production.encodings.EncodingUnavailable`; the page then shows that
-message in place of the tokenizer and everything else as usual.
-
-After the user cancels the sidebar's training the page goes on with the
-session's previous tokenizer and its settings, as every page does
-(:func:`ui.view.previous_if_cancelled`, called once at the top of the page);
-without a previous tokenizer the sidebar's column says that training was
-cancelled, the reference columns are shown as usual, and no other tokenizer
-is trained on the cancelled text (see :func:`_train_extra`).
+The tokenizers come from the catalogue (:mod:`ui.catalogue`: what can be compared, building,
+measuring); this module draws them.
 
 Special tokens are treated the same way by every column: each tokenizer
 encodes the special-token strings of its own vocabulary as one special token
@@ -34,277 +14,37 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from fractions import Fraction
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bpe_core import algorithm_names
-from bpe_core.analysis.metrics import TextMetrics, byte_lengths, words_split_differently
-from bpe_core.analysis.metrics import measure as measure_metrics
-from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec, algorithm_label
+from bpe_core.analysis.metrics import TextMetrics, words_split_differently
+from bpe_core.interface import Tokenizer, TrainedTokenizer, algorithm_label
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
-from bpe_core.production.encodings import EncodingUnavailable
-from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION, load_production, production_families
+from bpe_core.production.registry import PRODUCTION, production_families
 from bpe_core.spans import TokenSpan
-from ui import live_view, render
+from ui import catalogue, live_view, render
 from ui import state_keys as sk
-from ui.algorithms import view_of
+from ui.catalogue import YOUR_OWN, Built, Column, encode_fast, is_sidebars, variants_algorithm
 from ui.charts import CompressionCurve, CompressionPoint
+from ui.figures_table import FigureColumn, figures_table_html
 from ui.inputs import Settings
+from ui.limits import COMPARE_DRAW_CHARS, COMPARE_DRAW_TOKENS
 from ui.safe_text import md
-from ui.training import CancelledInThisSession, cached, cancel_applies, for_settings, train, training_key, view_key
-
-DRAW_CHARS = 4_000
-"""Each coloured view draws at most this many characters of the text (the figures cover all of it)."""
-
-DRAW_TOKENS = 5_000
-"""... and at most this many tokens."""
-
-FAST_ENCODE_CHARS = 100_000
-"""Texts longer than this (characters) are encoded by the tokenizer's ``fast_encoder()`` when it has one."""
+from ui.view import per_row
 
 CURVE_POINTS = 24
 """Vocabulary sizes measured for a compression curve on a text other than the training text."""
 
-MEASURE_CHUNK_CHARS = 500_000
-"""A long text is measured this many characters at a time (cut at pre-token boundaries, so the counts are exact)."""
 
 CURVE_MAX_CHARS = 1_000_000
 """A compression curve on another text is measured on at most this many of its characters."""
 
+
 CURVE_MAX_POINTS = 1_500
 """A curve read from the training trace is thinned to about this many points for drawing."""
-
-
-@dataclass(frozen=True)
-class Built:
-    """A tokenizer ready to compare.
-
-    Attributes:
-        tokenizer: any object with the common interface (``encode``, ``decode``,
-            ``token_spans``, ``vocab_size``, ``name``).
-        label: the column's title, such as ``"BPE (gpt2) · 1,000"``.
-        cache_key: identifies the tokenizer's exact state (text trained on,
-            parameters, size), for the figures' caches.
-        full: for a trained tokenizer whose trace gives the compression curve
-            (:attr:`ui.algorithms.AlgorithmView.compare_curve`), the tokenizer
-            at its full trained size; ``None`` otherwise.
-        kind: ``"trained"`` or ``"reference"``.
-        tag: the compression chart's marker text for a single tokenizer (a
-            reference encoding's name); ``None``: the label.
-        follows: for a trained tokenizer shown at the slider's size, a key
-            that names its column whatever the size (``"bpe"``,
-            ``"bpe:cl100k"``): its live view redraws in the browser as the
-            slider moves (:func:`draw_views`); ``None`` for every other column.
-        name: the label without the size (a following column's title before its live size).
-    """
-
-    tokenizer: Tokenizer
-    label: str
-    cache_key: str
-    full: TrainedTokenizer | None = None
-    kind: str = "trained"
-    tag: str | None = None
-    follows: str | None = None
-    name: str = ""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One tokenizer the page can offer.
-
-    Attributes:
-        key: stable identifier (widget values use it).
-        label: the name in the picker.
-        kind: ``"trained"`` or ``"reference"``.
-        build: ``build(settings, vocab_size) -> Built``; ``vocab_size`` is the
-            Playground slider's value (``None`` when there is no trained BPE).
-            May raise ``ValueError``, ``TypeError`` or ``EncodingUnavailable``.
-    """
-
-    key: str
-    label: str
-    kind: str
-    build: Callable[[Settings, int | None], Built]
-    family: str = ""
-
-
-@dataclass(frozen=True)
-class Column:
-    """An entry after building: the tokenizer, or why there is none.
-
-    Attributes:
-        entry: what was built.
-        built: the tokenizer ready to compare, or ``None``.
-        error: why there is none (one line), or ``None``.
-        unavailable: the :class:`~bpe_core.production.encodings.EncodingUnavailable` of a
-            production encoding that cannot be had offline (its ``details`` and
-            ``how_to_add`` go in :func:`unavailable_notice`'s fold), else ``None``.
-    """
-
-    entry: Entry
-    built: Built | None
-    error: str | None = None
-    unavailable: EncodingUnavailable | None = None
-
-
-YOUR_OWN = "Your own"
-"""The picker's family of the tokenizers trained on the sidebar's text (one per registered algorithm)."""
-
-REGISTRY: dict[str, Entry] = {}
-"""The tokenizers the picker offers, in display order: each algorithm's, then :data:`bpe_core.production.PRODUCTION`."""
-
-DEFAULT_PICK = ("bpe", *DEFAULT_PRODUCTION)
-"""Keys selected when the page opens: the trained BPE, GPT-2 and cl100k."""
-
-
-def register(entry: Entry) -> Entry:
-    """Add (or replace) a tokenizer in :data:`REGISTRY`; returns it."""
-    REGISTRY[entry.key] = entry
-    return entry
-
-
-VARIANTS = "bpe"
-"""The algorithm of the page's variants ("BPE with other patterns", "BPE at other vocabulary sizes")."""
-
-
-def is_sidebars(settings: Settings, algorithm: str) -> bool:
-    """Whether the sidebar trains (or imported) a tokenizer of ``algorithm``: the page then shows the sidebar's own.
-
-    The one comparison of algorithm names on the page: which column is the
-    sidebar's tokenizer (shown at the slider's size) and which is trained
-    with its algorithm's defaults for comparison (:meth:`ui.algorithms.AlgorithmView.compare_spec`).
-    """
-    return settings.spec.algorithm == algorithm  # kind switch: the sidebar's column vs one trained for comparison
-
-
-def sidebar_tokenizer(settings: Settings) -> TrainedTokenizer:
-    """The sidebar's tokenizer -- the Playground's, the same cached object, so the slider is shared.
-
-    Raises:
-        ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
-    """
-    return for_settings(settings)
-
-
-def compared_spec(settings: Settings, algorithm: str) -> TrainingSpec:
-    """The spec of the page's ``algorithm`` column: the sidebar's, or that algorithm's defaults for comparison."""
-    if is_sidebars(settings, algorithm):
-        return settings.spec
-    return view_of(algorithm).compare_spec(settings.spec)
-
-
-def trained(settings: Settings, spec: TrainingSpec) -> tuple[TrainedTokenizer, str | None]:
-    """A tokenizer trained on the sidebar's text with ``spec`` (cached), and the imported key it stands for.
-
-    The sidebar's own tokenizer (trained, or imported from a file) when
-    ``spec`` is the sidebar's; any other spec is trained with
-    :func:`_train_extra`.
-
-    Returns:
-        ``(tokenizer at its full size, settings.imported or None)``.
-
-    Raises:
-        CancelledInThisSession, ValueError, TypeError: as :func:`_train_extra`.
-    """
-    if spec == settings.spec:
-        return sidebar_tokenizer(settings), settings.imported
-    return _train_extra(settings, spec), None
-
-
-def trained_bpe(settings: Settings, pattern: str | None = None, train_size: int | None = None) -> TrainedTokenizer:
-    """The BPE trained on the sidebar's text (cached; the Playground's tokenizer for the default arguments).
-
-    Args:
-        settings: the sidebar settings.
-        pattern: pattern name (default: :func:`compared_spec`'s).
-        train_size: vocabulary size to train to (default: :func:`compared_spec`'s).
-
-    Raises:
-        ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
-    """
-    spec = compared_spec(settings, VARIANTS)
-    spec = spec.replace(pattern=pattern or spec.pattern, vocab_size=train_size or spec.vocab_size)
-    return trained(settings, spec)[0]
-
-
-def _train_extra(settings: Settings, spec: TrainingSpec) -> TrainedTokenizer:
-    """A tokenizer other than the sidebar's trained on the sidebar's text: a BPE variant, or another algorithm.
-
-    After the user cancels the sidebar's training, the page first calls
-    :func:`ui.view.previous_if_cancelled`: with a previous tokenizer in the
-    session, ``settings`` become the previous tokenizer's, so these extras are
-    trained on the previous text -- the page shows what it showed before the
-    user changed the settings, and every column, count and curve describes the
-    same text.  Without one, ``settings`` stay the cancelled ones, and their
-    text is the one whose training the user just stopped, most likely because
-    it took too long: Compare (which has no Cancel button) does not start
-    another long training on it, so an extra not already trained is skipped
-    and its column says so in one line.
-
-    Args:
-        settings: the sidebar settings (their text is trained on).
-        spec: how to train it.
-
-    Returns:
-        The tokenizer at its full trained size (cached).
-
-    Raises:
-        ui.training.CancelledInThisSession: skipped after a Cancel, as above.
-        ValueError, TypeError: from the engine (bad vocabulary size, special tokens, text).
-    """
-    if cancel_applies(settings) and cached(training_key(settings.text, spec)) is None:
-        raise CancelledInThisSession("not trained, since training on this text was cancelled")
-    return train(settings.text, spec)
-
-
-def _built(settings: Settings, spec: TrainingSpec, view_size: int | None, follows: str | None = None) -> Built:
-    """The column of a tokenizer trained with ``spec`` on the sidebar's text, at ``view_size`` (``None``: full).
-
-    ``follows``: the column's key when ``view_size`` is the slider's (see :attr:`Built.follows`).
-    """
-    full, imported = trained(settings, spec)
-    lo, hi = full.min_vocab_size, full.max_vocab_size
-    n = hi if view_size is None else min(max(view_size, lo), hi)
-    curve = full if view_of(full.algorithm).compare_curve else None
-    key = view_key(settings.text, spec, imported, n)
-    follows = follows if view_size is not None else None
-    return Built(full.with_vocab_size(n), f"{full.name} · {n:,}", key, curve, "trained", None, follows, full.name)
-
-
-def _trained_entry(algorithm: str) -> Entry:
-    """The column of ``algorithm`` trained on the sidebar's text (at the slider's size when it is the sidebar's)."""
-
-    def build(settings: Settings, size: int | None) -> Built:
-        shown = size if is_sidebars(settings, algorithm) else None
-        return _built(settings, compared_spec(settings, algorithm), shown, algorithm)
-
-    return Entry(algorithm, f"{view_of(algorithm).short} trained on your text", "trained", build, YOUR_OWN)
-
-
-def production_entry(key: str) -> Entry:
-    """The column of the production tokenizer ``key`` of :data:`bpe_core.production.PRODUCTION` (loaded offline).
-
-    Its ``build`` raises :class:`~bpe_core.production.encodings.EncodingUnavailable` when
-    the encoding's files cannot be had (see :func:`build_columns`).
-    """
-    spec = PRODUCTION[key]
-
-    def build(_settings: Settings, _size: int | None) -> Built:
-        tok = load_production(key)
-        return Built(tok, tok.name, f"prod|{key}", None, "reference", tag=key)
-
-    return Entry(key, spec.label, "reference", build, spec.family)
-
-
-for _algorithm in algorithm_names():
-    register(_trained_entry(_algorithm))
-for _key in PRODUCTION:
-    register(production_entry(_key))
 
 
 def picker_groups() -> dict[str, list[str]]:
@@ -316,7 +56,7 @@ def picker_groups() -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {YOUR_OWN: []}
     for family in production_families():
         groups[family] = []
-    for key, entry in REGISTRY.items():
+    for key, entry in catalogue.entries().items():
         family = entry.family or (YOUR_OWN if entry.kind == "trained" else "Other")
         groups.setdefault(family, []).append(key)
     return {f: keys for f, keys in groups.items() if keys}
@@ -326,8 +66,8 @@ def picked_keys() -> list[str]:
     """The Compare picker's choice (registry keys, registry order): the link's or the session's, else the default."""
     chosen = st.session_state.get(sk.COMPARE_TOKENIZERS)
     if chosen is None:
-        chosen = DEFAULT_PICK
-    return [k for k in REGISTRY if k in chosen]
+        chosen = catalogue.default_pick()
+    return [k for k in catalogue.entries() if k in chosen]
 
 
 def _sync_picks() -> None:
@@ -335,7 +75,7 @@ def _sync_picks() -> None:
     out: list[str] = []
     for family in picker_groups():
         out += st.session_state.get(sk.compare_family_key(family)) or []
-    st.session_state[sk.COMPARE_TOKENIZERS] = [k for k in REGISTRY if k in out]
+    st.session_state[sk.COMPARE_TOKENIZERS] = [k for k in catalogue.entries() if k in out]
 
 
 def tokenizer_picker() -> list[str]:
@@ -378,7 +118,7 @@ wide enough for its pills' labels at 1280 px (one row of nine squeezed "Meta" an
 
 def _pill_label(key: str) -> str:
     """A pill's text: the entry's label; a trained entry's without "trained on your text" (its family says so)."""
-    entry = REGISTRY[key]
+    entry = catalogue.entries()[key]
     return entry.label.removesuffix(" trained on your text") if entry.kind == "trained" else entry.label
 
 
@@ -391,30 +131,7 @@ def _family_help(family: str, keys: Sequence[str]) -> str:
 
 def uses_slider(settings: Settings, picked: Sequence[str], patterns: Sequence[str]) -> bool:
     """Whether a picked tokenizer is shown at the slider's size (the sidebar's algorithm, or BPE variants of it)."""
-    return settings.spec.algorithm in picked or (is_sidebars(settings, VARIANTS) and bool(patterns))
-
-
-def bpe_variant(pattern: str, size: int | None) -> Entry:
-    """An extra BPE trained on the sidebar's text with another pattern and/or vocabulary size.
-
-    Args:
-        pattern: a pattern name of :data:`bpe_core.pretokenize.PATTERNS`.
-        size: the vocabulary size to show; ``None`` = the slider's size (the
-            full trained size while the sidebar trains WordPiece).  A size above
-            the training size trains further (cached).
-
-    Returns:
-        An :class:`Entry` (not registered).
-    """
-
-    def build(settings: Settings, slider_size: int | None) -> Built:
-        spec = compared_spec(settings, VARIANTS)
-        spec = spec.replace(pattern=pattern, vocab_size=max(spec.vocab_size, size or 0))
-        shown = size if size is not None else (slider_size if is_sidebars(settings, VARIANTS) else None)
-        return _built(settings, spec, shown, f"{VARIANTS}:{pattern}" if size is None else None)
-
-    shown = f"{size:,}" if size is not None else "slider size"
-    return Entry(f"bpe:{pattern}:{size}", f"BPE ({pattern}) · {shown}", "trained", build)
+    return settings.spec.algorithm in picked or (is_sidebars(settings, variants_algorithm()) and bool(patterns))
 
 
 def parse_sizes(values: Sequence[str | int], lo: int = 256, hi: int = 100_000) -> tuple[list[int], list[str]]:
@@ -448,99 +165,6 @@ def parse_sizes(values: Sequence[str | int], lo: int = 256, hi: int = 100_000) -
         if n not in sizes:
             sizes.append(n)
     return sizes, problems
-
-
-def build_columns(entries: Sequence[Entry], settings: Settings, size: int | None) -> list[Column]:
-    """Build each entry; an entry that fails keeps its message.  Duplicates (same label) are dropped."""
-    out: list[Column] = []
-    seen: set[str] = set()
-    for entry in entries:
-        try:
-            built = entry.build(settings, size)
-        except EncodingUnavailable as exc:
-            out.append(Column(entry, None, str(exc), exc))
-            continue
-        except (ValueError, TypeError) as exc:
-            out.append(Column(entry, None, f"{type(exc).__name__}: {exc}" if entry.kind == "reference" else str(exc)))
-            continue
-        # the same label means the same tokenizer (BPE training is deterministic and sizes are prefixes)
-        if built.label in seen:
-            continue
-        seen.add(built.label)
-        out.append(Column(entry, built))
-    return out
-
-
-def unavailable_notice(problems: Sequence[EncodingUnavailable]) -> None:
-    """Say once, in one line, which production encodings cannot be had offline; how to add them in one fold.
-
-    Args:
-        problems: the :class:`~bpe_core.production.encodings.EncodingUnavailable` of each
-            (duplicates by message are said once).  Nothing is drawn when empty.
-    """
-    unique = list({str(exc): exc for exc in problems}.values())
-    if not unique:
-        return
-    st.warning(" · ".join(md(exc) for exc in unique), icon=":material/cloud_off:")
-    with st.expander("How to add it"):
-        for exc in unique:
-            st.markdown(f"**{md(exc)}.** {exc.how_to_add or 'Its files are not installed.'}")
-            if exc.details:
-                st.text(exc.details)
-
-
-def column_problems(columns: Sequence[Column]) -> None:
-    """The page's notes on the columns that could not be built: unavailable encodings in one line, others one each."""
-    for c in columns:
-        if c.error and c.unavailable is None:
-            st.warning(f"**{md(c.entry.label)}** is not shown: {md(c.error)}", icon=":material/warning:")
-    unavailable_notice([c.unavailable for c in columns if c.unavailable is not None])
-
-
-# ---------------------------------------------------------------------------
-# measuring
-
-
-@st.cache_resource(max_entries=48, show_spinner=False)
-def _fast_encoder(cache_key: str, _tok: Tokenizer) -> Callable[[str], list[int]] | None:
-    """``tok.fast_encoder()``, kept per tokenizer view (building one can take a while)."""
-    return _tok.fast_encoder()
-
-
-def encode_fast(built: Built, text: str) -> list[int]:
-    """Token ids of ``text``; a long text goes through the tokenizer's fast encoder when it has one (same ids)."""
-    tok = built.tokenizer
-    if len(text) > FAST_ENCODE_CHARS:
-        fast = _fast_encoder(built.cache_key, tok)
-        if fast is not None:
-            return fast(text)
-    return tok.encode(text)
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
-    """:func:`~bpe_core.analysis.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key).
-
-    Reads ``vocab`` (``{id: bytes}``), which the byte-level tokenizers here
-    (trained BPE, the references) have but :class:`~bpe_core.interface.Tokenizer`
-    does not declare.
-    """
-    return byte_lengths(_tok.vocab)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
-    """:func:`bpe_core.analysis.metrics.measure` of ``text`` under a built tokenizer (cached by key and text).
-
-    The engine picks the path by :attr:`~bpe_core.interface.Tokenizer.is_byte_level`:
-    a byte-level tokenizer (trained BPE, the tiktoken-form encodings) is
-    measured from its ids (through its fast encoder), any other (WordPiece,
-    Mistral v1's SentencePiece) from its spans.  The byte-length table of a
-    byte-level vocabulary is kept per tokenizer (:func:`_byte_lengths`).
-    """
-    tok = _built.tokenizer
-    lengths = _byte_lengths(cache_key, tok) if tok.is_byte_level else None
-    return measure_metrics(tok, text, MEASURE_CHUNK_CHARS, tokenizer_split(tok), lengths=lengths)
 
 
 def _sample_sizes(lo: int, hi: int, shown: Sequence[int], n: int = CURVE_POINTS) -> list[int]:
@@ -672,25 +296,6 @@ def metrics_frame(columns: Sequence[Column], metrics: dict[str, TextMetrics]) ->
     return pd.DataFrame(rows)
 
 
-@dataclass(frozen=True)
-class FigureColumn:
-    """One column of :func:`figures_table_html`.
-
-    Attributes:
-        key: the frame's column name.
-        header: the header shown (wraps at its spaces on narrow screens).
-        fmt: ``"text"``, ``"int"`` (thousands separators), ``"2f"`` (two decimals),
-            ``"3f"``, ``"pct1"`` / ``"pct2"`` (a percentage given in percent, one or two
-            decimals) or ``"share"`` (a fraction shown as a percentage, one decimal).
-        help: the header's hover text.
-    """
-
-    key: str
-    header: str
-    fmt: str
-    help: str = ""
-
-
 METRIC_COLUMNS: tuple[FigureColumn, ...] = (
     FigureColumn("Tokenizer", "Tokenizer", "text"),
     FigureColumn("Vocab size", "Vocab size", "int", "Token ids it can emit"),
@@ -714,73 +319,10 @@ METRIC_COLUMNS: tuple[FigureColumn, ...] = (
 )
 """The columns of Compare's figures table (:func:`metrics_frame`), in order."""
 
-TABLE_CSS = """
-<style>
-.fig-table-wrap { overflow-x: auto; max-width: 100%; }
-.fig-table { border-collapse: collapse; width: 100%; font-size: 14px; font-variant-numeric: tabular-nums; }
-.fig-table th { font-weight: 600; font-size: 12.5px; line-height: 1.25; text-align: right; vertical-align: bottom;
-  padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.45); overflow-wrap: normal; }
-.fig-table td { text-align: right; padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.18);
-  white-space: nowrap; }
-.fig-table th:first-child, .fig-table td:first-child { text-align: left; white-space: normal; min-width: 7.5em;
-  position: sticky; left: 0; background: var(--background-color, #fff); }
-.fig-table th[title] { cursor: help; text-decoration: underline dotted rgba(128,128,128,.6); }
-@media (max-width: 640px) { .fig-table { font-size: 12.5px; } .fig-table th { font-size: 11.5px; }
-  .fig-table th, .fig-table td { padding: 3px 4px; } }
-</style>
-"""
-"""Style of :func:`figures_table_html`: headers wrap, numbers do not; a table wider than the screen scrolls
-with the first column pinned (phones)."""
 
-
-def _cell(value: object, fmt: str) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    if fmt == "int":
-        return f"{int(value):,}"
-    if fmt in ("2f", "3f"):
-        return f"{float(value):.{fmt[0]}f}"
-    if fmt == "pct1":
-        return f"{float(value):.1f}%"
-    if fmt == "pct2":
-        return f"{float(value):.2f}%"
-    if fmt == "share":
-        return f"{100 * float(value):.1f}%"
-    return str(value)
-
-
-def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn] = METRIC_COLUMNS) -> str:
-    """An HTML table of ``frame`` that fits its container: headers wrap, every column stays visible.
-
-    Every cell is HTML-escaped (tokenizer names come from user files too) and
-    carries its exact value in ``data-value`` (what the tests read).
-
-    Args:
-        frame: one row per tokenizer (:func:`metrics_frame`).
-        columns: which columns, in order, and how to show them.
-
-    Returns:
-        The style sheet and the table, for ``st.html``.
-    """
-    head = "".join(
-        f'<th title="{html.escape(c.help, quote=True)}">{html.escape(c.header)}</th>'
-        if c.help
-        else f"<th>{html.escape(c.header)}</th>"
-        for c in columns
-    )
-    rows = []
-    for rec in frame.to_dict("records"):
-        esc = html.escape
-        cells = "".join(
-            f'<td data-col="{esc(c.key, quote=True)}" data-value="{esc(str(rec.get(c.key)), quote=True)}">'
-            f"{esc(_cell(rec.get(c.key), c.fmt))}</td>"
-            for c in columns
-        )
-        rows.append(f"<tr>{cells}</tr>")
-    return (
-        f'{TABLE_CSS}<div class="fig-table-wrap"><table class="fig-table"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
+def metrics_table_html(frame: pd.DataFrame) -> str:
+    """:func:`ui.figures_table.figures_table_html` of :func:`metrics_frame`'s table, with :data:`METRIC_COLUMNS`."""
+    return figures_table_html(frame, METRIC_COLUMNS)
 
 
 # ---------------------------------------------------------------------------
@@ -831,13 +373,6 @@ def marked_tokens(spans: Sequence[TokenSpan], ranges: Sequence[tuple[int, int]])
         k = bisect_right(starts, max(s.end - 1, s.start)) - 1
         out.append(k >= 0 and ranges[k][1] > s.start and s.end > s.start)
     return out
-
-
-def per_row(n: int) -> int:
-    """Views per row: all of them up to 3, two rows of 2 for 4, else 3 (Streamlit stacks them on narrow screens)."""
-    if n <= 3:
-        return max(n, 1)
-    return 2 if n == 4 else 3
 
 
 VIEW_CSS = """
@@ -895,7 +430,7 @@ def draw_views(
 
     With ``highlight``, the tokens of words that the tokenizers do not all cut
     the same way are underlined and the rest dimmed.  Only a prefix of the
-    text is drawn (:data:`DRAW_CHARS`); the counts in the headers cover it all.
+    text is drawn (:data:`ui.limits.COMPARE_DRAW_CHARS`); the counts in the headers cover it all.
 
     With ``live`` (and without ``highlight``, whose marks depend on every
     column), each column that follows the slider (:attr:`Built.follows`) and
@@ -906,7 +441,7 @@ def draw_views(
     the training trace).  Every other column is drawn here, as before.
     """
     splits = [tokenizer_split(b.tokenizer) for b in builts]
-    prefix = shared_pretoken_prefix(text, DRAW_CHARS, splits, slack=3 * DRAW_CHARS)
+    prefix = shared_pretoken_prefix(text, COMPARE_DRAW_CHARS, splits, slack=3 * COMPARE_DRAW_CHARS)
     spans = [b.tokenizer.token_spans(prefix) for b in builts]
     differing = words_split_differently(prefix, spans) if highlight else []
     n_words = len(prefix.split())
@@ -915,7 +450,7 @@ def draw_views(
         cols = st.columns(k, gap="small")
         for col, b, sp in zip(cols, builts[row : row + k], spans[row : row + k]):
             m = metrics[b.cache_key]
-            shown = sp[:DRAW_TOKENS]
+            shown = sp[:COMPARE_DRAW_TOKENS]
             mark = marked_tokens(shown, differing) if highlight else None
             with col:
                 st.markdown(algorithm_badge(b.tokenizer))
@@ -930,7 +465,7 @@ def draw_views(
                         trained_on_text=on_training_text,
                         show_whitespace=show_whitespace,
                         colour_mode=render.session_colour_mode(),
-                        max_tokens=DRAW_TOKENS,
+                        max_tokens=COMPARE_DRAW_TOKENS,
                     )
                     continue
                 st.markdown(f"**{md(b.label)}**")

@@ -214,7 +214,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
     if alg.uses_lowercase:
         lowercase = st.toggle(
             "Lower-case the text",
-            key=sk.lowercase_key(algorithm),
+            key=view.lowercase_key,
             persist_state="session",
             help=view.lowercase_help,
         )
@@ -236,7 +236,7 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         "Special tokens",
         defaults + [t for t in COMMON_SPECIALS if t not in defaults],
         default=defaults,
-        key=sk.special_tokens_key(algorithm),
+        key=view.special_tokens_key,
         accept_new_options=True,
         persist_state="session",
         help=view.specials_help,

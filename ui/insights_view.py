@@ -4,9 +4,8 @@ Token genealogy, vocabulary diff, held-out evaluation, per-script breakdown,
 pre-tokenizer playground, under-used tokens.
 
 The numbers come from :mod:`bpe_core.analysis.insights` and :mod:`bpe_core.analysis.metrics`;
-the reference encodings come through the Compare page's registry
-(:mod:`ui.compare`), so they load and fail the same way everywhere.  Each
-``*_view`` function draws one tab.
+the production encodings come through the tokenizer catalogue (:mod:`ui.catalogue`), so they
+load and fail the same way everywhere.  Each ``*_view`` function draws one tab.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from bpe_core.analysis.insights import (
     merge_set_diff,
     merge_tree,
     pretoken_chunks,
-    reference_ranks_of,
+    production_ranks_of,
     script_breakdown,
     token_occurrences,
     tree_rows,
@@ -46,24 +45,23 @@ from bpe_core.pretokenize import (
     tokenizer_split,
 )
 from bpe_core.production.registry import PRODUCTION, production_keys_of, production_token_ids
-from ui import compare, render
+from ui import catalogue, render
 from ui import state_keys as sk
 from ui.algorithms import view_of
+from ui.figures_table import FigureColumn, figures_table_html
 from ui.inputs import Settings
+from ui.limits import CHUNK_DRAW_CHARS, EXAMPLES_CHARS
 from ui.merges.text import examples_html
 from ui.render import readable
 from ui.safe_text import md
 from ui.safe_text import plotly as plotly_text
 from ui.training import train, view_key
 
-REFERENCES = ("gpt2", "cl100k_base", "o200k_base")
-"""Production encodings the views compare with until the page's picker says otherwise (:func:`reference_picker`)."""
+DEFAULT_COMPARED = ("gpt2", "cl100k_base", "o200k_base")
+"""Production encodings the views compare with until the page's picker says otherwise (:func:`production_picker`)."""
 
 SCRIPT_MAX_CHARS = 200_000
 """The per-script breakdown covers at most this many characters of the text."""
-
-CHUNK_DRAW_CHARS = 3_000
-"""The pre-tokenizer playground draws the chunks of at most this many characters."""
 
 PATTERN_BASES = ("gpt2", "cl100k", "o200k", "bert")
 """Patterns the playground can start from."""
@@ -81,14 +79,14 @@ def tok_key(settings: Settings, size: int, trained_on: str | None = None) -> str
     return view_key(trained_on, settings.spec, None, size)
 
 
-def default_references(algorithm: str) -> list[str]:
+def default_production(algorithm: str) -> list[str]:
     """What the Insights page compares a tokenizer of ``algorithm`` with until its picker says otherwise.
 
-    :data:`REFERENCES` of the same algorithm, else every production tokenizer of
-    it (from the registrations: BERT for WordPiece, XLM-R for Unigram).
+    :data:`DEFAULT_COMPARED` of the same algorithm, else every production
+    tokenizer of it (from the registrations: BERT for WordPiece, XLM-R for Unigram).
     """
     own = production_keys_of(algorithm)
-    return [k for k in REFERENCES if k in own] or own
+    return [k for k in DEFAULT_COMPARED if k in own] or own
 
 
 def comparable(tok: Tokenizer, keys: list[str]) -> list[str]:
@@ -103,43 +101,42 @@ def comparable(tok: Tokenizer, keys: list[str]) -> list[str]:
     return [k for k in keys if tok.is_byte_level or k in same]
 
 
-def chosen_references(algorithm: str = "bpe") -> list[str]:
-    """The production encodings chosen on the Insights page (:func:`default_references` until then), registry order."""
-    chosen = st.session_state.get(sk.INS_REFS)
-    chosen = default_references(algorithm) if chosen is None else chosen
+def chosen_production(algorithm: str = "bpe") -> list[str]:
+    """The production encodings chosen on the Insights page (:func:`default_production` until then), registry order."""
+    chosen = st.session_state.get(sk.INS_PRODUCTION)
+    chosen = default_production(algorithm) if chosen is None else chosen
     return [k for k in PRODUCTION if k in chosen]
 
 
-def reference_picker(algorithm: str = "bpe") -> list[str]:
+def production_picker(algorithm: str = "bpe") -> list[str]:
     """The Insights page's choice of production encodings (OpenAI, Meta, Mistral) to compare with; returns the keys.
 
     The genealogy's "in the production encodings", the vocabulary diff, the
     held-out table and the per-script breakdown use them (and so does the
     Playground's token dialog).
     """
-    if sk.INS_REFS not in st.session_state:
-        st.session_state[sk.INS_REFS] = default_references(algorithm)
+    if sk.INS_PRODUCTION not in st.session_state:
+        st.session_state[sk.INS_PRODUCTION] = default_production(algorithm)
     st.pills(
         "Production encodings to compare with",
         list(PRODUCTION),
         selection_mode="multi",
         format_func=lambda k: PRODUCTION[k].label,
-        key=sk.INS_REFS,
+        key=sk.INS_PRODUCTION,
         persist_state="session",
         help="Loaded offline from verified files: "
         + " · ".join(f"{spec.label} ({spec.family})" for spec in PRODUCTION.values()),
         wrap=True,
     )
-    return chosen_references(algorithm)
+    return chosen_production(algorithm)
 
 
-def references(settings: Settings) -> dict[str, compare.Built]:
-    """The chosen production encodings that load (Compare's loader); the unavailable ones said in one line."""
-    chosen = chosen_references(settings.spec.algorithm)
-    entries = [compare.REGISTRY[n] for n in chosen if n in compare.REGISTRY]
-    out: dict[str, compare.Built] = {}
-    columns = compare.build_columns(entries, settings, None)
-    compare.column_problems(columns)
+def loaded_production(settings: Settings) -> dict[str, catalogue.Built]:
+    """The chosen production encodings that load (the catalogue's loader); the unavailable ones said in one line."""
+    entries = [catalogue.production_entry(key) for key in chosen_production(settings.spec.algorithm)]
+    out: dict[str, catalogue.Built] = {}
+    columns = catalogue.build_columns(entries, settings, None)
+    catalogue.column_problems(columns)
     for col in columns:
         if col.built is not None:
             out[col.entry.key] = col.built
@@ -147,13 +144,13 @@ def references(settings: Settings) -> dict[str, compare.Built]:
 
 
 def _label(key: str) -> str:
-    return compare.REGISTRY[key].label if key in compare.REGISTRY else key
+    return PRODUCTION[key].label if key in PRODUCTION else key
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _counts(cache_key: str, text: str, _tok: Tokenizer) -> dict[int, int]:
     """``{token id: occurrences}`` of ``text`` encoded (through tiktoken when that is exact and the text long)."""
-    return dict(token_occurrences(compare.encode_fast(compare.Built(_tok, "", cache_key), text)))
+    return dict(token_occurrences(catalogue.encode_fast(catalogue.Built(_tok, "", cache_key), text)))
 
 
 # ---------------------------------------------------------------------------
@@ -213,11 +210,11 @@ def tree_figure(tree: MergeTree) -> go.Figure:
     return fig
 
 
-def reference_rows(token_bytes: bytes, refs: dict[str, compare.Built]) -> pd.DataFrame:
-    """For each reference: whether ``token_bytes`` is one token there, its rank, and how many tokens it takes."""
-    ranks = reference_ranks_of(token_bytes, {k: production_token_ids(k) for k in refs})
+def production_rows(token_bytes: bytes, production: dict[str, catalogue.Built]) -> pd.DataFrame:
+    """For each production encoding: whether ``token_bytes`` is one token there, its rank, and its tokens as text."""
+    ranks = production_ranks_of(token_bytes, {k: production_token_ids(k) for k in production})
     rows = []
-    for key, built in refs.items():
+    for key, built in production.items():
         rank = ranks[key]
         try:
             pieces = len(built.tokenizer.encode(token_bytes.decode("utf-8")))
@@ -235,7 +232,7 @@ def reference_rows(token_bytes: bytes, refs: dict[str, compare.Built]) -> pd.Dat
 
 
 def genealogy_view(settings: Settings, tok: Trained) -> None:
-    """Pick a learned token; draw its merge tree, its occurrences, and its rank in the reference encodings."""
+    """Pick a learned token; draw its merge tree, its occurrences, and its rank in the production encodings."""
     learned = tok.learned_tokens()
     if not learned:
         st.info("No merges were learned at this vocabulary size: every token is a single byte.", icon=":material/info:")
@@ -254,7 +251,7 @@ def genealogy_view(settings: Settings, tok: Trained) -> None:
 
 
 def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
-    """One token's genealogy: figures, merge tree, occurrences in context, and the references' view of its bytes.
+    """One token's genealogy: figures, merge tree, occurrences in context, and the production encodings' view of it.
 
     Used by the Insights tab and by the Playground's click-a-token dialog.  A
     token no merge made (a byte, an alphabet entry, a special token) gets a
@@ -277,7 +274,7 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
             f"it occurs {counts.get(token_id, 0):,} times in the training text.",
             icon=":material/info:",
         )
-        prefix = pretoken_prefix(settings.text, 20_000, *tokenizer_split(tok), slack=20_000)
+        prefix = pretoken_prefix(settings.text, EXAMPLES_CHARS, *tokenizer_split(tok), slack=EXAMPLES_CHARS)
         shown = examples_html(tok.token_spans(prefix), {token_id: None})
         if shown:
             st.html(shown)
@@ -298,20 +295,20 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
         st.html(tree_html(tree))
     with right:
         st.plotly_chart(tree_figure(tree), config={"displayModeBar": False})
-    prefix = pretoken_prefix(settings.text, 20_000, *tokenizer_split(tok), slack=20_000)
+    prefix = pretoken_prefix(settings.text, EXAMPLES_CHARS, *tokenizer_split(tok), slack=EXAMPLES_CHARS)
     shown = examples_html(tok.token_spans(prefix), {token_id: None})
     if shown:
         st.html(shown)
     elif counts.get(token_id, 0) == 0:
         st.caption("Encoding the training text never produces this token: later merges always absorb it.")
     st.markdown("**In the production encodings**")
-    refs = references(settings)
-    refs = {k: refs[k] for k in comparable(tok, list(refs))}
-    if not refs and not tok.is_byte_level:  # string tokens (##ing) compare only with the same algorithm's
+    production = loaded_production(settings)
+    production = {k: production[k] for k in comparable(tok, list(production))}
+    if not production and not tok.is_byte_level:  # string tokens (##ing) compare only with the same algorithm's
         st.info(_same_algorithm_note(tok), icon=":material/info:")
         return
-    if refs:
-        st.dataframe(reference_rows(tree.token_bytes, refs), hide_index=True, width="stretch")
+    if production:
+        st.dataframe(production_rows(tree.token_bytes, production), hide_index=True, width="stretch")
         st.caption(
             "Rank there = the token's place in that vocabulary (its merge order; the 256 bytes come first): its id, "
             "except in Mistral Tekken (id = rank + 1,000 special tokens). Mistral v1: the id of the piece that "
@@ -324,7 +321,7 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
 
 
 def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
-    """Share of the first k learned tokens each reference also has, against vocabulary size.
+    """Share of the first k learned tokens each production encoding also has, against vocabulary size.
 
     Args:
         curves: ``{label: overlap_curve}`` (see :class:`bpe_core.analysis.insights.VocabDiff`).
@@ -338,7 +335,7 @@ def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
     fig.update_layout(
         height=340,
         margin={"l": 8, "r": 8, "t": 36, "b": 8},
-        title={"text": "Share of your learned tokens the reference also has", "font": {"size": 14}},
+        title={"text": "Share of your learned tokens the production encoding also has", "font": {"size": 14}},
         xaxis_title="Your vocabulary size (tokens)",
         yaxis={"title": "Shared", "tickformat": ".0%", "range": [0, 1.02]},
         legend={"orientation": "h", "y": -0.25},
@@ -357,19 +354,19 @@ def _same_algorithm_note(tok: Trained) -> str:
 
 
 def diff_view(settings: Settings, tok: Trained) -> None:
-    """Learned tokens against each reference: shares, the overlap curve, only-yours and shared tables.
+    """Learned tokens against each production tokenizer: shares, the overlap curve, only-yours and shared tables.
 
     A byte-level vocabulary against every chosen production encoding; a
     WordPiece one against BERT's, a Unigram one against XLM-R's
     (:func:`comparable`): tokens compare as written.
     """
-    refs = references(settings)
-    refs = {k: refs[k] for k in comparable(tok, list(refs))}
-    if not refs:
+    production = loaded_production(settings)
+    production = {k: production[k] for k in comparable(tok, list(production))}
+    if not production:
         if not tok.is_byte_level:
             st.info(_same_algorithm_note(tok), icon=":material/info:")
         return
-    diffs = {k: vocab_diff(tok, b.label, production_token_ids(k)) for k, b in refs.items()}
+    diffs = {k: vocab_diff(tok, b.label, production_token_ids(k)) for k, b in production.items()}
     learned = len(tok.learned_tokens())
     if not learned:
         st.info("No merges were learned at this vocabulary size.", icon=":material/info:")
@@ -386,10 +383,15 @@ def diff_view(settings: Settings, tok: Trained) -> None:
         overlap_figure({_label(k): d.overlap_curve for k, d in diffs.items()}, tok.min_vocab_size + 1),
         config={"displayModeBar": False},
     )
-    if st.session_state.get(sk.INS_DIFF_REF) not in diffs:
-        st.session_state[sk.INS_DIFF_REF] = next(iter(diffs))
+    if st.session_state.get(sk.INS_DIFF_PRODUCTION) not in diffs:
+        st.session_state[sk.INS_DIFF_PRODUCTION] = next(iter(diffs))
     key = st.radio(
-        "Compare with", list(diffs), format_func=_label, horizontal=True, key=sk.INS_DIFF_REF, persist_state="session"
+        "Compare with",
+        list(diffs),
+        format_func=_label,
+        horizontal=True,
+        key=sk.INS_DIFF_PRODUCTION,
+        persist_state="session",
     )
     d = diffs[key]
     left, right = st.columns(2)
@@ -476,23 +478,23 @@ def heldout_frame(rows: Sequence[tuple[str, TextMetrics, TextMetrics]]) -> pd.Da
     return pd.DataFrame(out)
 
 
-HELDOUT_COLUMNS: tuple[compare.FigureColumn, ...] = (
-    compare.FigureColumn("Tokenizer", "Tokenizer", "text"),
-    compare.FigureColumn("Held-out tokens", "Held-out tokens", "int", "Tokens of the held-out part"),
-    compare.FigureColumn("Held-out bytes/token", "Held-out bytes / token", "3f", "UTF-8 bytes per token, held out"),
-    compare.FigureColumn(
+HELDOUT_COLUMNS: tuple[FigureColumn, ...] = (
+    FigureColumn("Tokenizer", "Tokenizer", "text"),
+    FigureColumn("Held-out tokens", "Held-out tokens", "int", "Tokens of the held-out part"),
+    FigureColumn("Held-out bytes/token", "Held-out bytes / token", "3f", "UTF-8 bytes per token, held out"),
+    FigureColumn(
         "Training-part bytes/token", "Training-part bytes / token", "3f", "UTF-8 bytes per token, training part"
     ),
-    compare.FigureColumn(
+    FigureColumn(
         "Drop",
         "Drop",
         "share",
         "How much less a token carries on unseen text: 1 - held-out / training-part bytes/token",
     ),
-    compare.FigureColumn("Held-out tokens/word", "Held-out tokens / word", "3f", "Tokens per word, held out"),
-    compare.FigureColumn("Held-out unknown", "Held-out unknown", "int", "Unknown tokens ([UNK]) in the held-out part"),
+    FigureColumn("Held-out tokens/word", "Held-out tokens / word", "3f", "Tokens per word, held out"),
+    FigureColumn("Held-out unknown", "Held-out unknown", "int", "Unknown tokens ([UNK]) in the held-out part"),
 )
-"""The held-out table's columns (:func:`heldout_frame`), drawn by :func:`ui.compare.figures_table_html`: headers
+"""The held-out table's columns (:func:`heldout_frame`), drawn by :func:`ui.figures_table.figures_table_html`: headers
 wrap, so every column fits at 1280 px and wider."""
 
 
@@ -529,13 +531,13 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
     if settings.imported is not None:
         how = "A tokenizer like the imported one (its algorithm, pattern, special tokens and size) is trained"
         whole_label = f"Imported tokenizer (trained on other data) · {tok.vocab_size:,}"
-        unseen = "The imported tokenizer and the references were trained on other data"
+        unseen = "The imported tokenizer and the production encodings were trained on other data"
     else:
         how = "The trained tokenizer is retrained, at the sidebar's settings,"
         whole_label = f"Trained on all the text (saw the held-out part) · {tok.vocab_size:,}"
         unseen = (
             "the tokenizer trained on all the text has seen the held-out part, which flatters it. "
-            "The references were trained on other data"
+            "The production encodings were trained on other data"
         )
     st.caption(
         f"Training part: {len(train_text):,} characters · held-out part: {len(held_text):,} characters. "
@@ -548,18 +550,18 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
         st.error(f"Cannot train on the training part: {md(exc)}", icon=":material/error:")
         return
     builts = [
-        compare.Built(part_tok, f"Trained on the training part · {part_tok.vocab_size:,}",
-                      tok_key(settings, part_tok.vocab_size, train_text)),
-        compare.Built(tok, whole_label, tok_key(settings, tok.vocab_size)),
-        *references(settings).values(),
+        catalogue.Built(part_tok, f"Trained on the training part · {part_tok.vocab_size:,}",
+                        tok_key(settings, part_tok.vocab_size, train_text)),
+        catalogue.Built(tok, whole_label, tok_key(settings, tok.vocab_size)),
+        *loaded_production(settings).values(),
     ]  # fmt: skip
     with st.spinner("Encoding…"):
         rows = [
-            (b.label, compare.measure(b.cache_key, train_text, b), compare.measure(b.cache_key, held_text, b))
+            (b.label, catalogue.measure(b.cache_key, train_text, b), catalogue.measure(b.cache_key, held_text, b))
             for b in builts
         ]
     frame = heldout_frame(rows)
-    st.html(compare.figures_table_html(frame, HELDOUT_COLUMNS))
+    st.html(figures_table_html(frame, HELDOUT_COLUMNS))
     st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
     st.caption(
         "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "
@@ -603,9 +605,9 @@ def scripts_figure(breakdowns: dict[str, list[ScriptRow]]) -> go.Figure:
 
 
 def scripts_view(settings: Settings, tok: Trained) -> None:
-    """Per character group: characters, and tokens per character for the trained tokenizer and the references."""
-    builts = [compare.Built(tok, f"{tok.name} · {tok.vocab_size:,}", tok_key(settings, tok.vocab_size))]
-    builts += list(references(settings).values())
+    """Per character group: characters, and tokens per character for the trained tokenizer and the production ones."""
+    builts = [catalogue.Built(tok, f"{tok.name} · {tok.vocab_size:,}", tok_key(settings, tok.vocab_size))]
+    builts += list(loaded_production(settings).values())
     splits = [tokenizer_split(b.tokenizer) for b in builts]
     text = shared_pretoken_prefix(settings.text, SCRIPT_MAX_CHARS, splits, slack=SCRIPT_MAX_CHARS)
     if len(text) < len(settings.text):
@@ -692,12 +694,12 @@ def pretok_view(settings: Settings) -> None:
     if get_algorithm(settings.spec.algorithm).fixed_pattern:
         st.info(
             f"{view_of(settings.spec.algorithm).short} always pre-tokenizes "
-            f"{view_of(settings.spec.algorithm).fixed_pattern_phrase}, so this playground trains byte-level BPE: "
+            f"{get_algorithm(settings.spec.algorithm).pattern_phrase}, so this playground trains byte-level BPE: "
             "the sidebar's text, a BPE with GPT-2's pattern as the baseline, and your pattern.",
             icon=":material/info:",
         )
     pattern = playground_pattern()
-    bpe_spec = compare.compared_spec(settings, compare.VARIANTS)
+    bpe_spec = catalogue.compared_spec(settings, catalogue.variants_algorithm())
     specials = bpe_spec.special_tokens
     try:
         prefix = pretoken_prefix(settings.text, CHUNK_DRAW_CHARS, pattern, specials, slack=3 * CHUNK_DRAW_CHARS)
@@ -713,7 +715,7 @@ def pretok_view(settings: Settings) -> None:
     st.html(chunks_html(prefix, chunks))
     try:
         with st.spinner("Training with both patterns…"):
-            base = compare.trained_bpe(settings)
+            base = catalogue.trained_variant(settings)
             edited = train(settings.text, bpe_spec.replace(pattern=pattern))
     except (ValueError, TypeError) as exc:
         st.error(f"Cannot train: {md(exc)}", icon=":material/error:")

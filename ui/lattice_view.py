@@ -15,13 +15,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from ui.limits import LATTICE_ARCS, LATTICE_WORDS
 from ui.render import visible_text
-
-MAX_WORDS = 40
-"""At most this many words are drawn (a note counts the others)."""
-
-MAX_ARCS = 400
-"""At most this many arcs are drawn per word (a note counts the others; the best path is always drawn)."""
 
 LATTICE_CSS = """
 <style>
@@ -82,9 +77,9 @@ def lattice_html(lattice) -> str:
     best = {(a.start, a.end) for a in lattice.best.arcs} if lattice.best is not None else set()
     arcs = list(lattice.arcs)
     hidden = 0
-    if len(arcs) > MAX_ARCS:
+    if len(arcs) > LATTICE_ARCS:
         keep = [a for a in arcs if (a.start, a.end) in best]
-        rest = [a for a in arcs if (a.start, a.end) not in best][: MAX_ARCS - len(keep)]
+        rest = [a for a in arcs if (a.start, a.end) not in best][: LATTICE_ARCS - len(keep)]
         hidden = len(arcs) - len(keep) - len(rest)
         arcs = sorted(keep + rest, key=lambda a: (a.start, a.end))
     cells = [
@@ -120,7 +115,7 @@ def lattice_html(lattice) -> str:
     )
 
 
-def lattices_html(lattices: Sequence, max_words: int = MAX_WORDS) -> str:
+def lattices_html(lattices: Sequence, max_words: int = LATTICE_WORDS) -> str:
     """Every word's :func:`lattice_html`, with the style sheet; at most ``max_words`` (a note counts the rest)."""
     out = [LATTICE_CSS, '<div class="lat-steps">']
     out.extend(lattice_html(w) for w in lattices[:max_words])

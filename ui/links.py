@@ -32,8 +32,9 @@ import streamlit as st
 from bpe_core import algorithm_names, get_algorithm
 from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
 from bpe_core.production.registry import PRODUCTION
+from ui import catalogue
 from ui import state_keys as sk
-from ui.compare import REGISTRY
+from ui.algorithms import view_of
 from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
 from ui.lessons.catalogue import slugs
@@ -133,6 +134,8 @@ class Param:
     dump: Callable[[Any], str] = str
     page: str | None = None
     """The ``url_path`` of the one page the setting belongs to (``None``: every page)."""
+    old: tuple[str, ...] = ()
+    """Earlier names of the query-string key, still read (a link shared before a rename keeps working)."""
 
 
 def _dump_bool(v: Any) -> str:
@@ -144,9 +147,14 @@ def _view_key(label: str) -> str:
     return next((k for k, v in VIEWS.items() if v == label), "genealogy")
 
 
+def _algorithm(raw: str) -> str:
+    return _choice(tuple(algorithm_names()))(raw)  # the algorithms registered now (a test may add one)
+
+
 def _compare_keys(raw: str) -> list[str]:
     keys = [k for k in raw.split(",") if k]
-    if not keys or any(k not in REGISTRY for k in keys):
+    entries = catalogue.entries()
+    if not keys or any(k not in entries for k in keys):
         raise ValueError(f"unknown tokenizer in {raw!r}")
     return list(dict.fromkeys(keys))
 
@@ -167,15 +175,18 @@ def _word(raw: str) -> str:
 _COMPARE_SOURCES = {"training": "Training text", "other": "Other text"}
 
 
-PARAMS: tuple[Param, ...] = (
+_SIDEBAR: tuple[Param, ...] = (
     Param("src", sk.SOURCE, lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
     Param("sample", sk.SAMPLE, _choice(SAMPLES)),
     Param("text", sk.PASTE_TEXT, _text),
-    Param("algo", sk.ALGORITHM, _choice(tuple(algorithm_names()))),
+    Param("algo", sk.ALGORITHM, _algorithm),
     Param("pattern", sk.PATTERN, _choice((*PATTERN_LABELS, CUSTOM))),
     Param("regex", sk.CUSTOM_PATTERN, _regex),
     Param("vocab", sk.MAX_VOCAB, _int_in(1, 100_000)),
-    Param("lower", sk.lowercase_key("wordpiece"), _bool, _dump_bool),
+)
+"""The sidebar's training settings, before the algorithms' own (:func:`params`)."""
+
+_DISPLAY_AND_PAGES: tuple[Param, ...] = (
     Param("colour", sk.COLOUR_MODE, _choice(COLOUR_MODES)),
     Param("ws", sk.SHOW_WS, _bool, _dump_bool),
     Param("present", sk.PRESENT, _bool, _dump_bool),
@@ -199,17 +210,32 @@ PARAMS: tuple[Param, ...] = (
     Param("seed", sk.INS_SEED, _int_in(0, 2**31 - 1), page="insights"),
     Param("pbase", sk.INS_PATTERN_BASE, _choice(("gpt2", "cl100k", "o200k", "bert")), page="insights"),
     Param("ptext", sk.INS_PATTERN_TEXT, _regex, page="insights"),
-    Param("ref", sk.INS_DIFF_REF, _choice(tuple(PRODUCTION)), page="insights"),
-    Param("refs", sk.INS_REFS, _production_keys, ",".join, page="insights"),
+    Param("diffwith", sk.INS_DIFF_PRODUCTION, _choice(tuple(PRODUCTION)), page="insights", old=("ref",)),
+    Param("prod", sk.INS_PRODUCTION, _production_keys, ",".join, page="insights", old=("refs",)),
     Param("unused", sk.INS_UNUSED_ON, _choice(("training", "heldout")), page="insights"),
 )
-"""Every setting a link carries, in URL order."""
+"""The display's and the pages' settings, after the sidebar's."""
+
+
+def params() -> tuple[Param, ...]:
+    """Every setting a link carries, in URL order.
+
+    The algorithms' own widgets come from their registrations: ``lower`` is the lower-casing
+    toggle of each algorithm that offers one (:attr:`ui.algorithms.AlgorithmView.lowercase_key`;
+    a link carries the one of the algorithm it names).
+    """
+    lower = tuple(
+        Param("lower", view_of(name).lowercase_key, _bool, _dump_bool)
+        for name in algorithm_names()
+        if get_algorithm(name).uses_lowercase
+    )
+    return (*_SIDEBAR, *lower, *_DISPLAY_AND_PAGES)
 
 
 def _applies(p: Param, state: Mapping[str, Any]) -> bool:
     """Whether a setting belongs in the URL given the others (e.g. the text only for pasted text)."""
     source = state.get(sk.SOURCE, SOURCES[0])
-    algo = state.get(sk.ALGORITHM, "bpe")
+    algo = state.get(sk.ALGORITHM, algorithm_names()[0])
     if p.url == "sample":
         return source == "Sample"
     if p.url == "text":
@@ -217,7 +243,7 @@ def _applies(p: Param, state: Mapping[str, Any]) -> bool:
     if p.url in ("pattern", "regex"):
         return not get_algorithm(algo).fixed_pattern and (p.url == "pattern" or state.get(sk.PATTERN) == CUSTOM)
     if p.url == "lower":
-        return get_algorithm(algo).uses_lowercase and sk.lowercase_key(algo) == p.state
+        return get_algorithm(algo).uses_lowercase and view_of(algo).lowercase_key == p.state
     if p.url == "ptext":  # only an edited pattern: the base's own is implied by pbase
         return state.get(sk.INS_PATTERN_TEXT) != PATTERNS.get(state.get(sk.INS_PATTERN_BASE, "gpt2"))
     return True
@@ -236,8 +262,8 @@ def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
         ``{session-state key: parsed value}``.
     """
     out: dict[str, Any] = {}
-    for p in PARAMS:
-        raw = query.get(p.url)
+    for p in params():
+        raw = next((query[k] for k in (p.url, *p.old) if k in query), None)
         if isinstance(raw, list):
             raw = raw[-1] if raw else None
         if raw is None:
@@ -265,7 +291,7 @@ def query_from_state(state: Mapping[str, Any], page: str | None = None) -> dict[
         ``{url key: string}`` for each setting that has a value and applies.
     """
     out: dict[str, str] = {}
-    for p in PARAMS:
+    for p in params():
         if page is not None and p.page is not None and p.page != page:
             continue
         value = state.get(p.state)

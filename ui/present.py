@@ -1,4 +1,4 @@
-"""Presentation mode: large token text and only the essentials, for a projector (issue 17.3).
+"""Presentation mode: large token text and only the essentials, for a projector.
 
 One sidebar toggle (:data:`ui.state_keys.PRESENT`, in links as ``present=1``).
 When it is on, :func:`apply` adds a style sheet that enlarges the coloured

@@ -384,12 +384,3 @@ LEGEND_HTML = (
     "<code>&lt;0xE2&gt;</code> a byte that is only part of a character.</div>"
 )
 """A one-line key to the coloured view."""
-
-WORDPIECE_LEGEND_HTML = (
-    '<div class="bpe-legend">Each coloured box is one token; boxes that touch are the pieces of one word, '
-    "the later ones being <code>##</code> continuations. Hover a token for its id, merge rank and vocabulary "
-    "string; click it (on the Playground) to see how it was built. A dark box is a special token, "
-    "or a word the vocabulary cannot spell (<code>[UNK]</code>). "
-    "Whitespace belongs to no token: <code>·</code> space, <code>→</code> tab, <code>↵</code> newline.</div>"
-)
-"""The key to the coloured view of a WordPiece tokenizer."""

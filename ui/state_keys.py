@@ -4,8 +4,10 @@ Widget keys are session-state keys too (a widget's value lives under its
 ``key``), and the values below are also what :mod:`ui.links` maps to the
 address bar's parameters and what the AppTests address widgets by, so a key
 is never renamed lightly.  Keys starting with ``_`` are internal flags no
-widget owns.  ``tests/test_ui_architecture.py`` checks that ``ui/`` and
-``app_pages/`` use these names instead of string literals.
+widget owns.  The keys of an algorithm's own widgets are part of its
+registration (:class:`ui.algorithms.AlgorithmView`).
+``tests/app/test_ui_architecture.py`` checks that ``ui/`` and ``app_pages/``
+use these names instead of string literals.
 """
 
 from __future__ import annotations
@@ -47,18 +49,8 @@ MAX_VOCAB = "max_vocab"
 """The "Vocabulary size to train" number input (a :class:`~bpe_core.interface.TrainingSpec`'s ``vocab_size``)."""
 
 
-def special_tokens_key(algorithm: str) -> str:
-    """The special-tokens multiselect of ``algorithm`` (each algorithm keeps its own choice).
-
-    ``"special_tokens"`` for byte-level BPE (the first algorithm), ``"wp_special_tokens"``
-    for WordPiece, ``"<name>_special_tokens"`` for any other.
-    """
-    return {"bpe": "special_tokens", "wordpiece": "wp_special_tokens"}.get(algorithm, f"{algorithm}_special_tokens")
-
-
-def lowercase_key(algorithm: str) -> str:
-    """The lower-casing toggle of ``algorithm`` (``"wp_lowercase"`` for WordPiece)."""
-    return {"wordpiece": "wp_lowercase"}.get(algorithm, f"{algorithm}_lowercase")
+# Each algorithm's special-tokens multiselect and lower-casing toggle have keys of their own (each algorithm
+# keeps its own choice): :attr:`ui.algorithms.AlgorithmView.special_tokens_key` and ``lowercase_key``.
 
 
 # -- the sidebar: display ---------------------------------------------------
@@ -194,9 +186,12 @@ ENCODE_TOKENIZERS = "encode_tokenizers"
 
 INS_TAB = "ins_tab"
 INS_TOKEN = "ins_token"
-INS_DIFF_REF = "ins_diff_ref"
-INS_REFS = "ins_refs"
-"""The Insights page's production encodings to compare with (keys of :data:`bpe_core.production.PRODUCTION`)."""
+INS_DIFF_PRODUCTION = "ins_diff_production"
+"""The vocabulary diff's production encoding (a key of :data:`bpe_core.production.registry.PRODUCTION`)."""
+INS_PRODUCTION = "ins_production"
+"""The Insights page's production encodings to compare with (keys of :data:`bpe_core.production.registry.PRODUCTION`).
+
+The link calls them ``prod`` (``refs`` before; still read), and the diff's one ``diffwith`` (``ref``)."""
 INS_SPLIT = "ins_split"
 INS_FRACTION = "ins_fraction"
 INS_SEED = "ins_seed"

@@ -24,6 +24,7 @@ from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION, load_production
 from ui import render, view
 from ui.algorithms import view_of
+from ui.limits import STEP_LINES, STEP_TRIED
 from ui.render import visible_text
 from ui.safe_text import md
 from ui.training import CancelledInThisSession
@@ -34,9 +35,6 @@ ChipColour = Callable[[int, int], str | None]
 MAX_WORD_CHARS = 200
 """Longest text the page encodes step by step (characters)."""
 
-MAX_TRIED = 12
-"""At most this many missed WordPiece candidates are drawn per line (the note counts them all)."""
-
 PRODUCTION_KEYS: tuple[str, ...] = tuple(PRODUCTION)
 """Production encodings offered, by :data:`bpe_core.production.registry.PRODUCTION` key (every registered one)."""
 
@@ -45,7 +43,7 @@ DEFAULT_CHOICE = ("trained", *DEFAULT_PRODUCTION)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the production encoding…")
-def reference_tokenizer(key: str) -> Tokenizer:
+def production_tokenizer(key: str) -> Tokenizer:
     """The production tokenizer ``key`` (:func:`bpe_core.production.registry.load_production`, loaded once per process).
 
     Its :meth:`~bpe_core.interface.Tokenizer.encode_steps` gives merge-by-merge
@@ -62,7 +60,7 @@ def reference_tokenizer(key: str) -> Tokenizer:
 def production_or_problem(key: str) -> tuple[Tokenizer | None, EncodingUnavailable | str | None]:
     """``(tokenizer, None)``, or ``(None, the EncodingUnavailable)``, or ``(None, another error's one line)``."""
     try:
-        return reference_tokenizer(key), None
+        return production_tokenizer(key), None
     except EncodingUnavailable as exc:
         return None, exc
     except (ValueError, OSError) as exc:
@@ -156,7 +154,7 @@ def chip_colours(tokenizer: Tokenizer, mode: str, top: int) -> ChipColour:
     return lambda _id, _pos: None
 
 
-def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400, colour: ChipColour | None = None) -> str:
+def steps_html(pieces: Sequence[PieceSteps], max_lines: int = STEP_LINES, colour: ChipColour | None = None) -> str:
     """HTML of step-by-step encoding: one box per pre-token, one line per step; all text escaped.
 
     Args:
@@ -200,8 +198,8 @@ def steps_html(pieces: Sequence[PieceSteps], max_lines: int = 400, colour: ChipC
             )
             tried = ""
             if isinstance(step, GreedyStep) and step.tried:
-                misses = "".join(f'<span class="enc-miss">{visible_text(t)}</span>' for t in step.tried[:MAX_TRIED])
-                extra = len(step.tried) - MAX_TRIED
+                misses = "".join(f'<span class="enc-miss">{visible_text(t)}</span>' for t in step.tried[:STEP_TRIED])
+                extra = len(step.tried) - STEP_TRIED
                 more = f'<span class="lead">… {extra} more</span>' if extra > 0 else ""
                 tried = f'<span class="tried"><span class="lead">not in the vocabulary:</span>{misses}{more}</span>'
             out.append(
@@ -272,7 +270,7 @@ def production_column(key: str, tokenizer: Tokenizer, text: str) -> None:
     BERT's greedy longest match word by word, XLM-R's Viterbi lattices
     (:attr:`ui.algorithms.AlgorithmView.steps_html` of its ``algorithm``).
     """
-    title = f"{reference_label(key)} · {tokenizer.vocab_size:,} tokens"
+    title = f"{production_label(key)} · {tokenizer.vocab_size:,} tokens"
     algorithm = view_of(tokenizer.algorithm)
     noun = algorithm.piece_noun
     if noun == "pre-token" and not tokenizer.is_byte_level:
@@ -280,7 +278,7 @@ def production_column(key: str, tokenizer: Tokenizer, text: str) -> None:
     encoder_column(title, tokenizer, text, noun=noun, top=rank_top(tokenizer), draw=algorithm.steps_html)
 
 
-def reference_label(key: str) -> str:
+def production_label(key: str) -> str:
     """Menu label of a production encoding: ``"GPT-2 (r50k_base)"``, ``"Llama 3"``."""
     return PRODUCTION[key].label
 

@@ -33,6 +33,7 @@ import streamlit as st
 from bpe_core.interface import ProgressCallback, TrainedTokenizer, TrainingSpec
 from ui import imported as imported_tokenizers
 from ui import state_keys as sk
+from ui.algorithms import view_of
 
 TrainingKey = tuple
 """What :func:`training_key` returns: equal keys mean the same tokenizer."""
@@ -50,15 +51,6 @@ shorter ones do when :func:`expected_seconds` says training takes longer than :d
 
 PROGRESS_MIN_SECONDS = 0.5
 """Trainings expected to take longer than this (seconds) show the progress bar and Cancel."""
-
-CHARS_PER_SECOND = {"bpe": 1_000_000, "wordpiece": 700_000}
-"""A cautious training speed (characters per second, default vocabulary size, one busy core) per algorithm;
-an algorithm not listed is assumed to manage 150,000."""
-
-LONG_WORD_CHARS = {"bpe": 1_000_000, "wordpiece": 6_000}
-"""A run of non-space characters this long makes training slow by itself: WordPiece's cost grows with a word's
-length (measured on one busy core: 10,000 characters 0.4 s, 40,000 1.9 s, 200,000 9.9 s); byte-level BPE's is
-linear (200,000 characters 0.19 s), so only its text length counts; an algorithm not listed: 2,000."""
 
 CANCELLED_KEY = sk.TRAINING_CANCELLED_FOR
 LAST_KEY = sk.TRAINING_LAST
@@ -236,8 +228,9 @@ def _put(key: TrainingKey, tok: TrainedTokenizer) -> None:
 def expected_seconds(text: str, spec: TrainingSpec) -> float:
     """A cautious guess of how long training ``spec`` on ``text`` takes (seconds), from its length and algorithm.
 
-    ``len(text)`` over :data:`CHARS_PER_SECOND`, plus a second per 50,000 tokens asked for;
-    any run of non-space characters of :data:`LONG_WORD_CHARS` or more counts as slow by itself.
+    ``len(text)`` over the algorithm's :attr:`~ui.algorithms.AlgorithmView.chars_per_second`, plus a
+    second per 50,000 tokens asked for; any run of non-space characters of its
+    :attr:`~ui.algorithms.AlgorithmView.long_word_chars` or more counts as slow by itself.
 
     Args:
         text: the training text.
@@ -246,9 +239,9 @@ def expected_seconds(text: str, spec: TrainingSpec) -> float:
     Returns:
         Seconds (a guess; :data:`PROGRESS_MIN_SECONDS` is the bar's threshold).
     """
-    rate = CHARS_PER_SECOND.get(spec.algorithm, 150_000)
-    guess = len(text) / rate + spec.vocab_size / 50_000
-    long_word = LONG_WORD_CHARS.get(spec.algorithm, 2_000)
+    view = view_of(spec.algorithm)
+    guess = len(text) / view.chars_per_second + spec.vocab_size / 50_000
+    long_word = view.long_word_chars
     if len(text) >= long_word and re.search(rf"\S{{{long_word}}}", text):
         guess = max(guess, 1.0)
     return guess

@@ -11,17 +11,8 @@ from ui import render, training
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.inputs import Settings
+from ui.limits import MAX_DRAW_CHARS, MAX_DRAW_TOKENS
 from ui.safe_text import md
-
-MAX_DRAW_CHARS = 20_000
-"""The coloured view draws about this many characters of the text (counts cover all of it).
-
-The cut is moved forward to the next pre-token boundary, so the drawn tokens are
-exactly the whole text's first tokens (see :func:`bpe_core.pretokenize.pretoken_prefix`).
-"""
-
-MAX_DRAW_TOKENS = 6_000
-"""... and at most this many tokens."""
 
 
 def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokenizer:
@@ -324,3 +315,10 @@ def training_details(tok: TrainedTokenizer) -> None:
             f"- counting took {info.count_seconds * 1000:.1f} ms, training {info.merge_seconds * 1000:.1f} ms\n"
             f"- {split}" + (f"\n- stopped early: {info.stop_reason}" if info.stop_reason else "")
         )
+
+
+def per_row(n: int) -> int:
+    """Views per row: all of them up to 3, two rows of 2 for 4, else 3 (Streamlit stacks them on narrow screens)."""
+    if n <= 3:
+        return max(n, 1)
+    return 2 if n == 4 else 3

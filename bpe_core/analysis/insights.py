@@ -14,19 +14,17 @@ from dataclasses import dataclass, field
 import regex
 
 from ..bpe.model import BPETokenizer
+from ..interface import TrainedTokenizer
 from ..pretokenize import pretokenize
-from ..spans import TokenSpan, display_bytes, utf8_len
-from ..wordpiece.model import WordPieceTokenizer
-
-Trained = BPETokenizer | WordPieceTokenizer
-"""A tokenizer trained here: byte-level BPE or WordPiece."""
+from ..spans import TokenSpan, utf8_len
 
 
-def learned_tokens(tok: Trained) -> list[tuple[int, int]]:
-    """``(merge rank, token id)`` of every token a merge added to the vocabulary, in merge order.
+def learned_tokens(tok: TrainedTokenizer) -> list[tuple[int, int]]:
+    """``(merge rank, token id)`` of every token training added to the vocabulary, in training order.
 
-    For BPE every merge adds one id; a WordPiece merge whose result was already
-    in the vocabulary (``added=False``) adds none and is left out.
+    :meth:`~bpe_core.interface.TrainedTokenizer.learned_tokens`: for BPE every merge adds one id; a
+    WordPiece merge whose result was already in the vocabulary (``added=False``) adds none and is
+    left out; a Unigram piece's rank is its place among the pieces pruning kept.
 
     Args:
         tok: a trained tokenizer (its current view).
@@ -34,23 +32,7 @@ def learned_tokens(tok: Trained) -> list[tuple[int, int]]:
     Returns:
         The list, ranks ascending.
     """
-    if isinstance(tok, BPETokenizer):
-        return [(r, new) for r, (_a, _b, new) in enumerate(tok.merge_ids)]
-    return tok.learned_tokens()  # the protocol's (WordPiece: merges that added a token; Unigram: kept pieces)
-
-
-def _parts_by_id(tok: Trained) -> dict[int, tuple[int, int]]:
-    if isinstance(tok, BPETokenizer):
-        return {new: (left, right) for left, right, new in tok.merge_ids}
-    if isinstance(tok, WordPieceTokenizer):
-        return {m.new_id: (m.left_id, m.right_id) for m in tok.trace if m.added}
-    return {}  # Unigram: pieces are kept from a seed vocabulary, not built from two parts (each is its own tree)
-
-
-def _readable(tok: Trained, token_id: int) -> str:
-    if isinstance(tok, WordPieceTokenizer):
-        return tok.id_to_token(token_id)
-    return display_bytes(tok.token_bytes(token_id))
+    return tok.learned_tokens()
 
 
 # ---------------------------------------------------------------------------
@@ -86,7 +68,7 @@ class MergeTree:
         return [leaf for c in self.children for leaf in c.leaves()]
 
 
-def merge_tree(tok: Trained, token_id: int) -> MergeTree:
+def merge_tree(tok: TrainedTokenizer, token_id: int) -> MergeTree:
     """The merge tree of one token of a trained tokenizer.
 
     For BPE the leaves are single bytes; for WordPiece they are alphabet
@@ -106,14 +88,14 @@ def merge_tree(tok: Trained, token_id: int) -> MergeTree:
     if token_id in tok.special_tokens.values():
         raise ValueError(f"token {token_id} is a special token: it is never built by merges")
     tok.token_bytes(token_id)  # raises ValueError for an id outside the view
-    by_new = _parts_by_id(tok)
+    by_new = tok.merged_parts()
 
     def build(i: int) -> MergeTree:
         b = tok.token_bytes(i)
         parts = by_new.get(i)
         if parts is None:  # a base token (rank None), or a Unigram piece (its rank: the order pruning kept it in)
-            return MergeTree(i, b, _readable(tok, i), tok.rank_of(i))
-        return MergeTree(i, b, _readable(tok, i), tok.rank_of(i), (build(parts[0]), build(parts[1])))
+            return MergeTree(i, b, tok.describe_token(i), tok.rank_of(i))
+        return MergeTree(i, b, tok.describe_token(i), tok.rank_of(i), (build(parts[0]), build(parts[1])))
 
     return build(token_id)
 
@@ -159,18 +141,18 @@ def token_occurrences(ids: Sequence[int]) -> Counter:
     return Counter(ids)
 
 
-def reference_ranks_of(token_bytes: bytes, references: Mapping[str, Mapping[bytes, int]]) -> dict[str, int | None]:
-    """Whether the same bytes are a single token in each reference encoding, and at which rank.
+def production_ranks_of(token_bytes: bytes, encodings: Mapping[str, Mapping[bytes, int]]) -> dict[str, int | None]:
+    """Whether the same bytes are a single token in each production encoding, and at which rank.
 
     Args:
         token_bytes: the bytes to look up.
-        references: ``{encoding name: mergeable_ranks}`` (e.g. from
+        encodings: ``{encoding name: mergeable_ranks}`` (e.g. from
             :func:`bpe_core.production.encodings.load_mergeable_ranks`).
 
     Returns:
         ``{encoding name: rank or None}``.
     """
-    return {name: ranks.get(token_bytes) for name, ranks in references.items()}
+    return {name: ranks.get(token_bytes) for name, ranks in encodings.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -182,16 +164,16 @@ class VocabDiff:
     """A trained vocabulary against one production tokenizer's.
 
     Attributes:
-        reference: the reference's name.
-        only_ours: ``(merge rank, token bytes)`` of learned tokens the reference
+        production: the production encoding's name.
+        only_ours: ``(merge rank, token bytes)`` of learned tokens the production encoding
             does not have as a single token, in merge order.
-        shared: ``(merge rank, token bytes, reference rank)`` of learned tokens the
-            reference has too, in merge order.
+        shared: ``(merge rank, token bytes, production rank)`` of learned tokens the
+            production encoding has too, in merge order.
         overlap_curve: ``overlap_curve[k]`` = how many of the first ``k + 1``
-            learned tokens the reference has (for a plot against vocab size).
+            learned tokens the production encoding has (for a plot against vocab size).
     """
 
-    reference: str
+    production: str
     only_ours: list[tuple[int, bytes]] = field(default_factory=list)
     shared: list[tuple[int, bytes, int]] = field(default_factory=list)
     overlap_curve: list[int] = field(default_factory=list)
@@ -203,11 +185,11 @@ class VocabDiff:
 
     @property
     def shared_fraction(self) -> float:
-        """Share of the learned tokens the reference also has (0.0 when none were learned)."""
+        """Share of the learned tokens the production encoding also has (0.0 when none were learned)."""
         return len(self.shared) / self.learned if self.learned else 0.0
 
 
-def vocab_diff(tok: Trained, reference_name: str, reference_ranks: Mapping[bytes, int]) -> VocabDiff:
+def vocab_diff(tok: TrainedTokenizer, production_name: str, production_ranks: Mapping[bytes, int]) -> VocabDiff:
     """Compare the learned tokens of a trained tokenizer with a production tokenizer's tokens.
 
     The learned tokens are :meth:`~bpe_core.interface.TrainedTokenizer.learned_tokens`
@@ -219,22 +201,22 @@ def vocab_diff(tok: Trained, reference_name: str, reference_ranks: Mapping[bytes
 
     Args:
         tok: the trained tokenizer (its current view).
-        reference_name: a label for the production tokenizer.
-        reference_ranks: its ``{token bytes: id or rank}``
+        production_name: a label for the production tokenizer.
+        production_ranks: its ``{token bytes: id or rank}``
             (:func:`bpe_core.production.registry.production_token_ids`).
 
     Returns:
         A :class:`VocabDiff`.
     """
-    diff = VocabDiff(reference_name)
+    diff = VocabDiff(production_name)
     have = 0
     for rank, new in tok.learned_tokens():
         b = tok.token_bytes(new)
-        ref_rank = reference_ranks.get(b)
-        if ref_rank is None:
+        their_rank = production_ranks.get(b)
+        if their_rank is None:
             diff.only_ours.append((rank, b))
         else:
-            diff.shared.append((rank, b, ref_rank))
+            diff.shared.append((rank, b, their_rank))
             have += 1
         diff.overlap_curve.append(have)
     return diff
@@ -452,11 +434,11 @@ def script_breakdown(text: str, spans: Sequence[TokenSpan]) -> list[ScriptRow]:
 # unused tokens
 
 
-def unused_tokens(tok: Trained, text: str, ids: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
+def unused_tokens(tok: TrainedTokenizer, text: str, ids: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
     """Learned tokens that never occur when ``text`` is encoded (intermediate merge artefacts).
 
     Args:
-        tok: the trained tokenizer (its current view), BPE or WordPiece.
+        tok: the trained tokenizer (its current view).
         text: the text to encode (training or held-out text).
         ids: ``tok.encode(text)`` when the caller already has it (e.g. from a
             faster exact encoder); ``text`` is then not encoded again.

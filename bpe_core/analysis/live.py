@@ -3,8 +3,10 @@
 The browser redraws a text at any vocabulary size of a trained (or imported)
 tokenizer without asking the server again.  This module computes, once per
 (text, tokenizer), compact tables from which the exact segmentation at every
-size follows (DESIGN.md, "The live view"); ``ui/live_view`` sends them and
-its JavaScript draws them.  The server-side ``with_vocab_size(k).token_spans``
+size follows; ``ui/live_view`` sends them and its JavaScript draws them.  Each
+algorithm's ``ui`` registration (``ui/algorithms/<name>.py``) picks its functions
+here: this module has one set per algorithm and no switch between them (each
+function checks it was given its algorithm's tokenizer).  The server-side ``with_vocab_size(k).token_spans``
 stays the truth: the tests compare both at every size.
 
 Byte-level BPE (:func:`bpe_boundaries`)
@@ -53,13 +55,13 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from ..bpe import BPETokenizer
+from ..bpe.model import BPETokenizer
 from ..pretokenize import pretokenize, split_special
 from ..spans import TokenSpan, spans_from_token_bytes
-from ..unigram import UnigramTokenizer
-from ..wordpiece import WordPieceTokenizer
+from ..unigram.model import UnigramTokenizer
+from ..wordpiece.model import WordPieceTokenizer
+from ..wordpiece.trace import WordPieceReplay
 
 __all__ = [
     "NEVER",
@@ -589,7 +591,7 @@ def _word_units(
     return units
 
 
-def wordpiece_step_versions(tok: WordPieceTokenizer, text: str, replay: Any) -> WordPieceVersions:
+def wordpiece_step_versions(tok: WordPieceTokenizer, text: str, replay: WordPieceReplay) -> WordPieceVersions:
     """Every word of ``text`` as WordPiece *training* holds it after each merge step ``0..n`` (the Merges page).
 
     The trainer's segmentation (:meth:`WordPieceReplay.view`), not greedy encoding: versions are keyed by
@@ -671,25 +673,6 @@ def wordpiece_size_totals(tok: WordPieceTokenizer, text: str) -> list[int]:
         total += delta[k]
         out.append(total)
     return out
-
-
-def size_totals(tok: BPETokenizer | WordPieceTokenizer | UnigramTokenizer, text: str) -> list[int]:
-    """Tokens of ``text`` at every vocabulary size of ``tok``, ``min_vocab_size`` first.
-
-    Read off the training trace when ``tok`` was trained on ``text`` is not
-    known here, so this always computes (see :func:`bpe_size_totals`,
-    :func:`wordpiece_size_totals`).
-
-    Raises:
-        TypeError: another kind of tokenizer.
-    """
-    if isinstance(tok, BPETokenizer):
-        return bpe_size_totals(tok, text)
-    if isinstance(tok, WordPieceTokenizer):
-        return wordpiece_size_totals(tok, text)
-    if isinstance(tok, UnigramTokenizer):
-        return unigram_size_totals(tok, text)
-    raise TypeError(f"no live view for {type(tok).__name__}")
 
 
 # ---------------------------------------------------------------------------

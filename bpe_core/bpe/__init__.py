@@ -15,7 +15,11 @@ Importing this package registers the ``"bpe"`` algorithm in
 :data:`bpe_core.interface.ALGORITHMS`.
 """
 
-from ..interface import Algorithm, TrainingInfo, register_algorithm
+from collections.abc import Mapping
+
+from ..counting.stream import count_text
+from ..interface import Algorithm, ProgressCallback, TrainingInfo, register_algorithm
+from ..pretokenize import PATTERNS
 from .model import BPETokenizer, MergeStep
 from .trace import CandidateRanking, PairCandidate, TrainingReplay, bpe_encode_steps, explain_tie_break
 from .trainer import train_bpe, train_bpe_from_counts, train_from_spec
@@ -33,6 +37,39 @@ __all__ = [
     "train_bpe_from_counts",
 ]
 
+
+def _count_words(
+    text: str, pattern: str, special_tokens: tuple[str, ...], lowercase: bool, progress: ProgressCallback | None
+) -> tuple[Mapping[bytes, int], int, str]:
+    """The ``"bpe"`` registration's count for a count table: the pattern's pre-tokens as UTF-8, in this process."""
+    del lowercase  # not a BPE option (the count table refuses it first)
+    counted = count_text(text, pattern, special_tokens, num_workers=1, progress=progress)
+    return counted.word_counts, counted.special_occurrences, pattern
+
+
+def _train_from_counts(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: tuple[str, ...],
+    pattern: str,
+    *,
+    lowercase: bool,
+    special_occurrences: int,
+    progress: ProgressCallback | None,
+) -> BPETokenizer:
+    """The ``"bpe"`` registration's training on a count table: :func:`train_bpe_from_counts`, named by its pattern."""
+    del lowercase
+    return train_bpe_from_counts(
+        word_counts,
+        vocab_size,
+        special_tokens,
+        pattern,
+        special_occurrences=special_occurrences,
+        progress=progress,
+        name=f"BPE ({pattern})" if pattern in PATTERNS else "BPE (custom pattern)",
+    )
+
+
 register_algorithm(
     Algorithm(
         name="bpe",
@@ -42,5 +79,9 @@ register_algorithm(
         default_pattern="gpt2",
         default_special_tokens=("<|endoftext|>",),
         reads_files=True,
+        count_words=_count_words,
+        train_from_counts=_train_from_counts,
+        streams_counts=True,
+        hf_model="BPE",
     )
 )

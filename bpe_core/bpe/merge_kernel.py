@@ -30,7 +30,13 @@ non-overlapping replacement) and moves the weighted counts of the neighbouring
 pairs as Hugging Face ``tokenizers``' ``Word::merge`` does: for each replaced
 occurrence ``x a b y``, ``(x, a)``, ``(a, b)`` and ``(b, y)`` lose the word's
 count and ``(x, new)``, ``(new, y)`` gain it, where ``x`` is read from the
-already rewritten word (so ``a b a b`` ends with one ``(new, new)``).
+already rewritten word (so ``a b a b`` ends with one ``(new, new)``).  That
+rewrite is the linked-list merge of :meth:`bpe_core.linked_words.LinkedWords.merge`
+and the ``str.replace`` of :meth:`bpe_core.bpe.trainer._MergeLoop.rewrite_words`,
+done on arrays; the function this kernel must equal is the Python loop
+:func:`bpe_core.bpe.trainer._merge_loop` (same merges, counts and trace, checked
+by ``tests/engine/test_train_compiled.py`` on real text, overlaps and ties, and by
+:func:`bpe_core.bpe.trainer.warm_compiled_loop` before a built library is used).
 
 The kernels are compiled by numba into the shared library of
 :mod:`bpe_core.counting.native` (once per machine; numba's JIT when it is not built)

@@ -104,40 +104,10 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
         pattern: str = "gpt2",
         name: str = "BPE",
     ) -> None:
-        if not isinstance(vocab, Mapping):
-            raise TypeError(f"vocab must be a dict[int, bytes], got {type(vocab).__name__}")
-        vocab = dict(vocab)
-        for k, v in vocab.items():
-            if isinstance(k, bool) or not isinstance(k, int) or not isinstance(v, bytes | bytearray):
-                raise TypeError(f"vocab must map int ids to bytes; found {k!r}: {type(v).__name__}")
-            if k < 0:
-                raise ValueError(f"vocab id {k} is negative")
-        vocab = {k: bytes(v) for k, v in vocab.items()}
+        vocab = _vocab_argument(vocab)
         specials = _resolve_specials(special_tokens, vocab)
-        special_ids = set(specials.values())
-        by_bytes: dict[bytes, list[int]] = {}
-        for i in sorted(vocab):
-            if i not in special_ids:
-                by_bytes.setdefault(vocab[i], []).append(i)
-        for byte in range(256):
-            if bytes([byte]) not in by_bytes:
-                raise ValueError(f"vocab has no token for the single byte 0x{byte:02X}; byte-level BPE needs all 256")
-        taken: set[int] = {ids[0] for b, ids in by_bytes.items() if len(b) == 1}
-        triples: list[tuple[int, int, int]] = []
-        for k, m in enumerate(merges):
-            if not (isinstance(m, tuple | list) and len(m) == 2 and all(isinstance(x, bytes) for x in m)):
-                raise TypeError(f"merge #{k} must be a (bytes, bytes) pair, got {m!r}")
-            left, right = m
-            for part in (left, right):
-                if part not in by_bytes:
-                    raise ValueError(f"merge #{k} {left!r} + {right!r}: part {part!r} is not in vocab")
-            merged = left + right
-            candidates = [i for i in by_bytes.get(merged, []) if i not in taken]
-            if not candidates:
-                raise ValueError(f"merge #{k} {left!r} + {right!r}: the result {merged!r} is not in vocab")
-            new_id = candidates[0]
-            taken.add(new_id)
-            triples.append((by_bytes[left][0], by_bytes[right][0], new_id))
+        by_bytes = _ids_by_bytes(vocab, set(specials.values()))
+        triples = _merge_triples(merges, by_bytes)
         self._setup(vocab, triples, specials, pattern, name, None, None)
 
     # -- construction helpers ------------------------------------------------
@@ -331,6 +301,10 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
         """``(merge rank, new id)`` of every merge of this view, in rank order."""
         return [(r, new) for r, (_a, _b, new) in enumerate(self._merges[: self._n_merges])]
 
+    def merged_parts(self) -> dict[int, tuple[int, int]]:
+        """``{new id: (left id, right id)}`` of every merge of this view (the token genealogy's edges)."""
+        return {new: (left, right) for left, right, new in self._merges[: self._n_merges]}
+
     def training_text_tokens(self) -> int | None:
         """Tokens of the training text at this size, read off the trace (exact, free), or ``None``.
 
@@ -381,35 +355,13 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
             for key in ("vocab", "merges", "special_tokens", "pattern"):
                 if key not in data:
                     raise ValueError(f'the field "{key}" is missing')
-            raw_vocab = json_field(data["vocab"], dict, '"vocab"', 'an object {"id": "base64 bytes"}')
-            vocab = {}
-            for k, s in raw_vocab.items():
-                if not (isinstance(k, str) and k.isascii() and k.isdigit()):
-                    raise ValueError(f'"vocab" key {k!r} must be a token id written as digits')
-                json_field(s, str, f'"vocab"["{k}"]', "a base64 string")
-                try:
-                    vocab[int(k)] = base64.b64decode(s, validate=True)
-                except ValueError:
-                    raise ValueError(f'"vocab"["{k}"] is not valid base64: {s[:40]!r}') from None
-            merges = []
-            for k, m in enumerate(json_field(data["merges"], list, '"merges"', "a list of [left, right, new] ids")):
-                json_field(m, list, f'"merges"[{k}]', "a list [left id, right id, new id]")
-                if len(m) != 3:
-                    raise ValueError(f'"merges"[{k}] must hold 3 ids (left, right, new), got {len(m)}')
-                merges.append(tuple(json_int(x, f'"merges"[{k}]') for x in m))
+            vocab = _vocab_from_json(data["vocab"])
+            merges = _merges_from_json(data["merges"])
             raw_specials = json_field(data["special_tokens"], dict, '"special_tokens"', 'an object {"token": id}')
             specials = {s: json_int(i, f'"special_tokens"[{s!r}]') for s, i in raw_specials.items()}
-            pattern = json_field(data["pattern"], str, '"pattern"', "a regex string")
-            pattern_name = json_field(data.get("pattern_name"), (str, type(None)), '"pattern_name"', "a string or null")
-            if pattern_name is not None and pattern_name not in PATTERNS:
-                raise ValueError(f'"pattern_name" {pattern_name!r} is not one of {", ".join(PATTERNS)}')
-            pattern = pattern_name or pattern
+            pattern = _pattern_from_json(data)
             name = json_field(data.get("name") or "BPE", str, '"name"', "a string")
-            for k, m in enumerate(merges):
-                if not all(x in vocab for x in m):
-                    raise ValueError(f'"merges"[{k}] {list(m)} refers to ids not in "vocab"')
-                if vocab[m[2]] != vocab[m[0]] + vocab[m[1]]:
-                    raise ValueError(f'"merges"[{k}]: the bytes of id {m[2]} are not those of ids {m[0]} + {m[1]}')
+            _check_merge_bytes(merges, vocab)
             trace = None
             if data.get("trace") is not None:
                 rows = json_field(data["trace"], list, '"trace"', "a list of rows or null")
@@ -456,6 +408,13 @@ def check_tables(
             outside the vocabulary or to a special token, creates a byte's id or
             an id an earlier merge created, or whose bytes are not its parts'.
     """
+    _check_vocab_entries(vocab)
+    on_id = _check_specials(vocab, specials)
+    _check_merge_triples(vocab, merges, on_id, _byte_ids(vocab, on_id))
+
+
+def _check_vocab_entries(vocab: Mapping[int, bytes]) -> None:
+    """:func:`check_tables`' checks of each vocabulary entry and of the ids' range."""
     for i, b in vocab.items():
         if isinstance(i, bool) or not isinstance(i, int):
             raise TypeError(f"vocab ids must be int, got {type(i).__name__} {i!r}")
@@ -470,6 +429,10 @@ def check_tables(
             f"token id {max(vocab):,} is far beyond the vocabulary's {len(vocab):,} tokens (at most {MAX_ID_GAPS:,} "
             "ids may be left unused); renumber the tokens from 0"
         )
+
+
+def _check_specials(vocab: Mapping[int, bytes], specials: Mapping[str, int]) -> dict[int, str]:
+    """:func:`check_tables`' checks of the special tokens; returns ``{id: special token}``."""
     on_id: dict[int, str] = {}
     for s, i in specials.items():
         if not isinstance(s, str) or isinstance(i, bool) or not isinstance(i, int):
@@ -485,6 +448,11 @@ def check_tables(
         if i in on_id:
             raise ValueError(f"special tokens {on_id[i]!r} and {s!r} share id {i}")
         on_id[i] = s
+    return on_id
+
+
+def _byte_ids(vocab: Mapping[int, bytes], on_id: Mapping[int, str]) -> set[int]:
+    """The ordinary id of each of the 256 bytes (the smallest, when several); ``ValueError`` when one has none."""
     byte_id: dict[int, int] = {}
     for i, b in vocab.items():
         if len(b) == 1 and i not in on_id and (b[0] not in byte_id or i < byte_id[b[0]]):
@@ -497,7 +465,13 @@ def check_tables(
             f"the vocabulary has no token for the single byte 0x{byte:02X}{where}; byte-level BPE needs all 256 "
             "bytes as ordinary tokens, or text holding that byte could not be encoded or decoded"
         )
-    byte_ids = set(byte_id.values())
+    return set(byte_id.values())
+
+
+def _check_merge_triples(
+    vocab: Mapping[int, bytes], merges: Sequence[tuple[int, int, int]], on_id: Mapping[int, str], byte_ids: set[int]
+) -> None:
+    """:func:`check_tables`' checks of the merge id triples, in rank order."""
     created: dict[int, int] = {}
     for k, m in enumerate(merges):
         if len(m) != 3:
@@ -517,6 +491,98 @@ def check_tables(
         created[new] = k
         if vocab[new] != vocab[left] + vocab[right]:
             raise ValueError(f"merge #{k} {list(m)}: the bytes of id {new} are not those of ids {left} + {right}")
+
+
+def _vocab_from_json(raw: object) -> dict[int, bytes]:
+    """:meth:`BPETokenizer.from_dict`'s ``"vocab"``: ``{"id": "base64 bytes"}`` decoded."""
+    raw_vocab = json_field(raw, dict, '"vocab"', 'an object {"id": "base64 bytes"}')
+    vocab = {}
+    for k, s in raw_vocab.items():
+        if not (isinstance(k, str) and k.isascii() and k.isdigit()):
+            raise ValueError(f'"vocab" key {k!r} must be a token id written as digits')
+        json_field(s, str, f'"vocab"["{k}"]', "a base64 string")
+        try:
+            vocab[int(k)] = base64.b64decode(s, validate=True)
+        except ValueError:
+            raise ValueError(f'"vocab"["{k}"] is not valid base64: {s[:40]!r}') from None
+    return vocab
+
+
+def _merges_from_json(raw: object) -> list[tuple[int, ...]]:
+    """:meth:`BPETokenizer.from_dict`'s ``"merges"``: a list of ``[left, right, new]`` id triples."""
+    merges = []
+    for k, m in enumerate(json_field(raw, list, '"merges"', "a list of [left, right, new] ids")):
+        json_field(m, list, f'"merges"[{k}]', "a list [left id, right id, new id]")
+        if len(m) != 3:
+            raise ValueError(f'"merges"[{k}] must hold 3 ids (left, right, new), got {len(m)}')
+        merges.append(tuple(json_int(x, f'"merges"[{k}]') for x in m))
+    return merges
+
+
+def _check_merge_bytes(merges: Sequence[tuple[int, ...]], vocab: Mapping[int, bytes]) -> None:
+    """Each merge's ids are in ``vocab`` and its new token's bytes are its parts' (``from_dict``'s wording)."""
+    for k, m in enumerate(merges):
+        if not all(x in vocab for x in m):
+            raise ValueError(f'"merges"[{k}] {list(m)} refers to ids not in "vocab"')
+        if vocab[m[2]] != vocab[m[0]] + vocab[m[1]]:
+            raise ValueError(f'"merges"[{k}]: the bytes of id {m[2]} are not those of ids {m[0]} + {m[1]}')
+
+
+def _pattern_from_json(data: Mapping) -> str:
+    """:meth:`BPETokenizer.from_dict`'s pattern: ``"pattern_name"`` (in :data:`PATTERNS`) if set, else ``"pattern"``."""
+    pattern = json_field(data["pattern"], str, '"pattern"', "a regex string")
+    pattern_name = json_field(data.get("pattern_name"), (str, type(None)), '"pattern_name"', "a string or null")
+    if pattern_name is not None and pattern_name not in PATTERNS:
+        raise ValueError(f'"pattern_name" {pattern_name!r} is not one of {", ".join(PATTERNS)}')
+    return pattern_name or pattern
+
+
+def _vocab_argument(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
+    """The constructor's ``vocab`` checked (``int`` ids >= 0 to ``bytes``) and copied."""
+    if not isinstance(vocab, Mapping):
+        raise TypeError(f"vocab must be a dict[int, bytes], got {type(vocab).__name__}")
+    vocab = dict(vocab)
+    for k, v in vocab.items():
+        if isinstance(k, bool) or not isinstance(k, int) or not isinstance(v, bytes | bytearray):
+            raise TypeError(f"vocab must map int ids to bytes; found {k!r}: {type(v).__name__}")
+        if k < 0:
+            raise ValueError(f"vocab id {k} is negative")
+    return {k: bytes(v) for k, v in vocab.items()}
+
+
+def _ids_by_bytes(vocab: Mapping[int, bytes], special_ids: set[int]) -> dict[bytes, list[int]]:
+    """Each token's bytes -> its ordinary ids, ascending; raises ``ValueError`` when a single byte has none."""
+    by_bytes: dict[bytes, list[int]] = {}
+    for i in sorted(vocab):
+        if i not in special_ids:
+            by_bytes.setdefault(vocab[i], []).append(i)
+    for byte in range(256):
+        if bytes([byte]) not in by_bytes:
+            raise ValueError(f"vocab has no token for the single byte 0x{byte:02X}; byte-level BPE needs all 256")
+    return by_bytes
+
+
+def _merge_triples(
+    merges: Sequence[tuple[bytes, bytes]], by_bytes: Mapping[bytes, list[int]]
+) -> list[tuple[int, int, int]]:
+    """``(left id, right id, new id)`` of each ``(left bytes, right bytes)`` merge: each new id a fresh one."""
+    taken: set[int] = {ids[0] for b, ids in by_bytes.items() if len(b) == 1}
+    triples: list[tuple[int, int, int]] = []
+    for k, m in enumerate(merges):
+        if not (isinstance(m, tuple | list) and len(m) == 2 and all(isinstance(x, bytes) for x in m)):
+            raise TypeError(f"merge #{k} must be a (bytes, bytes) pair, got {m!r}")
+        left, right = m
+        for part in (left, right):
+            if part not in by_bytes:
+                raise ValueError(f"merge #{k} {left!r} + {right!r}: part {part!r} is not in vocab")
+        merged = left + right
+        candidates = [i for i in by_bytes.get(merged, []) if i not in taken]
+        if not candidates:
+            raise ValueError(f"merge #{k} {left!r} + {right!r}: the result {merged!r} is not in vocab")
+        new_id = candidates[0]
+        taken.add(new_id)
+        triples.append((by_bytes[left][0], by_bytes[right][0], new_id))
+    return triples
 
 
 def _resolve_specials(

@@ -29,7 +29,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from functools import partial
 from operator import add, mul
 
 import numpy as np
@@ -46,6 +45,7 @@ from ..counting.stream import (
     kernels_ready,
 )
 from ..interface import ProgressCallback, TrainingInfo
+from ..linked_words import LinkedWords
 from ..pretokenize import PATTERNS, count_pretokens, resolve_pattern, validate_special_tokens
 from .model import BPETokenizer, MergeStep
 
@@ -574,132 +574,58 @@ def _pair_table(
 _LONG_WORD = 128
 """Pre-tokens longer than this many bytes are trained on as linked lists of positions (:class:`_LongWords`)."""
 
+_ID_BITS = 21
+"""Bits of a token id in the long words' pair keys: ids are code points (the ``chr(id)`` of the ``str`` words)."""
 
-class _LongWords:
-    """The long pre-tokens of a training run, as doubly linked lists with a pair -> positions index.
+
+class _LongWords(LinkedWords):
+    """The long pre-tokens of a training run, as :class:`~bpe_core.linked_words.LinkedWords`, in the loop's terms.
 
     A pre-token of 100 KB (minified code, base64, a language written without
     spaces under a custom pattern) holds each frequent pair thousands of times;
     rewriting it as a ``str`` per merge costs its whole length per merge
-    (quadratic overall).  Here every byte of every long pre-token has a
-    *position* (its offset in their concatenation); ``tok[p]`` is the token at
-    ``p`` (``chr(id)``, ``""`` once merged into its left neighbour), ``nxt``/``prv``
-    link the live positions of one pre-token, and ``where[pair]`` lists the
-    positions where ``pair`` started when it was created.  A merge visits only
-    those positions (the "bigram-location index" of the seed articles), so its
-    cost is proportional to the occurrences it touches.  Entries go stale when a
-    neighbour merges; a visit checks each against the linked list and skips the
-    stale ones.  Positions ascend left to right within a pre-token, so sorting
-    them gives BPE's left-to-right, non-overlapping replacement for pairs of two
-    equal tokens.
+    (quadratic overall), where the linked lists cost only the occurrences a
+    merge touches.  The merge loop names pairs by 2-character ``str`` (one
+    character per token id); this class translates to and from the lists'
+    integer pair keys.
     """
 
-    __slots__ = ("nxt", "prv", "starts", "tok", "wgt", "where")
+    __slots__ = ()
 
     def __init__(self, words: Sequence[str], counts: Sequence[int]) -> None:
-        joined = "".join(words)
-        n = len(joined)
-        # positions, links and weights as machine integers (array('q')): 8 bytes each, where a
-        # list would hold a 28-byte int object per position as well (1 MB pre-token: 223 -> 130 MiB)
-        self.tok: list[str] = list(joined)
-        self.nxt = array("q", range(1, n + 1))
-        self.prv = array("q", range(-1, n - 1))
-        self.wgt = array("q")
-        self.starts: list[int] = []
-        pos = 0
-        for w, c in zip(words, counts, strict=True):
-            self.starts.append(pos)
-            self.wgt += array("q", [c]) * len(w)
-            pos += len(w)
-            self.nxt[pos - 1] = -1
-            self.prv[pos - len(w)] = -1
-        # index every pair's positions, grouped with numpy (the words are bytes at the start)
-        ids = np.frombuffer(joined.encode("latin-1"), dtype=np.uint8)
-        codes = ids[:-1].astype(np.uint16) << 8 | ids[1:]
-        pos_arr = np.flatnonzero(np.frombuffer(self.nxt, dtype=np.int64)[:-1] >= 0)
-        codes = codes[pos_arr]
-        order = np.argsort(codes, kind="stable")
-        codes, pos_arr = codes[order], pos_arr[order].astype(np.int64)
-        bounds = [*np.flatnonzero(np.diff(codes, prepend=codes[:1] + 1)).tolist(), codes.size]
-        raw = pos_arr.tobytes()
-        self.where: defaultdict[str, array] = defaultdict(partial(array, "q"))
-        for c, lo, hi in zip(codes[bounds[:-1]].tolist(), bounds[:-1], bounds[1:], strict=True):
-            self.where[chr(c >> 8) + chr(c & 255)].frombytes(raw[lo * 8 : hi * 8])
+        super().__init__([w.encode("latin-1") for w in words], counts, _ID_BITS, ordered=False)
+        self.seed()
 
-    def pair_counts(self) -> dict[str, int]:
+    def _pair(self, q: int) -> str:
+        return chr(q >> _ID_BITS) + chr(q & self.mask)
+
+    def pair_counts_by_str(self) -> dict[str, int]:
         """Every adjacent pair's count over the long pre-tokens (weighted), walking the lists."""
-        out: dict[str, int] = {}
-        get = out.get
-        tok, nxt, wgt = self.tok, self.nxt, self.wgt
-        for start in self.starts:
-            c = wgt[start]
-            p, q = start, nxt[start]
-            while q >= 0:
-                k = tok[p] + tok[q]
-                out[k] = get(k, 0) + c
-                p, q = q, nxt[q]
-        return out
+        pair = self._pair
+        return {pair(q): c for q, c in self.pair_counts().items()}
 
-    def merge(self, best: str, new_ch: str, pair_counts: dict[str, int], fresh: dict[str, int]) -> int:
+    def merge_str(self, best: str, new_ch: str, pair_counts: dict[str, int], fresh: dict[str, int]) -> int:
         """Replace every occurrence of ``best`` by ``new_ch``; returns the weighted replacements.
 
         Pairs that lose an occurrence lose its weight in ``pair_counts`` (or in
         ``fresh`` when they hold ``new_ch``); pairs made with ``new_ch`` gain it in
         ``fresh``, as the merge loop keeps them.
         """
-        plist = self.where.pop(best, None)
-        if not plist:
-            return 0
-        a, b = best
-        if a == b:
-            plist = sorted(plist)  # overlapping occurrences: left to right, as BPE replaces them
-        tok, nxt, prv, wgt, where = self.tok, self.nxt, self.prv, self.wgt, self.where
+        delta: dict[int, int] = {}
+        replaced = self.merge(ord(best[0]), ord(best[1]), ord(new_ch), delta)
         f_get = fresh.get
-        replaced = 0
-        for p in plist:
-            if tok[p] != a:
-                continue
-            q = nxt[p]
-            if q < 0 or tok[q] != b:
-                continue
-            c = wgt[p]
-            replaced += c
-            x = prv[p]
-            if x >= 0:
-                tx = tok[x]
-                if tx == new_ch:
-                    fresh[tx + a] -= c
-                else:
-                    pair_counts[tx + a] -= c
-                made = tx + new_ch
-                fresh[made] = f_get(made, 0) + c
-                where[made].append(x)
-            y = nxt[q]
-            if y >= 0:
-                ty = tok[y]
-                if ty == new_ch:
-                    fresh[b + ty] -= c
-                else:
-                    pair_counts[b + ty] -= c
-                made = new_ch + ty
-                fresh[made] = f_get(made, 0) + c
-                where[made].append(p)
-                prv[y] = p
-            tok[p] = new_ch
-            tok[q] = ""
-            nxt[p] = y
+        mask = self.mask
+        for q, d in delta.items():
+            p = chr(q >> _ID_BITS) + chr(q & mask)
+            if new_ch in p:
+                fresh[p] = f_get(p, 0) + d
+            else:
+                pair_counts[p] += d
         return replaced
 
 
-def _merge_loop(
-    words: list[str],
-    counts: list[int],
-    n_merges: int,
-    token_bytes: list[bytes],
-    initial_tokens: int,
-    progress: ProgressCallback | None,
-) -> list[MergeStep]:
-    """The incremental merge loop; appends new tokens to ``token_bytes`` in place.
+class _MergeLoop:
+    """The incremental BPE merge loop over a table of distinct pre-tokens: the state and its named steps.
 
     Each distinct pre-token is a ``str`` holding one character per token
     (``chr(id)``), so a pair is a 2-character string and a merge inside a
@@ -721,79 +647,85 @@ def _merge_loop(
     down to single occurrences).  On the 20 MB benchmark corpus that leaves a
     third of the new pairs out of the heap and the index, with the same merges.
 
-    Args:
-        words: distinct pre-tokens (mutated in place).
-        counts: their occurrence counts, same order.
-        n_merges: merges to learn at most.
-        token_bytes: bytes of each id so far (256 bytes + specials); extended.
-        initial_tokens: tokens of the training text before merging.
-        progress: ``progress("merge", done, n_merges)`` about 200 times.
-
-    Returns:
-        The merge steps, in rank order.
+    One :meth:`step` is: :meth:`pop_best`, :meth:`new_token`,
+    :meth:`rewrite_words` (and the long pre-tokens' merge),
+    :meth:`move_neighbour_counts`, :meth:`add_fresh_pairs`.
     """
-    keys: list[str] = [_desc_key(b) for b in token_bytes]
-    min_count = 2  # pairs below it wait for a rebuild (see above)
-    long_ids = [i for i, w in enumerate(words) if len(w) > _LONG_WORD]
-    longs = _LongWords([words[i] for i in long_ids], [counts[i] for i in long_ids]) if long_ids else None
-    for i in long_ids:
-        words[i] = "\x00"  # one token: no pair left in the str path (the long words live in ``longs``)
-    pair_counts, where, heap = _pair_table(words, counts, keys, min_count, longs and longs.pair_counts())
-    pc_get = pair_counts.get
-    counts_at = counts.__getitem__
-    heappush, heappop = heapq.heappush, heapq.heappop
 
-    steps: list[MergeStep] = []
-    tokens = initial_tokens
-    report_every = max(1, n_merges // 200)
-    for rank in range(n_merges):
-        # pop the best pair whose recorded count is current (lazy invalidation)
-        best = None
+    def __init__(self, words: list[str], counts: list[int], token_bytes: list[bytes]) -> None:
+        self.words, self.counts, self.token_bytes = words, counts, token_bytes
+        self.keys: list[str] = [_desc_key(b) for b in token_bytes]
+        self.min_count = 2  # pairs below it wait for a rebuild (see above)
+        long_ids = [i for i, w in enumerate(words) if len(w) > _LONG_WORD]
+        self.longs = _LongWords([words[i] for i in long_ids], [counts[i] for i in long_ids]) if long_ids else None
+        for i in long_ids:
+            words[i] = "\x00"  # one token: no pair left in the str path (the long words live in ``longs``)
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Count, index and queue every pair of count ``min_count`` or more (:func:`_pair_table`)."""
+        longs = self.longs
+        extra = longs.pair_counts_by_str() if longs is not None else None
+        self.pair_counts, self.where, self.heap = _pair_table(self.words, self.counts, self.keys, self.min_count, extra)
+
+    def pop_best(self) -> tuple[str, int] | None:
+        """Pop the pair of highest count (ties: greatest bytes) whose heap entry is current; ``(pair, count)``.
+
+        Rebuilds the tables with ``min_count`` 1 when the heap runs dry first.
+        """
+        heappush, heappop = heapq.heappush, heapq.heappop
         while True:
-            if not heap:
-                if min_count == 1:
-                    break
-                min_count = 1
-                pair_counts, where, heap = _pair_table(words, counts, keys, min_count, longs and longs.pair_counts())
-                pc_get = pair_counts.get
-                continue
-            negc, ka, kb, p = heappop(heap)
-            cur = pc_get(p, 0)
-            if cur == -negc:
-                best = p
-                break
-            if cur >= min_count:
-                heappush(heap, (-cur, ka, kb, p))
-            elif cur == 0:  # the pair is gone for good: nothing can create it again
-                where.pop(p, None)
-            # else: below min_count, like the pairs left out of the heap; the rebuild brings it back
-        if best is None:
-            break
-        count = -negc
-        a, b = ord(best[0]), ord(best[1])
-        new_id = len(token_bytes)
-        new_ch = chr(new_id)
-        token_bytes.append(token_bytes[a] + token_bytes[b])
-        keys.append(_desc_key(token_bytes[new_id]))
-        affected = where.pop(best, ())
+            heap, min_count = self.heap, self.min_count
+            pc_get = self.pair_counts.get
+            while heap:
+                negc, ka, kb, p = heappop(heap)
+                cur = pc_get(p, 0)
+                if cur == -negc:
+                    return p, cur
+                if cur >= min_count:
+                    heappush(heap, (-cur, ka, kb, p))
+                elif cur == 0:  # the pair is gone for good: nothing can create it again
+                    self.where.pop(p, None)
+                # else: below min_count, like the pairs left out of the heap; the rebuild brings it back
+            if min_count == 1:
+                return None
+            self.min_count = 1
+            self.rebuild()
 
-        # Old pairs only lose counts and stay in the heap with their old (higher)
-        # count until popped and re-pushed.  Every pair that gains is new: it holds
-        # ``new_id``; their counts and words are collected here and indexed at the end.
-        #
-        # A pre-token holding the pair once, with a != b (the common case), changes
-        # only (x, a) -> (x, new) and (b, y) -> (new, y); the visit just files the word
-        # under its neighbours x and y, and the counts move per neighbour afterwards
-        # (sums over the filed words, in C).  Other pre-tokens (the pair more than once,
-        # or a == b, where occurrences can overlap) are updated pair by pair.
+    def new_token(self, a: int, b: int) -> str:
+        """Add the token ``a + b`` (its bytes and heap key); returns its character."""
+        token_bytes = self.token_bytes
+        token_bytes.append(token_bytes[a] + token_bytes[b])
+        self.keys.append(_desc_key(token_bytes[-1]))
+        return chr(len(token_bytes) - 1)
+
+    def rewrite_words(self, best: str, new_ch: str) -> tuple[dict, dict, dict[str, int], dict, int]:
+        """Replace ``best`` by ``new_ch`` in every pre-token indexed under it.
+
+        A pre-token holding the pair once, with ``a != b`` (the common case),
+        changes only ``(x, a) -> (x, new)`` and ``(b, y) -> (new, y)``: the visit
+        just files the word under its neighbours ``x`` and ``y``
+        (:meth:`move_neighbour_counts` then moves the counts per neighbour, as
+        sums over the filed words, in C).  Other pre-tokens (the pair more than
+        once, or ``a == b``, where occurrences can overlap) are updated pair by
+        pair; everything outside the stretch from one token before the first
+        occurrence to one token after the last keeps its pairs.
+
+        Returns:
+            ``(left, right, fresh, fresh_where, shortened)``: neighbour -> words
+            filed under it, on each side; the counts of pairs made with
+            ``new_ch`` in the other pre-tokens, and the words holding each; the
+            weighted replacements in the other pre-tokens.
+        """
+        words, counts, pair_counts = self.words, self.counts, self.pair_counts
         left: defaultdict[str, list[int]] = defaultdict(list)
         right: defaultdict[str, list[int]] = defaultdict(list)
         fresh: dict[str, int] = {}
         f_get = fresh.get
         fresh_where: defaultdict[str, list[int]] = defaultdict(list)
-        overlapping = a == b
-        shortened = 0  # replaced occurrences, weighted, outside the common case
-        for wi in affected:
+        overlapping = best[0] == best[1]
+        shortened = 0
+        for wi in self.where.pop(best, ()):
             w = words[wi]
             i = w.find(best)
             if i < 0:
@@ -808,8 +740,6 @@ def _merge_loop(
                 if i + 2 < n_old:
                     right[w[i + 2]].append(wi)
                 continue
-            # the changed stretch runs from one token before the first occurrence to
-            # one token after the last; everything outside it keeps its pairs
             c = counts[wi]
             shortened += r * c
             tail = n_old - w.rfind(best) - 2  # tokens after the last occurrence, unchanged
@@ -825,10 +755,21 @@ def _merge_loop(
                     fresh_where[q].append(wi)
                 else:
                     pair_counts[q] += c  # an old pair inside the stretch that survives
-        if longs is not None:  # before the neighbours below, which set pairs not in ``fresh`` directly
-            shortened += longs.merge(best, new_ch, pair_counts, fresh)
+        return left, right, fresh, fresh_where, shortened
+
+    def move_neighbour_counts(
+        self, best: str, new_ch: str, left: dict, right: dict, fresh: dict, fresh_where: dict
+    ) -> None:
+        """For the words filed under each neighbour ``x``: ``(x, a)`` loses their weight and ``(x, new)`` gains it.
+
+        Likewise ``(b, y)`` -> ``(new, y)`` on the right.  A pair made here that
+        is not also in ``fresh`` is counted, indexed and queued at once.
+        """
+        pair_counts, where, heap, keys, min_count = self.pair_counts, self.where, self.heap, self.keys, self.min_count
+        counts_at = self.counts.__getitem__
+        heappush = heapq.heappush
         a_ch, b_ch = best
-        new_key = keys[new_id]
+        new_key = keys[ord(new_ch)]
         for on_right, filed in ((False, left), (True, right)):
             for x, wis in filed.items():
                 weight = counts_at(wis[0]) if len(wis) == 1 else sum(map(counts_at, wis))
@@ -847,17 +788,68 @@ def _merge_loop(
                     where[q] = array("I", wis)
                     x_key = keys[ord(x)]
                     heappush(heap, (-weight, new_key, x_key, q) if on_right else (-weight, x_key, new_key, q))
-        del pair_counts[best]
+
+    def add_fresh_pairs(self, fresh: dict[str, int], fresh_where: dict) -> None:
+        """Count the pairs made with the new token in ``fresh``; index and queue those of ``min_count`` or more."""
+        pair_counts, where, heap, keys, min_count = self.pair_counts, self.where, self.heap, self.keys, self.min_count
+        heappush = heapq.heappush
         for q, nc in fresh.items():
             pair_counts[q] = nc
             if nc >= min_count:
                 where[q] = array("I", fresh_where[q])
                 heappush(heap, (-nc, keys[ord(q[0])], keys[ord(q[1])], q))
-        if not overlapping:
-            shortened = count  # a pair of two different tokens cannot overlap: every occurrence is replaced
 
-        tokens -= shortened
-        steps.append(MergeStep(rank, a, b, new_id, token_bytes[a], token_bytes[b], count, shortened, tokens))
+    def step(self, rank: int, tokens: int) -> MergeStep | None:
+        """Do merge ``rank`` on a text of ``tokens`` tokens; ``None`` when no pair is left."""
+        found = self.pop_best()
+        if found is None:
+            return None
+        best, count = found
+        a, b = ord(best[0]), ord(best[1])
+        new_ch = self.new_token(a, b)
+        left, right, fresh, fresh_where, shortened = self.rewrite_words(best, new_ch)
+        if self.longs is not None:  # before the neighbours, which set pairs not in ``fresh`` directly
+            shortened += self.longs.merge_str(best, new_ch, self.pair_counts, fresh)
+        self.move_neighbour_counts(best, new_ch, left, right, fresh, fresh_where)
+        del self.pair_counts[best]
+        self.add_fresh_pairs(fresh, fresh_where)
+        if a != b:
+            shortened = count  # a pair of two different tokens cannot overlap: every occurrence is replaced
+        tb = self.token_bytes
+        return MergeStep(rank, a, b, ord(new_ch), tb[a], tb[b], count, shortened, tokens - shortened)
+
+
+def _merge_loop(
+    words: list[str],
+    counts: list[int],
+    n_merges: int,
+    token_bytes: list[bytes],
+    initial_tokens: int,
+    progress: ProgressCallback | None,
+) -> list[MergeStep]:
+    """The incremental merge loop (:class:`_MergeLoop`); appends new tokens to ``token_bytes`` in place.
+
+    Args:
+        words: distinct pre-tokens (mutated in place).
+        counts: their occurrence counts, same order.
+        n_merges: merges to learn at most.
+        token_bytes: bytes of each id so far (256 bytes + specials); extended.
+        initial_tokens: tokens of the training text before merging.
+        progress: ``progress("merge", done, n_merges)`` about 200 times.
+
+    Returns:
+        The merge steps, in rank order.
+    """
+    loop = _MergeLoop(words, counts, token_bytes)
+    steps: list[MergeStep] = []
+    tokens = initial_tokens
+    report_every = max(1, n_merges // 200)
+    for rank in range(n_merges):
+        step = loop.step(rank, tokens)
+        if step is None:
+            break
+        tokens = step.tokens_after
+        steps.append(step)
         if progress is not None and (rank + 1) % report_every == 0:
             progress("merge", rank + 1, n_merges)
     if progress is not None:

@@ -19,6 +19,7 @@ The readable versions these must equal are
 """
 
 from .stream import (
+    KERNELS_ENV,
     CountResult,
     PackedCounts,
     count_file,
@@ -31,6 +32,7 @@ from .stream import (
 )
 
 __all__ = [
+    "KERNELS_ENV",
     "CountResult",
     "PackedCounts",
     "count_file",

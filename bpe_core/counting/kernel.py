@@ -18,7 +18,7 @@ taken for every code point from the ``regex`` module itself, as
 points on which ``regex`` and tiktoken disagree (:func:`char_classes`), so the
 counts are those of :func:`bpe_core.pretokenize.count_pretokens`.  Tested
 against the regex split on real, adversarial and random text in many scripts
-(``tests/test_count_compiled.py``).
+(``tests/engine/test_count_compiled.py``).
 
 :class:`CountAccumulator` adds the per-chunk tables into one table held in
 numpy arrays (a byte arena of the distinct pre-tokens, their lengths and

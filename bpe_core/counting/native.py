@@ -19,7 +19,7 @@ a carrier needs machine code.  Two carriers run the kernels:
   benchmarks), or when it cannot be built here.
 
 Both run the same machine code from the same sources, so their results are
-equal (tested, ``tests/test_native.py``).  A kernel never allocates: the
+equal (tested, ``tests/engine/test_native.py``).  A kernel never allocates: the
 Python callers size every array, and a kernel that needs more room says so
 in its return value, so the library needs no numba runtime.
 
@@ -65,7 +65,11 @@ __all__ = [
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 """Whether numba is installed (found without importing it): needed to build the library or to JIT."""
 
-KERNEL_MODULES: tuple[str, ...] = ("bpe_core.counting.kernel", "bpe_core.bpe.merge_kernel")
+KERNEL_MODULES: tuple[str, ...] = (
+    "bpe_core.counting.kernel",
+    "bpe_core.bpe.merge_kernel",
+    "bpe_core.wordpiece.wp_kernel",
+)
 """The modules that declare kernels (:func:`kernel`); the library holds all of theirs."""
 
 KERNEL_SOURCES: tuple[str, ...] = (
@@ -73,6 +77,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "counting/native_build.py",
     "counting/kernel.py",
     "bpe/merge_kernel.py",
+    "wordpiece/wp_kernel.py",
 )
 """The source files (relative to ``bpe_core/``) whose text the library's machine code depends on."""
 

@@ -10,7 +10,10 @@ so ``count(A) + count(B) == count(A + B)`` exactly when no pre-token spans the
 cut, and training can run on the sum without reading the text again
 (``python -m bpe_core train --from-counts``, :func:`train_from_table`).
 
-Each algorithm pre-tokenizes in its own way, so a table is counted *for* one:
+Each algorithm pre-tokenizes in its own way, so a table is counted *for* one; how
+is part of the algorithm's registration (:class:`bpe_core.interface.Algorithm`'s
+``count_words``, ``train_from_counts`` and ``counts_in_text_order``), so this
+module knows no algorithm by name.  The built-in ones:
 
 * ``"bpe"`` -- the matches of ``pattern`` (any of :data:`bpe_core.pretokenize.PATTERNS`
   or a regex) as UTF-8 bytes (:func:`bpe_core.counting.stream.count_text`); stored in
@@ -60,18 +63,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bpe import BPETokenizer, train_bpe_from_counts
-from ..interface import ProgressCallback
-from ..pretokenize import BERT_PATTERN, PATTERNS, resolve_pattern, validate_special_tokens
-from ..unigram import SENTENCEPIECE, UnigramTokenizer, count_unigram_words
-from ..unigram.model import DEFAULT_UNK_TOKEN
-from ..unigram.trainer import train_unigram_from_counts
-from ..wordpiece import WordPieceTokenizer, count_words, train_wordpiece_from_counts
-from ..wordpiece.words import surrogate_error
-from .stream import count_text
+from ..interface import ALGORITHMS as REGISTERED
+from ..interface import Algorithm, ProgressCallback, TrainedTokenizer, get_algorithm
+from ..pretokenize import PATTERNS, resolve_pattern, validate_special_tokens
 
 __all__ = [
-    "ALGORITHMS",
     "FORMAT",
     "FORMAT_VERSION",
     "CountTable",
@@ -81,6 +77,7 @@ __all__ = [
     "load_count_tables",
     "merge_count_tables",
     "save_count_table",
+    "table_algorithms",
     "train_from_table",
 ]
 
@@ -90,10 +87,13 @@ _READS = (1, 2)  # version 1: BPE tables, before the algorithm was recorded
 _MEMBERS = ("meta", "lengths", "counts", "data")
 
 
-ALGORITHMS = ("bpe", "wordpiece", "unigram")
-"""The algorithms a count table can be counted for (each pre-tokenizes in its own way; see the module doc)."""
+def table_algorithms() -> tuple[str, ...]:
+    """The registered algorithms a count table can be counted for (those whose registration counts words).
 
-_ORDERED = ("wordpiece", "unigram")  # tables kept in order of first appearance
+    >>> table_algorithms()
+    ('bpe', 'wordpiece', 'unigram')
+    """
+    return tuple(name for name, alg in REGISTERED.items() if alg.count_words and alg.train_from_counts)
 
 
 class CountTableError(ValueError):
@@ -111,11 +111,11 @@ class CountTable:
         pretokens: pre-token occurrences (the sum of the counts).
         special_occurrences: special-token occurrences cut out of the text.
         sources: names of the files counted (informational).
-        algorithm: whose pre-tokenization counted it: ``"bpe"``, ``"wordpiece"`` or ``"unigram"``.
-        lowercase: the text was lower-cased before counting (WordPiece only).
+        algorithm: whose pre-tokenization counted it: one of :func:`table_algorithms`.
+        lowercase: the text was lower-cased before counting (algorithms that offer it: WordPiece).
 
-    For ``"wordpiece"`` and ``"unigram"`` the order of ``word_counts`` is the
-    order of first appearance, and is part of the table.
+    For an algorithm whose registration says ``counts_in_text_order`` (WordPiece, Unigram)
+    the order of ``word_counts`` is the order of first appearance, and is part of the table.
     """
 
     word_counts: dict[bytes, int]
@@ -135,8 +135,9 @@ class CountTable:
     def describe(self) -> str:
         """How the table was counted, in words (for messages): ``"for bpe with the gpt2 pattern"``, ..."""
         pat = self.pattern_name or f"custom regex {self.pattern!r}"
-        if self.algorithm == "wordpiece":
-            return "for wordpiece (BERT-style words" + (", lower-cased)" if self.lowercase else ")")
+        alg = REGISTERED.get(self.algorithm)
+        if alg is not None and alg.fixed_pattern:
+            return f"for {self.algorithm} ({alg.pattern_phrase} words" + (", lower-cased)" if self.lowercase else ")")
         return f"for {self.algorithm} with the {pat} pattern"
 
     @classmethod
@@ -161,13 +162,13 @@ class CountTable:
             special_tokens: special tokens used to count.
             special_occurrences: special-token occurrences cut out.
             sources: file names, for the record.
-            algorithm: one of :data:`ALGORITHMS`.
-            lowercase: the text was lower-cased first (WordPiece only).
+            algorithm: one of :func:`table_algorithms`.
+            lowercase: the text was lower-cased first (algorithms that offer it).
 
         Raises:
-            ValueError: bad pattern or special tokens; an unknown algorithm; a
-                WordPiece table with another pattern than ``bert``; ``lowercase``
-                for another algorithm than WordPiece.
+            ValueError: bad pattern or special tokens; an unknown algorithm; another
+                pattern than the algorithm's own when it is fixed (WordPiece: ``bert``);
+                ``lowercase`` for an algorithm that does not offer it.
         """
         _check_algorithm(algorithm, pattern, lowercase)
         counts = {k.encode("utf-8") if isinstance(k, str) else k: v for k, v in word_counts.items()}
@@ -187,14 +188,24 @@ class CountTable:
         return {k.decode("utf-8"): v for k, v in self.word_counts.items()}
 
 
-def _check_algorithm(algorithm: str, pattern: str, lowercase: bool) -> None:
-    """Raise ``ValueError`` for an unknown algorithm or settings it cannot count with."""
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    if algorithm == "wordpiece" and resolve_pattern(pattern) != BERT_PATTERN:
-        raise ValueError(f"WordPiece pre-tokenizes BERT-style; its pattern is bert, not {pattern!r}")
-    if lowercase and algorithm != "wordpiece":
-        raise ValueError(f"lower-casing is a WordPiece option; {algorithm} counts the text as it is")
+def _check_algorithm(algorithm: str, pattern: str, lowercase: bool) -> Algorithm:
+    """The registration of ``algorithm``; ``ValueError`` for an unknown one or settings it cannot count with."""
+    if algorithm not in table_algorithms():
+        raise ValueError(f"algorithm must be one of {', '.join(table_algorithms())}, got {algorithm!r}")
+    alg = get_algorithm(algorithm)
+    if alg.fixed_pattern and resolve_pattern(pattern) != resolve_pattern(alg.default_pattern):
+        raise ValueError(
+            f"{alg.label} pre-tokenizes {alg.pattern_phrase}; its pattern is {alg.default_pattern}, not {pattern!r}"
+        )
+    if lowercase and not alg.uses_lowercase:
+        offered = " or ".join(a.label for a in REGISTERED.values() if a.uses_lowercase)
+        raise ValueError(f"lower-casing is a {offered} option; {algorithm} counts the text as it is")
+    return alg
+
+
+def _with_required(alg: Algorithm, specials: tuple[str, ...]) -> tuple[str, ...]:
+    """``specials`` and the algorithm's required special tokens missing from them, at the end (as its trainer adds)."""
+    return (*specials, *(t for t in alg.required_special_tokens if t not in specials))
 
 
 def count_text_table(
@@ -211,12 +222,12 @@ def count_text_table(
 
     Args:
         text: the text (``str``).
-        algorithm: one of :data:`ALGORITHMS`.
-        pattern: the pre-tokenization pattern (default: ``gpt2`` for BPE,
+        algorithm: one of :func:`table_algorithms`.
+        pattern: the pre-tokenization pattern (default: the algorithm's own: ``gpt2`` for BPE,
             ``bert`` for WordPiece -- its only one -- and ``sentencepiece`` for Unigram).
-        special_tokens: special tokens cut out before counting; for Unigram the
-            unknown token ``<unk>`` is added at the end when missing, as
-            :func:`bpe_core.unigram.train_unigram` adds it.
+        special_tokens: special tokens cut out before counting; the algorithm's required
+            ones (Unigram's unknown token ``<unk>``) are added at the end when missing, as
+            its trainer adds them.
         lowercase: WordPiece: lower-case the text first.
         sources: the file name(s), for the record.
         progress: optional ``progress("count", done, total)`` (BPE and WordPiece).
@@ -235,26 +246,11 @@ def count_text_table(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    default = {"bpe": "gpt2", "wordpiece": "bert", "unigram": SENTENCEPIECE}.get(algorithm, "gpt2")
-    pattern = default if pattern is None else pattern
-    _check_algorithm(algorithm, pattern, lowercase)
-    specials = validate_special_tokens(special_tokens)
-    if algorithm == "bpe":
-        r = count_text(text, pattern, specials, num_workers=1, progress=progress)
-        counts: Mapping = r.word_counts
-        n_special = r.special_occurrences
-    else:
-        err = surrogate_error(text)
-        if err is not None:
-            raise err
-        if algorithm == "wordpiece":
-            counts, n_special = count_words(text, specials, lowercase, progress=progress)
-        else:
-            if DEFAULT_UNK_TOKEN not in specials:
-                specials = (*specials, DEFAULT_UNK_TOKEN)
-            if resolve_pattern(pattern) == PATTERNS[SENTENCEPIECE]:
-                pattern = SENTENCEPIECE  # the Unigram trainer's name for ▁-marked words
-            counts, n_special = count_unigram_words(text, pattern, specials)
+    known = REGISTERED.get(algorithm)
+    pattern = (known.default_pattern if known is not None else "gpt2") if pattern is None else pattern
+    alg = _check_algorithm(algorithm, pattern, lowercase)
+    specials = _with_required(alg, validate_special_tokens(special_tokens))
+    counts, n_special, pattern = alg.count_words(text, pattern, specials, lowercase, progress)
     return CountTable.from_counts(
         counts,
         pattern,
@@ -297,7 +293,7 @@ def save_count_table(table: CountTable, path: str | os.PathLike) -> None:
     >>> load_count_table(p, pattern="gpt2").word_counts == {b"low": 2, b" lower": 1}
     True
     """
-    ordered = table.algorithm in _ORDERED
+    ordered = get_algorithm(table.algorithm).counts_in_text_order
     lengths, counts, data = _arrays(table.word_counts, ordered)
     meta = {
         "format": FORMAT,
@@ -377,7 +373,7 @@ def load_count_table(
             f"this bpe_core reads versions {', '.join(map(str, _READS))} only"
         )
     table_algorithm = meta.get("algorithm", "bpe")
-    if table_algorithm not in ALGORITHMS:
+    if table_algorithm not in table_algorithms():
         raise CountTableError(f"{name} was counted for an unknown algorithm {table_algorithm!r}")
     lengths = arrays["lengths"].astype("<u4", copy=False)
     counts = arrays["counts"].astype("<i8", copy=False)
@@ -518,14 +514,15 @@ def train_from_table(
     special_tokens: Sequence[str] | None = None,
     lowercase: bool | None = None,
     progress: ProgressCallback | None = None,
-) -> BPETokenizer | WordPieceTokenizer | UnigramTokenizer:
+) -> TrainedTokenizer:
     """Train the table's algorithm on its counts, without the text.
 
     The result is identical to training on the text the table was counted
     from (:func:`count_text_table`; for shards, their concatenation when no
-    pre-token spans a cut): :func:`bpe_core.train_bpe_from_counts`,
-    :func:`bpe_core.wordpiece.train_wordpiece_from_counts` or
-    :func:`bpe_core.unigram.trainer.train_unigram_from_counts`.
+    pre-token spans a cut): the registration's ``train_from_counts``
+    (:func:`bpe_core.train_bpe_from_counts`,
+    :func:`bpe_core.wordpiece.train_wordpiece_from_counts`,
+    :func:`bpe_core.unigram.train_unigram_from_counts`).
 
     Args:
         table: the :class:`CountTable`.
@@ -551,41 +548,20 @@ def train_from_table(
     >>> train_from_table(t, 12).vocab == train_wordpiece(text, 12, ["[UNK]"]).vocab
     True
     """
+    alg = get_algorithm(table.algorithm)
     if special_tokens is not None:
-        special_tokens = validate_special_tokens(special_tokens)
-        if table.algorithm == "unigram" and DEFAULT_UNK_TOKEN not in special_tokens:
-            special_tokens = (*special_tokens, DEFAULT_UNK_TOKEN)  # as counting and train_unigram add it
+        special_tokens = _with_required(alg, validate_special_tokens(special_tokens))  # as counting adds them
     _check_same(table, "the count table", None, special_tokens, algorithm, lowercase)
     specials = table.special_tokens if special_tokens is None else special_tokens
-    pattern = table.pattern_name or table.pattern
-    if table.algorithm == "bpe":
-        tok = train_bpe_from_counts(
-            table.word_counts,
-            vocab_size,
-            specials,
-            pattern,
-            special_occurrences=table.special_occurrences,
-            progress=progress,
-            name=f"BPE ({pattern})" if table.pattern_name else "BPE (custom pattern)",
-        )
-    elif table.algorithm == "wordpiece":
-        tok = train_wordpiece_from_counts(
-            table.words(),
-            vocab_size,
-            specials,
-            lowercase=table.lowercase,
-            special_occurrences=table.special_occurrences,
-            progress=progress,
-        )
-    else:
-        tok = train_unigram_from_counts(
-            table.words(),
-            vocab_size,
-            specials,
-            pattern,
-            special_occurrences=table.special_occurrences,
-            progress=progress,
-        )
+    tok = alg.train_from_counts(
+        table.word_counts,
+        vocab_size,
+        specials,
+        table.pattern_name or table.pattern,
+        lowercase=table.lowercase,
+        special_occurrences=table.special_occurrences,
+        progress=progress,
+    )
     if tok.training is not None:
         tok.training.count_seconds = 0.0
         tok.training.pretokens = table.pretokens

@@ -17,6 +17,7 @@ import regex
 
 from ..bpe.model import BPETokenizer
 from ..bpe.ranks import covering_pattern
+from ..interface import TrainedTokenizer, get_algorithm
 from ..persistence import json_field, json_float, json_int, json_kind
 from ..pretokenize import PATTERNS, resolve_pattern
 from ..unigram.encoder import METASPACE, SENTENCEPIECE
@@ -24,11 +25,13 @@ from ..unigram.model import UnigramTokenizer
 from ..wordpiece.model import WordPieceTokenizer
 
 __all__ = [
+    "HF_WRITERS",
     "bpe_from_hf_json",
     "bpe_to_hf_json",
     "byte_to_unicode",
     "onig_pattern",
     "pattern_name_of",
+    "to_hf_json",
     "unigram_from_hf_json",
     "unigram_to_hf_json",
     "wordpiece_from_hf_json",
@@ -568,3 +571,25 @@ def _unigram_pattern(pre: Any) -> str:
         if "Regex" in pat:
             return str(pat["Regex"])
     raise ValueError(f"the {kind!r} pre-tokenizer is not supported for Unigram here (Metaspace or a regex Split)")
+
+
+HF_WRITERS = {"BPE": bpe_to_hf_json, "WordPiece": wordpiece_to_hf_json, "Unigram": unigram_to_hf_json}
+"""A ``tokenizer.json``'s model type -> the writer of a tokenizer of that type (the format's own names)."""
+
+
+def to_hf_json(tok: TrainedTokenizer) -> str:
+    """A trained tokenizer as a Hugging Face ``tokenizer.json``, by its algorithm's model type there.
+
+    The type is the algorithm's registration's :attr:`~bpe_core.interface.Algorithm.hf_model`.
+
+    Raises:
+        ValueError: its algorithm has no ``tokenizer.json`` form.
+
+    >>> from bpe_core.wordpiece import train_wordpiece
+    >>> json.loads(to_hf_json(train_wordpiece("hug hugs", 8, ["[UNK]"])))["model"]["type"]
+    'WordPiece'
+    """
+    writer = HF_WRITERS.get(get_algorithm(tok.algorithm).hf_model)
+    if writer is None:
+        raise ValueError(f"{tok.name} has no Hugging Face tokenizer.json form")
+    return writer(tok)

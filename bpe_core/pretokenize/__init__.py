@@ -41,11 +41,13 @@ from .patterns import (
 )
 from .special import split_special, validate_special_tokens
 from .split import (
+    SURROGATE,
     PreToken,
     check_word_count,
     count_pretokens,
     iter_pretoken_strings,
     pretokenize,
+    surrogate_error,
     surrogate_message,
 )
 
@@ -60,6 +62,7 @@ __all__ = [
     "PATTERN_LABELS",
     "PROBE_SECONDS",
     "SENTENCEPIECE_PATTERN",
+    "SURROGATE",
     "TIKTOKEN_SOURCES",
     "PreToken",
     "Split",
@@ -77,6 +80,7 @@ __all__ = [
     "resolve_pattern",
     "shared_pretoken_prefix",
     "split_special",
+    "surrogate_error",
     "surrogate_message",
     "tokenizer_split",
     "validate_special_tokens",

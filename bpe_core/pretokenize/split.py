@@ -240,6 +240,21 @@ def iter_pretoken_strings(text: str, rx: regex.Pattern) -> list[str]:
     return [text[s:e] for s, e in _cover(rx, text)]
 
 
+SURROGATE = regex.compile(r"[\ud800-\udfff]")
+"""An unpaired surrogate: not a character, no UTF-8 form."""
+
+
+def surrogate_error(text: str) -> ValueError | None:
+    """The ``ValueError`` to raise for the first unpaired surrogate in ``text``, or ``None`` when it has none."""
+    m = SURROGATE.search(text)
+    if m is None:
+        return None
+    return ValueError(
+        f"text contains an unpaired surrogate U+{ord(m.group()):04X} at character {m.start()}, which is not a "
+        "character and has no UTF-8 form; remove it or replace it with U+FFFD"
+    )
+
+
 def surrogate_message(piece: str, exc: UnicodeEncodeError) -> str:
     """The error text for a pre-token holding an unpaired surrogate (``exc`` from ``piece.encode("utf-8")``)."""
     bad = piece[exc.start]

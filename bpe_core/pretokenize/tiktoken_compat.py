@@ -139,7 +139,7 @@ def disputed_chars(source: str) -> frozenset[str]:
 
 
 # The table, made by `format_table(TIKTOKEN_SOURCES)` with tiktoken 0.14.0 and regex 2026.11.15;
-# tests/test_tiktoken_compat.py checks it against the installed packages.
+# tests/engine/test_tiktoken_compat.py checks it against the installed packages.
 _TABLE: dict[str, tuple[Ranges, Ranges]] = {
     "\\p{L}": (
         (

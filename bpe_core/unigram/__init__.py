@@ -14,11 +14,14 @@ Importing this package registers the ``"unigram"`` algorithm in
 :data:`bpe_core.interface.ALGORITHMS`.
 """
 
-from ..interface import Algorithm, register_algorithm
+from collections.abc import Mapping
+
+from ..interface import Algorithm, ProgressCallback, register_algorithm
+from ..pretokenize import PATTERNS, resolve_pattern, surrogate_error
 from .encoder import METASPACE, SENTENCEPIECE, SENTENCEPIECE_PATTERN
 from .model import BYTE_PIECES, DEFAULT_UNK_TOKEN, UnigramTokenizer, UnigramTrainingInfo
 from .trace import LatticeArc, PruneRound, Segmentation, UnigramReplay, WordLattice
-from .trainer import DEFAULT_SEED_SIZE, count_unigram_words, train_unigram
+from .trainer import DEFAULT_SEED_SIZE, count_unigram_words, train_unigram, train_unigram_from_counts
 
 __all__ = [
     "BYTE_PIECES",
@@ -36,6 +39,7 @@ __all__ = [
     "WordLattice",
     "count_unigram_words",
     "train_unigram",
+    "train_unigram_from_counts",
 ]
 
 
@@ -47,6 +51,48 @@ def _train_spec(text, spec, *, progress=None, num_workers=None) -> UnigramTokeni
     )
 
 
+def _count_words(
+    text: str, pattern: str, special_tokens: tuple[str, ...], lowercase: bool, progress: ProgressCallback | None
+) -> tuple[Mapping[str, int], int, str]:
+    """The ``"unigram"`` registration's count for a count table: the trainer's words (:func:`count_unigram_words`).
+
+    SentencePiece's pattern is recorded by the name the trainer knows (``▁``-marked words).
+
+    Raises:
+        ValueError: an unpaired surrogate in ``text``.
+    """
+    del lowercase, progress  # no lower-casing; words are counted in one pass
+    err = surrogate_error(text)
+    if err is not None:
+        raise err
+    if resolve_pattern(pattern) == PATTERNS[SENTENCEPIECE]:
+        pattern = SENTENCEPIECE  # the Unigram trainer's name for ▁-marked words
+    counts, n_special = count_unigram_words(text, pattern, special_tokens)
+    return counts, n_special, pattern
+
+
+def _train_from_counts(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: tuple[str, ...],
+    pattern: str,
+    *,
+    lowercase: bool,
+    special_occurrences: int,
+    progress: ProgressCallback | None,
+) -> UnigramTokenizer:
+    """The ``"unigram"`` registration's training on a count table: :func:`train_unigram_from_counts`."""
+    del lowercase
+    return train_unigram_from_counts(
+        {k.decode("utf-8"): v for k, v in word_counts.items()},
+        vocab_size,
+        special_tokens,
+        pattern,
+        special_occurrences=special_occurrences,
+        progress=progress,
+    )
+
+
 register_algorithm(
     Algorithm(
         name="unigram",
@@ -55,6 +101,11 @@ register_algorithm(
         from_dict=UnigramTokenizer.from_dict,
         default_pattern=SENTENCEPIECE,
         default_special_tokens=(DEFAULT_UNK_TOKEN,),
+        required_special_tokens=(DEFAULT_UNK_TOKEN,),
         reads_files=True,
+        count_words=_count_words,
+        train_from_counts=_train_from_counts,
+        counts_in_text_order=True,
+        hf_model="Unigram",
     )
 )

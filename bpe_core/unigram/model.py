@@ -551,6 +551,10 @@ class UnigramTokenizer:
         """``(rank, id)`` of every learned piece of this view (not special, not a required character), by rank."""
         return [(i - self._st.base, i) for i in range(self._st.base, self._n)]
 
+    def merged_parts(self) -> dict[int, tuple[int, int]]:
+        """Empty: pieces are kept from a seed vocabulary by pruning, never built from two parts."""
+        return {}
+
     def fast_encoder(self):
         """``None``: Unigram has no faster encoder than :meth:`encode`."""
         return None

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..pretokenize import split_special
 from ..spans import TokenSpan
-from .words import BERT_RX, lowercase_text, normalize_with_origin, surrogate_error
+from .words import BERT_RX, bert_words, lowercase_text, normalize_with_origin, surrogate_error
 
 __all__ = ["WORD_CACHE_LIMIT", "WordPieceEncoder"]
 
@@ -113,7 +113,7 @@ class WordPieceEncoder:
                 out.append(specials[segment])
                 continue
             norm = lowercase_text(segment) if self._lowercase else segment
-            for word in BERT_RX.findall(norm):
+            for word in bert_words(norm):
                 out.extend(encode_word(word))
         return out
 
@@ -132,7 +132,7 @@ class WordPieceEncoder:
             if is_special:
                 out.append(segment)
             else:
-                out.extend(BERT_RX.findall(lowercase_text(segment) if self._lowercase else segment))
+                out.extend(bert_words(lowercase_text(segment) if self._lowercase else segment))
         return out
 
     def normalize(self, text: str) -> str:

@@ -249,33 +249,8 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
         trace: list[WordPieceMerge] | None,
         training: TrainingInfo | None,
     ) -> None:
-        special_set = set(specials)
-        special_ids: dict[str, int] = {}
-        piece_ids: dict[str, int] = {}
-        for i, s in enumerate(tokens):
-            if s == "":
-                raise ValueError(f"vocab entry {i} is empty; every token needs at least one character")
-            if s in special_set and s not in special_ids:
-                special_ids[s] = i
-            else:  # a later entry with a special token's string is an ordinary piece
-                if s in piece_ids:
-                    raise ValueError(f"token {s!r} appears twice in vocab (ids {piece_ids[s]} and {i})")
-                piece_ids[s] = i
-        for s in specials:
-            if s not in special_ids:
-                raise ValueError(f"special token {s!r} is not in vocab")
-        plen = len(prefix)
-        run = 0
-        for s in tokens:
-            if s in special_set or len(s) == 1 or (len(s) == plen + 1 and s.startswith(prefix)):
-                run += 1
-            else:
-                break
-        floor = max(special_ids.values(), default=-1) + 1
-        if base_size is None:
-            base_size = max(run, floor)
-        elif not floor <= base_size <= len(tokens):
-            raise ValueError(f"min_vocab_size {base_size} must be in {floor}..{len(tokens)}")
+        special_ids, piece_ids = _index_tokens(tokens, specials)
+        base_size = _base_size(tokens, specials, special_ids, prefix, base_size)
         self.name = name
         self._tokens = tokens
         self._specials = {s: special_ids[s] for s in specials}
@@ -292,10 +267,7 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
         self.training = training
         # merge rank that created each id (the first merge that produced its string)
         if trace is not None:
-            self._rank_of_id = {}
-            for st in trace:
-                if st.added:
-                    self._rank_of_id[st.new_id] = st.rank
+            self._rank_of_id = {st.new_id: st.rank for st in trace if st.added}
         else:
             self._rank_of_id = {i: i - base_size for i in range(base_size, len(tokens)) if i not in self._special_ids}
         self._n = len(tokens)
@@ -437,6 +409,10 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
     def learned_tokens(self) -> list[tuple[int, int]]:
         """``(merge rank, new id)`` of every merge of this view that added a token, in rank order."""
         return [(m.rank, m.new_id) for m in self.trace if m.added]
+
+    def merged_parts(self) -> dict[int, tuple[int, int]]:
+        """``{new id: (left id, right id)}`` of every merge of this view that added a token (the genealogy's edges)."""
+        return {m.new_id: (m.left_id, m.right_id) for m in self.trace if m.added}
 
     def replay(self, text: str):
         """A :class:`bpe_core.wordpiece.trace.WordPieceReplay` of training on ``text`` (its own training text)."""
@@ -588,3 +564,54 @@ def _merge_from_json(row: object, tokens: Sequence[str], prefix: str, field: str
         rank, left, right, new, tokens[left], tokens[right], merged, pair_freq, left_freq, right_freq, replaced,
         tokens_after, bool(row[9]),
     )  # fmt: skip
+
+
+def _index_tokens(tokens: Sequence[str], specials: tuple[str, ...]) -> tuple[dict[str, int], dict[str, int]]:
+    """``(special token -> id, piece -> id)`` of a vocabulary in id order.
+
+    A special token's string takes its first id; a later entry with the same
+    string is an ordinary piece.
+
+    Raises:
+        ValueError: an empty entry, a piece twice, a special token missing.
+    """
+    special_set = set(specials)
+    special_ids: dict[str, int] = {}
+    piece_ids: dict[str, int] = {}
+    for i, s in enumerate(tokens):
+        if s == "":
+            raise ValueError(f"vocab entry {i} is empty; every token needs at least one character")
+        if s in special_set and s not in special_ids:
+            special_ids[s] = i
+        else:  # a later entry with a special token's string is an ordinary piece
+            if s in piece_ids:
+                raise ValueError(f"token {s!r} appears twice in vocab (ids {piece_ids[s]} and {i})")
+            piece_ids[s] = i
+    for s in specials:
+        if s not in special_ids:
+            raise ValueError(f"special token {s!r} is not in vocab")
+    return special_ids, piece_ids
+
+
+def _base_size(
+    tokens: Sequence[str], specials: tuple[str, ...], special_ids: dict[str, int], prefix: str, base_size: int | None
+) -> int:
+    """The initial vocabulary's size: ``base_size`` checked, or (``None``) the leading run of specials and characters.
+
+    Raises:
+        ValueError: ``base_size`` is below the last special token's id + 1 or above the vocabulary's size.
+    """
+    special_set = set(specials)
+    plen = len(prefix)
+    run = 0
+    for s in tokens:
+        if s in special_set or len(s) == 1 or (len(s) == plen + 1 and s.startswith(prefix)):
+            run += 1
+        else:
+            break
+    floor = max(special_ids.values(), default=-1) + 1
+    if base_size is None:
+        return max(run, floor)
+    if not floor <= base_size <= len(tokens):
+        raise ValueError(f"min_vocab_size {base_size} must be in {floor}..{len(tokens)}")
+    return base_size

@@ -148,9 +148,9 @@ def _fraction_text(p: ScoredPair) -> str:
 def explain_score_tie(winner: ScoredPair, rival: ScoredPair) -> str:
     """Say in words why ``winner`` is merged before ``rival`` when their scores are equal.
 
-    The rule (DESIGN.md, "WordPiece semantics", as in the course's code): ties
-    go to the pair whose first occurrence comes earliest when scanning the words
-    in order of first appearance, left to right.
+    The rule (the Hugging Face course's code, chapter 6): ties go to the pair
+    whose first occurrence comes earliest when scanning the words in order of
+    first appearance, left to right.
 
     Args:
         winner: the pair that goes first.

@@ -14,15 +14,27 @@ from collections.abc import Callable, Iterator, Sequence
 
 import regex
 
-from ..pretokenize import BERT_PATTERN, compile_pattern, split_special, validate_special_tokens
+from ..pretokenize import (
+    BERT_PATTERN,
+    SURROGATE,
+    compile_pattern,
+    split_special,
+    surrogate_error,
+    validate_special_tokens,
+)
 
-__all__ = ["BERT_RX", "SURROGATE", "count_words", "lowercase_text", "normalize_with_origin", "surrogate_error"]
+__all__ = [
+    "BERT_RX",
+    "SURROGATE",
+    "bert_words",
+    "count_words",
+    "lowercase_text",
+    "normalize_with_origin",
+    "surrogate_error",
+]
 
 BERT_RX = compile_pattern(BERT_PATTERN)
 """The compiled BERT-style split (``findall`` gives a segment's words)."""
-
-SURROGATE = regex.compile(r"[\ud800-\udfff]")
-"""An unpaired surrogate: not a character, no UTF-8 form."""
 
 
 def lowercase_text(text: str) -> str:
@@ -60,17 +72,6 @@ def normalize_with_origin(segment: str, lowercase: bool) -> tuple[str, list[int]
     for i, ch in enumerate(segment):
         origin.extend([i] * len(lowercase_text(ch)))
     return norm, origin
-
-
-def surrogate_error(text: str) -> ValueError | None:
-    """The ``ValueError`` to raise for the first unpaired surrogate in ``text``, or ``None`` when it has none."""
-    m = SURROGATE.search(text)
-    if m is None:
-        return None
-    return ValueError(
-        f"text contains an unpaired surrogate U+{ord(m.group()):04X} at character {m.start()}, which is not a "
-        "character and has no UTF-8 form; remove it or replace it with U+FFFD"
-    )
 
 
 COUNT_CHUNK = 1 << 20
@@ -116,7 +117,7 @@ def count_words(
             done += len(segment)
         else:
             for chunk in _chunks(segment):
-                counts.update(BERT_RX.findall(lowercase_text(chunk) if lowercase else chunk))
+                counts.update(bert_words(lowercase_text(chunk) if lowercase else chunk))
                 done += len(chunk)
                 if progress is not None:
                     progress("count", min(-(-done // COUNT_CHUNK), total), total)
@@ -124,6 +125,24 @@ def count_words(
 
 
 _SPACE = regex.compile(r"\s")
+_SPLIT_ONLY_SPACE = regex.compile("[\x1c-\x1f]")
+"""The characters ``str.split`` takes for whitespace and ``\\s`` (Unicode's White_Space) does not."""
+
+_PUNCT = regex.compile(BERT_PATTERN.rsplit("|", 1)[1])
+"""One punctuation character: the second alternative of :data:`~bpe_core.pretokenize.BERT_PATTERN`."""
+
+
+def bert_words(text: str) -> list[str]:
+    """The BERT-style words of ``text``, in order: equal to ``BERT_RX.findall(text)``, about twice as fast.
+
+    Each punctuation character gets a space on each side, then ``str.split``
+    cuts at whitespace (in C).  A text holding U+001C..U+001F, which
+    ``str.split`` takes for whitespace and BERT's pattern does not, is split
+    with the regex alone.
+    """
+    if _SPLIT_ONLY_SPACE.search(text) is not None:
+        return BERT_RX.findall(text)
+    return _PUNCT.sub(r" \g<0> ", text).split()
 
 
 def _chunks(segment: str) -> Iterator[str]:

@@ -10,7 +10,7 @@ import pytest
 from bpe_core import TrainingSpec, train_bpe
 from bpe_core.spans import spans_from_token_bytes
 from tests.conftest import sample, seed_text
-from ui import charts, compare
+from ui import catalogue, charts, compare, view
 from ui.inputs import Settings
 
 
@@ -22,11 +22,11 @@ def settings_for(text: str, max_vocab: int = 600, pattern: str = "gpt2", special
 
 
 def test_token_count_bars_data():
-    fig = charts.token_count_bars(["BPE", "GPT-2"], [621, 648], ["trained", "reference"])
+    fig = charts.token_count_bars(["BPE", "GPT-2"], [621, 648], ["trained", "production"])
     (bar,) = fig.data
     assert list(bar.y) == ["BPE", "GPT-2"] and list(bar.x) == [621, 648]
     assert list(bar.text) == ["621", "648"]
-    assert list(bar.marker.color) == [charts.TRAINED_COLOUR, charts.REFERENCE_COLOUR]
+    assert list(bar.marker.color) == [charts.TRAINED_COLOUR, charts.PRODUCTION_COLOUR]
     with pytest.raises(ValueError, match="same length"):
         charts.token_count_bars(["a"], [1, 2])
 
@@ -134,9 +134,9 @@ def test_labels_in_hover_text_are_escaped():
 def test_compression_data_on_the_training_text_comes_from_the_trace(tiktoken_official):
     text = seed_text()
     s = settings_for(text)
-    entries = [compare.REGISTRY["bpe"], compare.REGISTRY["gpt2"]]
-    columns = compare.build_columns(entries, s, 400)
-    metrics = {c.built.cache_key: compare.measure(c.built.cache_key, text, c.built) for c in columns}
+    entries = [catalogue.entries()["bpe"], catalogue.entries()["gpt2"]]
+    columns = catalogue.build_columns(entries, s, 400)
+    metrics = {c.built.cache_key: catalogue.measure(c.built.cache_key, text, c.built) for c in columns}
     curves, points = compare.compression_data(columns, text, True, metrics)
     (curve,) = curves
     full = train_bpe(text, 600, ["<|endoftext|>"])
@@ -153,8 +153,8 @@ def test_compression_data_on_the_training_text_comes_from_the_trace(tiktoken_off
 def test_compression_data_on_another_text_is_sampled():
     s = settings_for(sample("english"))
     other = sample("python")
-    columns = compare.build_columns([compare.REGISTRY["bpe"]], s, None)
-    metrics = {c.built.cache_key: compare.measure(c.built.cache_key, other, c.built) for c in columns}
+    columns = catalogue.build_columns([catalogue.entries()["bpe"]], s, None)
+    metrics = {c.built.cache_key: catalogue.measure(c.built.cache_key, other, c.built) for c in columns}
     (curve,), points = compare.compression_data(columns, other, False, metrics)
     assert points == [] and not curve.exact
     full = train_bpe(sample("english"), 600, ["<|endoftext|>"])
@@ -167,19 +167,19 @@ def test_compression_data_on_another_text_is_sampled():
 
 def test_long_text_fast_path_gives_our_ids():
     text = seed_text() * 2 + sample("multilingual") + "<|endoftext|>" + sample("python")
-    assert len(text) > compare.FAST_ENCODE_CHARS
+    assert len(text) > catalogue.FAST_ENCODE_CHARS
     s = settings_for(seed_text(), 800)
-    (col,) = compare.build_columns([compare.REGISTRY["bpe"]], s, None)
+    (col,) = catalogue.build_columns([catalogue.entries()["bpe"]], s, None)
     tok = col.built.tokenizer
-    assert compare.encode_fast(col.built, text) == tok.encode(text)
+    assert catalogue.encode_fast(col.built, text) == tok.encode(text)
 
 
 def test_metrics_frame_and_special_note_escape_user_text():
     hostile = '<img src=x onerror="alert(1)">'
     text = f"hello {hostile} world <|endoftext|>"
     s = settings_for(sample("english"), 400, specials=(hostile,))
-    columns = compare.build_columns([compare.REGISTRY["bpe"], compare.REGISTRY["gpt2"]], s, None)
-    metrics = {c.built.cache_key: compare.measure(c.built.cache_key, text, c.built) for c in columns}
+    columns = catalogue.build_columns([catalogue.entries()["bpe"], catalogue.entries()["gpt2"]], s, None)
+    metrics = {c.built.cache_key: catalogue.measure(c.built.cache_key, text, c.built) for c in columns}
     note = compare.special_tokens_note(text, columns)
     assert "<img" not in note and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in note
     assert "occurs 1×: one special token for BPE (gpt2) · 400; ordinary text for GPT-2 (r50k_base)." in note
@@ -197,7 +197,7 @@ def test_marked_tokens_and_layout_helpers():
     assert compare.marked_tokens(spans, [(3, 5)]) == [False, True, True, False, False]
     assert compare.marked_tokens(spans, [(0, 2), (6, 8)]) == [True, False, False, False, True]
     assert compare.marked_tokens(spans, []) == [False] * 5
-    assert [compare.per_row(n) for n in range(1, 8)] == [1, 2, 3, 2, 3, 3, 3]
+    assert [view.per_row(n) for n in range(1, 8)] == [1, 2, 3, 2, 3, 3, 3]
 
 
 def test_parse_sizes():
@@ -217,11 +217,12 @@ def test_parse_sizes_never_raises_on_hostile_values():
 
 
 def test_registry_accepts_one_more_entry():
-    built = compare.Built(train_bpe("abc", 257), "Extra", "extra|1")
-    entry = compare.register(compare.Entry("extra", "Extra tokenizer", "trained", lambda s, n: built))
+    built = catalogue.Built(train_bpe("abc", 257), "Extra", "extra|1")
+    entry = catalogue.register(catalogue.Entry("extra", "Extra tokenizer", "trained", lambda s, n: built))
     try:
-        assert list(compare.REGISTRY)[-1] == "extra"
-        (col,) = compare.build_columns([entry], settings_for("abc"), None)
+        assert list(catalogue.entries())[-1] == "extra"
+        (col,) = catalogue.build_columns([entry], settings_for("abc"), None)
         assert col.built is built and col.error is None
     finally:
-        del compare.REGISTRY["extra"]
+        catalogue.unregister("extra")
+    assert "extra" not in catalogue.entries()

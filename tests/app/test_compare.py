@@ -8,7 +8,9 @@ import pytest
 import tiktoken
 
 import bpe_core.production.encodings
+import ui.catalogue
 import ui.compare
+import ui.limits
 from bpe_core import train_bpe
 from bpe_core.production.encodings import ENCODINGS_DIR_ENV, load_encoding
 from bpe_core.production.registry import load_production
@@ -309,9 +311,9 @@ def test_windows_line_ends_are_counted_and_drawn_exactly(app, monkeypatch, tikto
     # An uploaded file with Windows line ends has no newline between two non-space characters, so every cut
     # (the drawn prefix, the measuring chunks) must come from the pre-token scan.  Measured 2,000 characters
     # at a time, the counts must still be tiktoken's for the whole text, and the drawn tokens its first tokens.
-    monkeypatch.setattr(ui.compare, "MEASURE_CHUNK_CHARS", 2_000)
+    monkeypatch.setattr(ui.catalogue, "MEASURE_CHUNK_CHARS", 2_000)
     text = (sample("english") + "\n\n" + sample("python")).replace("\n", "\r\n")  # ASCII only, 6,800 characters
-    assert len(text) > ui.compare.DRAW_CHARS + 2_000
+    assert len(text) > ui.limits.COMPARE_DRAW_CHARS + 2_000
     app.radio(key="source").set_value("Upload").run()
     app.file_uploader[0].set_value(("windows.txt", text.encode(), "text/plain")).run()
     app.switch_page(PAGE).run()

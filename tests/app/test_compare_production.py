@@ -23,7 +23,7 @@ from bpe_core.production.registry import (
 )
 from tests.app.test_compare import PAGE, pick, table
 from tests.conftest import APP, FULL_SIZE, html_bodies, sample, token_texts
-from ui import compare as ui_compare
+from ui import catalogue
 
 RARE = "ሰላም 𝔘𝔫𝔦 똠 naïve  tabs\tand\r\nlines"
 """Ethiopic, mathematical letters and a rare Hangul syllable: Mistral v1 spells them with byte fallback."""
@@ -267,8 +267,8 @@ def test_measure_is_the_engines_for_every_production_encoding():
     text = sample("multilingual")[:3000] + RARE
     for key in PRODUCTION:
         tok = load_production(key)
-        col = ui_compare.build_columns([ui_compare.REGISTRY[key]], None, None)[0]
-        got = ui_compare.measure(col.built.cache_key, text, col.built)
+        col = catalogue.build_columns([catalogue.production_entry(key)], None, None)[0]
+        got = catalogue.measure(col.built.cache_key, text, col.built)
         assert got == compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id), key
 
 

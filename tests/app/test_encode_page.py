@@ -99,7 +99,7 @@ def test_unavailable_reference_is_reported_and_the_rest_shown(encode_page, monke
         )
 
     monkeypatch.setattr(ui.steps_view, "load_production", unavailable)
-    ui.steps_view.reference_tokenizer.clear()  # the fixture's first run cached the real ones
+    ui.steps_view.production_tokenizer.clear()  # the fixture's first run cached the real ones
     encode_page.text_input(key="encode_word").input("hello").run()
     assert not encode_page.exception
     # one line for the page, the longer story in one fold

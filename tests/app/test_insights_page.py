@@ -166,7 +166,7 @@ def test_vocab_diff_of_a_wordpiece_is_against_berts():
     from bpe_core.production.registry import BERT_VOCAB_FILE
 
     at = open_insights("diff", {"algo": "wordpiece", "vocab": "400"})
-    assert at.session_state["ins_refs"] == ["bert"]  # the default for a WordPiece: the same algorithm's
+    assert at.session_state["ins_production"] == ["bert"]  # the default for a WordPiece: the same algorithm's
     spec = TrainingSpec("wordpiece", 400, pattern="bert", special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"))
     tok = spec.train(sample("english"))
     bert = set(package_file_path(BERT_VOCAB_FILE).read_text(encoding="utf-8").split("\n"))
@@ -177,7 +177,7 @@ def test_vocab_diff_of_a_wordpiece_is_against_berts():
     only, shared_tab = frame(at, 0), frame(at, 1)
     assert len(only) + len(shared_tab) == len(learned) and len(shared_tab) == len(shared)
     # GPT-2's vocabulary holds bytes: a WordPiece is not compared with it, and the page says whom to pick
-    at.session_state["ins_refs"] = ["gpt2"]
+    at.session_state["ins_production"] = ["gpt2"]
     at.run()
     assert any("Pick BERT (bert-base-uncased) above" in i.value for i in at.info) and not at.dataframe
 
@@ -191,7 +191,7 @@ def test_vocab_diff_of_a_unigram_is_against_xlmrs():
     except EncodingUnavailable as exc:
         pytest.skip(str(exc))
     at = open_insights("diff", {"algo": "unigram", "vocab": "600"})
-    assert at.session_state["ins_refs"] == ["xlmr"]
+    assert at.session_state["ins_production"] == ["xlmr"]
     shared_tab = frame(at, 1)
     pieces = set(xlmr.pieces)
     assert len(shared_tab) > 50 and all(
@@ -422,7 +422,7 @@ def test_heldout_with_an_imported_tokenizer_says_where_it_was_trained():
     label = f"Trained on the training part · {part.vocab_size:,}"
     assert rows[label]["Held-out tokens"] == len(part.encode(held))
     captions = "\n".join(c.value for c in at.caption)
-    assert "The imported tokenizer and the references were trained on other data" in captions
+    assert "The imported tokenizer and the production encodings were trained on other data" in captions
 
     # another file with the same algorithm, pattern, size and special tokens: its own numbers, not the cached ones
     other = train_bpe(sample("numbers"), 600, ["<|endoftext|>"])
@@ -461,8 +461,8 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
 
     text = sample("english")
     tok = train_bpe(text, 1000, ["<|endoftext|>"])
-    at = open_insights("genealogy", {"refs": "llama3,mistral_v1"})
-    assert at.button_group(key="ins_refs").value == ["llama3", "mistral_v1"]
+    at = open_insights("genealogy", {"refs": "llama3,mistral_v1"})  # a link from before "prod": still read
+    assert at.button_group(key="ins_production").value == ["llama3", "mistral_v1"]
     token_id = next(i for _a, _b, i in reversed(tok.merge_ids) if tok.token_bytes(i).startswith(b" "))
     at.selectbox(key="ins_token").set_value(token_id).run()
     data = tok.token_bytes(token_id)
@@ -486,4 +486,4 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
         assert 0 < shared < len(learned)
         assert metric(at, f"{label} has") == f"{shared / len(learned):.1%}"
     at.run()
-    assert at.query_params["refs"] == "llama3,mistral_v1"
+    assert at.query_params["prod"] == "llama3,mistral_v1" and "refs" not in at.query_params

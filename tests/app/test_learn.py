@@ -15,6 +15,7 @@ from tests import learn_sources as src
 from tests.app.learn_helpers import chip_row, chip_rows, fact, offsets, open_lesson, page_text
 from ui import links
 from ui import state_keys as sk
+from ui.algorithms import view_of
 from ui.lessons.catalogue import LESSONS, slugs
 from ui.lessons.spaces import CODE  # the lesson's input (its outputs are what is checked)
 
@@ -223,7 +224,7 @@ TRY = {
     "wordpiece": ("Merges", {sk.ALGORITHM: "wordpiece", sk.MERGE_STEP: 1}),
     "efficiency": ("Compare tokenizers", {sk.COMPARE_TOKENIZERS: ["bpe", "gpt2", "cl100k_base", "o200k_base"]}),
     "spaces-and-numbers": ("Compare tokenizers", {sk.COMPARE_TOKENIZERS: ["bpe", "gpt2", "cl100k_base"]}),
-    "special-tokens": ("BPE Playground", {sk.special_tokens_key("bpe"): ["<|endoftext|>"]}),
+    "special-tokens": ("BPE Playground", {view_of("bpe").special_tokens_key: ["<|endoftext|>"]}),
     "glitch-tokens": ("Insights", {sk.INS_TAB: "Under-used tokens"}),
     "vocabulary": ("Insights", {sk.INS_TAB: "Vocabulary diff"}),
     "sentencepiece": (

@@ -154,6 +154,16 @@ def test_insights_page_settings_in_the_link():
     assert "ptext" not in q  # the base's own pattern is implied
 
 
+def test_production_choices_keep_their_old_link_names():
+    """``refs``/``ref`` became ``prod``/``diffwith`` (one name per concept): an old link still opens the same."""
+    old = links.parse_query({"refs": "llama3,gpt2", "ref": "gpt2"})
+    new = links.parse_query({"prod": "llama3,gpt2", "diffwith": "gpt2"})
+    assert old == new == {"ins_production": ["llama3", "gpt2"], "ins_diff_production": "gpt2"}
+    assert links.parse_query({"prod": "gpt2", "refs": "llama3"})["ins_production"] == ["gpt2"]  # the new name wins
+    q = links.query_from_state({"ins_production": ["gpt2"], "ins_diff_production": "gpt2"}, "insights")
+    assert (q["prod"], q["diffwith"]) == ("gpt2", "gpt2") and "refs" not in q and "ref" not in q
+
+
 def test_compare_and_encode_settings_in_the_link():
     at = fresh({"cmp": "gpt2,o200k_base", "cmpon": "other", "word": "naïve"})
     at.switch_page("app_pages/compare.py").run()
@@ -209,7 +219,7 @@ def test_link_restored_widgets_have_no_value_argument():
 
     from ui import state_keys as sk
 
-    linked = {p.state for p in links.PARAMS}
+    linked = {p.state for p in links.params()}
     root = Path(__file__).resolve().parents[2]
     offenders = []
     for path in [*root.glob("ui/**/*.py"), *root.glob("app_pages/*.py")]:

@@ -200,13 +200,14 @@ def test_unigram_bad_arguments(english):
 
 
 def test_unigram_is_live_up_to_its_length_limit_and_the_others_always(english):
-    """Past ``LIVE_MAX_CHARS`` Unigram is drawn on the server (its tables cost more than training); BPE and
+    """Past its live view's ``max_chars`` Unigram is drawn on the server (its tables cost more than training); BPE and
     WordPiece stay live on the same text."""
     from bpe_core.unigram import train_unigram
     from ui import live_view
+    from ui.algorithms import view_of
 
     text = english
-    limit = live_view.LIVE_MAX_CHARS["unigram"]
+    limit = view_of("unigram").live.max_chars
     long_text = (text * (limit // len(text) + 2))[: limit + 1]
     uni = train_unigram(text, 600)
     assert live_view.supports(uni, text) and live_view.supports(uni, long_text[:limit])
@@ -258,7 +259,8 @@ def test_unigram_merges_payload_is_the_pruning_story(english):
     """The player's payload: one step per round, the card's numbers as the server's pruning card has them."""
     from bpe_core.unigram import train_unigram
     from ui import live_view
-    from ui.merges.pruning import MAX_LISTED, UnigramPruningHistory
+    from ui.limits import PRUNED_LISTED
+    from ui.merges.pruning import UnigramPruningHistory
 
     tok = train_unigram(english, 1000)
     history = UnigramPruningHistory(tok, english)
@@ -270,8 +272,7 @@ def test_unigram_merges_payload_is_the_pruning_story(english):
     assert tr["round"] == [r.round for r in history.trace]
     assert tr["nRemoved"] == [r.n_removed for r in history.trace]
     for k in range(1, history.n_steps + 1):
-        assert [x[0] for x in tr["removed"][k - 1]] == [piece for _i, piece, _x in history.removed(k)][:MAX_LISTED]
-    assert MAX_LISTED == live_view.UNIGRAM_LISTED
+        assert [x[0] for x in tr["removed"][k - 1]] == [piece for _i, piece, _x in history.removed(k)][:PRUNED_LISTED]
     raw = gzip.decompress(base64.b64decode(p["totals"]["z"]))
     totals = list(array("H" if p["totals"]["w"] == 2 else "I", raw))
     assert totals == [history.tokens_at(k) for k in range(history.n_steps + 1)]

@@ -12,10 +12,11 @@ from bpe_core import train_bpe
 from bpe_core.spans import TokenSpan
 from tests.conftest import sample, unmark_whitespace
 from ui import charts, render
+from ui.limits import MAX_STEP_CHARS
 from ui.merges.card import card_html
 from ui.merges.history import BPEMergeHistory, history_for
 from ui.merges.tables import filter_merges
-from ui.merges.text import MAX_STEP_CHARS, step_text_html
+from ui.merges.text import step_text_html
 from ui.render import readable
 
 
@@ -152,7 +153,7 @@ def test_segmentation_at_step_k_equals_the_view_of_that_size(english_history):
 def test_a_long_text_with_windows_line_ends_is_drawn_exactly():
     # longer than MAX_STEP_CHARS, with no newline between two non-space characters: the drawn part ends on
     # a pre-token boundary, so its tokens at every step are the whole text's first tokens
-    text = (sample("english") + "\n\n" + sample("python")).replace("\n", "\r\n")
+    text = 2 * (sample("english") + "\n\n" + sample("python")).replace("\n", "\r\n")
     assert len(text) > MAX_STEP_CHARS + 2_000
     history = BPEMergeHistory(train_bpe(text, 600, ["<|endoftext|>"]), text)
     fresh = train_bpe(text, 600, ["<|endoftext|>"])

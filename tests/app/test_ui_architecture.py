@@ -4,6 +4,9 @@
 * kind switches -- ``isinstance`` on a tokenizer class, ``.algorithm ==`` / ``!=``,
   ``getattr``/``hasattr`` probes on a tokenizer -- stay at the handful left, each
   marked with a ``# kind switch:`` comment saying why the page shows different things;
+* one place per algorithm: each algorithm's screen side is ``ui/algorithms/<name>.py``, which
+  registers its :class:`ui.algorithms.AlgorithmView`; no other module keeps a table keyed by an
+  algorithm's name or compares with one (the engine's detectors, ``tests/engine/test_architecture.py``);
 * session-state keys are the constants of :mod:`ui.state_keys`, never string literals.
 """
 
@@ -16,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "ui").rglob("*.py"), *(ROOT / "app_pages").glob("*.py"), ROOT / "app.py"])
 
 MAX_KIND_SWITCHES = 1
-"""ui/compare.py's is_sidebars: which Compare column is the sidebar's own tokenizer."""
+"""ui/catalogue.py's is_sidebars: which column is the sidebar's own tokenizer."""
 
 
 def module_name(path: Path) -> str:
@@ -122,6 +125,35 @@ def test_kind_switches_are_few_and_each_says_why():
             assert "# kind switch:" in nearby, f"{path.relative_to(ROOT)}:{n} switches on a kind without saying why"
             found.append(f"{path.relative_to(ROOT)}:{n}")
     assert len(found) <= MAX_KIND_SWITCHES, found
+
+
+def test_each_algorithm_has_one_ui_module_that_registers_its_view():
+    from tests.engine.test_architecture import registered_names
+
+    made = {}  # module -> the AlgorithmView names it constructs
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "AlgorithmView":
+                names = [k.value.value for k in node.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)]
+                made.setdefault(module_name(path), []).extend(names)
+    for name in registered_names():
+        assert made.get(f"ui.algorithms.{name}") == [name], made
+    others = {m: n for m, n in made.items() if not m.startswith("ui.algorithms.")}
+    assert all(not names for names in others.values()), others  # the generic view builds one without a literal name
+
+
+def test_no_table_keyed_by_an_algorithm_name_in_ui():
+    from tests.engine.test_architecture import name_tables, registered_names
+
+    names = registered_names()
+    assert [f for p in SOURCES for f in name_tables(p, names)] == []
+
+
+def test_no_isinstance_switch_on_a_tokenizer_class_in_ui():
+    from tests.engine.test_architecture import class_switches, classes_by_package
+
+    classes = classes_by_package()
+    assert [f for p in SOURCES for f in class_switches(p, classes)] == []
 
 
 def _literal(node: ast.AST) -> bool:

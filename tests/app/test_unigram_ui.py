@@ -10,8 +10,9 @@ import pytest
 
 from bpe_core.unigram import train_unigram
 from tests.conftest import sample
+from ui.algorithms import view_of
 from ui.lattice_view import lattice_html, lattices_html
-from ui.merges.history import HISTORIES, history_for
+from ui.merges.history import history_for
 from ui.merges.pruning import UnigramPruningHistory, pruning_card_html, pruning_figures
 
 TEXT = sample("english") + "\n" + sample("python")
@@ -24,7 +25,7 @@ def tok():
 
 def test_pruning_history_follows_the_trace(tok):
     h = history_for(tok.with_vocab_size(350), TEXT)  # any view: the full one is replayed
-    assert HISTORIES["unigram"] is UnigramPruningHistory and isinstance(h, UnigramPruningHistory)
+    assert view_of("unigram").history is UnigramPruningHistory and isinstance(h, UnigramPruningHistory)
     rounds = tok.trace
     assert h.n_steps == len(rounds) > 3 and h.sizes[0] == 400 and h.sizes[-1] == tok.min_vocab_size
     for k in (0, 1, h.n_steps // 2, h.n_steps):

@@ -18,10 +18,9 @@ from bpe_core.wordpiece import train_wordpiece
 from tests.browser.helpers import deep, screenshot, wait_idle
 from tests.browser.test_compare_production import BROKEN_TOKENS
 from tests.conftest import sample
+from ui.limits import COMPARE_DRAW_TOKENS as DRAW_TOKENS  # each Compare view draws at most this many tokens
 
 pytestmark = pytest.mark.browser
-
-DRAW_TOKENS = 5_000  # ui.compare.DRAW_TOKENS: each Compare view draws at most this many tokens
 
 # the group's views, by role, in page order
 _VIEWS = """() => { const g = window.__bpeLiveGroups && window.__bpeLiveGroups.get('compare');

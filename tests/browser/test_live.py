@@ -15,7 +15,7 @@ from bpe_core.wordpiece import train_wordpiece
 from tests.browser.helpers import screenshot, wait_idle
 from tests.conftest import sample
 from ui import render
-from ui.live_view import MAX_DRAW_CHARS, MAX_DRAW_TOKENS
+from ui.limits import MAX_DRAW_CHARS, MAX_DRAW_TOKENS
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,12 @@
 * no private name (``_x``) imported from another module of ``bpe_core``;
 * every module of ``bpe_core`` is reachable from ``bpe_core/__init__.py``'s
   components, and the names ``ui/`` takes from moved modules are exported by
-  ``bpe_core`` itself.
+  ``bpe_core`` itself;
+* one place per algorithm: no table keyed by an algorithm's name and no switch on one
+  outside the algorithm's own package (:func:`name_tables`), and no ``isinstance`` on a
+  concrete tokenizer class outside its package except an argument check that raises
+  ``TypeError`` (:func:`class_switches`).  ``tests/app/test_ui_architecture.py`` applies
+  both to ``ui/`` and ``app_pages/``.
 
 :func:`import_graph` and :func:`cycles` work for any package of the
 repository (``ui`` included).
@@ -240,3 +245,148 @@ def test_each_fast_path_names_the_textbook_function_it_must_equal(fast):
     assert target in doc
     owner, _, name = target.rpartition(".")
     assert hasattr(importlib.import_module(owner), name) or importlib.import_module(target)
+
+
+# ---------------------------------------------------------------------------
+# one place per algorithm
+
+
+def registered_names() -> set[str]:
+    """The algorithm names registered in ``bpe_core`` (the ``name=`` of every ``Algorithm(...)`` call)."""
+    names = set()
+    for p in modules_of("bpe_core").values():
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Algorithm":
+                names.update(
+                    k.value.value for k in node.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)
+                )
+    return names
+
+
+def _owner(path: Path, name: str) -> bool:
+    """Whether ``path`` is the algorithm ``name``'s own place: ``bpe_core/<name>/`` or ``ui/algorithms/<name>.py``."""
+    rel = path.relative_to(ROOT).as_posix()
+    return rel.startswith(f"bpe_core/{name}/") or rel == f"ui/algorithms/{name}.py"
+
+
+def name_tables(path: Path, names: set[str]) -> list[str]:
+    """Where ``path`` keys a table on an algorithm's name or switches on one, outside that algorithm's own place.
+
+    Flagged: an algorithm's name (a string constant) as a dict key, inside a tuple/list/set literal, or on
+    either side of ``==``, ``!=``, ``in``, ``not in``.  A name as a default value (``algorithm="bpe"``) is not.
+    """
+    found = []
+
+    def flag(node: ast.AST, context: str) -> None:
+        if isinstance(node, ast.Constant) and node.value in names and not _owner(path, node.value):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r} {context}")
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Dict):
+            for k in node.keys:
+                flag(k, "keys a dict")
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+            for e in node.elts:
+                flag(e, "in a collection of names")
+        elif isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                flag(side, "compared")
+    return found
+
+
+def test_name_table_detector_sees_each_form(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        'A = {"bpe": 1, "other": 2}\n'
+        'B = ("wordpiece", "unigram")\n'
+        'if algorithm == "bpe": pass\n'
+        'C = get(algorithm, "bpe")\n'
+        'def f(algorithm="bpe"): pass\n'
+    )
+    assert [f.split(":")[1] for f in name_tables(probe, {"bpe", "wordpiece", "unigram"})] == ["1", "2", "2", "3"]
+
+
+def test_no_table_keyed_by_an_algorithm_name_outside_its_own_place():
+    """Everything per algorithm hangs off its registration (``bpe_core/<name>/``, ``ui/algorithms/<name>.py``)."""
+    names = registered_names()
+    assert {"bpe", "wordpiece", "unigram"} <= names
+    sources = sorted((ROOT / "bpe_core").rglob("*.py"))  # ui/ and app_pages/: tests/app/test_ui_architecture.py
+    assert [f for p in sources for f in name_tables(p, names)] == []
+
+
+def classes_by_package() -> dict[str, str]:
+    """``{concrete tokenizer class: the package directory that defines it}`` (``BPETokenizer`` -> ``bpe_core/bpe``)."""
+    out = {}
+    for p in modules_of("bpe_core").values():
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            protocol = isinstance(node, ast.ClassDef) and any(getattr(b, "id", None) == "Protocol" for b in node.bases)
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Tokenizer") and not protocol:
+                out[node.name] = p.parent.relative_to(ROOT).as_posix()
+    return out
+
+
+def _is_guard(node: ast.If) -> bool:
+    """``if not isinstance(...): raise TypeError(...)``: checking an argument, not choosing what to do."""
+    raises = len(node.body) == 1 and isinstance(node.body[0], ast.Raise) and not node.orelse
+    exc = node.body[0].exc if raises else None
+    return raises and isinstance(exc, ast.Call) and getattr(exc.func, "id", None) == "TypeError"
+
+
+def class_switches(path: Path, classes: dict[str, str]) -> list[str]:
+    """``isinstance`` on a concrete tokenizer class outside the package that defines it, other than a guard."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    guards = {
+        id(n.test.operand)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.If) and isinstance(n.test, ast.UnaryOp) and isinstance(n.test.op, ast.Not) and _is_guard(n)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance" and len(node.args) == 2:
+            named = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)} & set(classes)
+            home = {classes[c] for c in named}
+            if (
+                named
+                and id(node) not in guards
+                and not all(path.parent.relative_to(ROOT).as_posix().startswith(h) for h in home)
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: isinstance on {', '.join(sorted(named))}")
+    return found
+
+
+def test_class_switch_detector_sees_a_switch_and_passes_a_guard(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "pkg").mkdir()
+    probe = tmp_path / "pkg" / "probe.py"
+    probe.write_text(
+        "if isinstance(tok, BPETokenizer): pass\n"
+        "if not isinstance(tok, BPETokenizer):\n    raise TypeError('a BPETokenizer')\n"
+        "x = 1 if isinstance(tok, (BPETokenizer, WordPieceTokenizer)) else 2\n"
+    )
+    classes = {"BPETokenizer": "elsewhere/bpe", "WordPieceTokenizer": "elsewhere/wordpiece"}
+    assert [f.split(":")[1] for f in class_switches(probe, classes)] == ["1", "4"]
+
+
+def test_no_isinstance_switch_on_a_tokenizer_class():
+    """What differs per tokenizer is a method or its algorithm's registration; ``isinstance`` only checks arguments."""
+    classes = classes_by_package()
+    assert {"BPETokenizer", "WordPieceTokenizer", "UnigramTokenizer"} <= set(classes)
+    assert [f for p in sorted((ROOT / "bpe_core").rglob("*.py")) for f in class_switches(p, classes)] == []
+
+
+def test_counting_and_the_interface_import_no_algorithm():
+    """Counting (and the interface it reads registrations from) sits below the algorithms: what it does per
+    algorithm comes through the registration, never by importing an algorithm package."""
+    mods = modules_of("bpe_core")
+    below = [
+        m for m in mods if m.startswith(("bpe_core.counting", "bpe_core.pretokenize")) or m == "bpe_core.interface"
+    ]
+    algorithms = ("bpe_core.bpe", "bpe_core.wordpiece", "bpe_core.unigram")
+    bad = [
+        f"{m}:{line} imports {target}"
+        for m in below
+        for target, _names, line in imports_of(mods[m], set(mods))
+        if target.startswith(algorithms)
+    ]
+    assert len(below) > 5 and bad == []

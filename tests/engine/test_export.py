@@ -98,7 +98,7 @@ def test_mergeable_ranks_shape(trained):
         (b'{"format": "bpe-playground/bpe", "vocab": {', None, "not valid JSON"),
         (b'{"format": "bpe-playground/bpe"}', None, "malformed"),
         (b'{"model": {"type": "WordLevel", "vocab": {}}}', None, "not a byte-level BPE"),
-        (b'{"model": {"type": "Unigram", "vocab": []}}', None, "Unigram model needs an unk_id"),
+        (b'{"model": {"type": "Unigram", "vocab": []}}', None, '"model.vocab" is empty'),
         (b'{"format": "bpe-playground/unigram"}', None, "malformed"),
         (b'{"format": "bpe-playground/nope"}', None, "unknown BPE Playground format"),
         (b'{"hello": 1}', None, "unknown JSON tokenizer format"),

@@ -10,7 +10,7 @@ from bpe_core.analysis.insights import (
     char_group,
     heldout_split,
     merge_tree,
-    reference_ranks_of,
+    production_ranks_of,
     script_breakdown,
     split_documents,
     unused_tokens,
@@ -49,14 +49,14 @@ def test_merge_tree_rejects_specials_and_unknown_ids():
         merge_tree(tok, 999)
 
 
-def test_reference_ranks_agree_with_tiktoken():
+def test_production_ranks_agree_with_tiktoken():
     refs = {"gpt2": load_mergeable_ranks("gpt2"), "cl100k_base": load_mergeable_ranks("cl100k_base")}
-    got = reference_ranks_of(b" the", refs)
+    got = production_ranks_of(b" the", refs)
     for name, ranks in refs.items():
         spec = ENCODINGS[name]
         enc = tiktoken.Encoding(name, pat_str=spec.pattern, mergeable_ranks=ranks, special_tokens={})
         assert enc.encode(" the") == [got[name]]  # a single token in both, at that rank
-    assert reference_ranks_of(b" zyzzyvaqq", refs) == {"gpt2": None, "cl100k_base": None}
+    assert production_ranks_of(b" zyzzyvaqq", refs) == {"gpt2": None, "cl100k_base": None}
 
 
 def test_vocab_diff_by_hand(cs336):

@@ -10,6 +10,9 @@ from ui import state_keys as sk
 from ui.lessons import base
 from ui.safe_text import md
 
+TRAINED = "bpe"
+"""The algorithm the lesson trains on the learner's text (its Compare column has the same key)."""
+
 SLUG = "efficiency"
 
 SENTENCE = "The apparent meaning is for the masses, and the inner meaning is for the learned."
@@ -102,9 +105,9 @@ LESSON = base.register(
             what="Opens Compare on your text: a BPE trained on it beside GPT-2, GPT-4 and GPT-4o, bytes per token "
             "included.",
             settings=lambda state: {
-                sk.ALGORITHM: "bpe",
+                sk.ALGORITHM: TRAINED,
                 sk.PATTERN: "gpt2",
-                sk.COMPARE_TOKENIZERS: ["bpe", *PRODUCTION_KEYS],
+                sk.COMPARE_TOKENIZERS: [TRAINED, *PRODUCTION_KEYS],
                 sk.COMPARE_SOURCE: "Training text",
             },
         ),

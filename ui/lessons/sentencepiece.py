@@ -9,6 +9,9 @@ from ui import training
 from ui.lessons import base
 from ui.safe_text import md
 
+TRAINED = "unigram"
+"""The algorithm the lesson trains on the learner's text (its Compare column has the same key)."""
+
 SLUG = "sentencepiece"
 
 TEXT = "Hello 世界 🦙"
@@ -99,9 +102,9 @@ LESSON = base.register(
             page="compare",
             what="Opens Compare on your text: a Unigram trained on it beside Mistral v1's SentencePiece.",
             settings=lambda state: {
-                sk.ALGORITHM: "unigram",
+                sk.ALGORITHM: TRAINED,
                 sk.PATTERN: "sentencepiece",
-                sk.COMPARE_TOKENIZERS: ["unigram", "mistral_v1"],
+                sk.COMPARE_TOKENIZERS: [TRAINED, "mistral_v1"],
                 sk.COMPARE_SOURCE: "Training text",
             },
         ),

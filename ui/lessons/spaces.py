@@ -9,6 +9,9 @@ from ui import state_keys as sk
 from ui.lessons import base
 from ui.safe_text import md
 
+TRAINED = "bpe"
+"""The algorithm the lesson trains on the learner's text (its Compare column has the same key)."""
+
 SLUG = "spaces-and-numbers"
 
 SPACES = "   Hello World!!!"
@@ -87,7 +90,7 @@ LESSON = base.register(
             page="compare",
             what="Opens Compare on your text: GPT-2 and GPT-4 (cl100k) side by side with a BPE trained on it.",
             settings=lambda state: {
-                sk.COMPARE_TOKENIZERS: ["bpe", *SHOWN],
+                sk.COMPARE_TOKENIZERS: [TRAINED, *SHOWN],
                 sk.COMPARE_SOURCE: "Training text",
             },
         ),

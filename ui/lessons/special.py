@@ -6,6 +6,7 @@ import streamlit as st
 
 from bpe_core import pretokenize, train_bpe
 from ui import state_keys as sk
+from ui.algorithms import view_of
 from ui.lessons import base
 
 SLUG = "special-tokens"
@@ -91,7 +92,7 @@ LESSON = base.register(
             what=f"Opens the Playground on your text with a byte-level BPE that has {EOT} as its special token.",
             settings=lambda state: {
                 sk.ALGORITHM: "bpe",
-                sk.special_tokens_key("bpe"): [EOT],
+                view_of("bpe").special_tokens_key: [EOT],
             },
         ),
     )

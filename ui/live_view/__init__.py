@@ -1,8 +1,10 @@
-"""The live token view: the text redrawn in the browser at every slider position (issue 16).
+"""The live token view: the text redrawn in the browser at every slider position.
 
 A JavaScript-only ``st.components.v2`` component (as :mod:`ui.token_click`):
 Python sends, once per (text, tokenizer), the tables of :mod:`bpe_core.analysis.live`
-(:func:`text_payload`); the browser re-segments the drawn text on every
+(:func:`text_payload`); which tables, and how they are built, is the algorithm's
+(:attr:`ui.algorithms.AlgorithmView.live`, a :class:`ui.algorithms.LiveTables`): this
+module only packs, caches and draws them.  The browser re-segments the drawn text on every
 slider ``input`` event and key press, with the counts, bytes per token,
 hover details and the token-id list following.  When a drag ends the browser
 sets the state value ``size``; :func:`live_text` copies it into the shared
@@ -28,44 +30,25 @@ from typing import Any
 
 import streamlit as st
 
-from bpe_core import BPETokenizer
-from bpe_core.analysis.live import (
-    NEVER,
-    bpe_boundaries,
-    bpe_size_totals,
-    unigram_size_totals,
-    unigram_step_versions,
-    unigram_versions,
-    wordpiece_size_totals,
-    wordpiece_step_versions,
-    wordpiece_versions,
-)
+from bpe_core.analysis.live import NEVER, WordPieceVersions
+from bpe_core.interface import TrainedTokenizer
 from bpe_core.pretokenize import pretoken_prefix
-from bpe_core.unigram import UnigramTokenizer
-from bpe_core.wordpiece import WordPieceTokenizer
 from ui import state_keys as sk
+from ui.algorithms import LiveTables, view_of
+from ui.limits import MAX_DRAW_CHARS, MAX_DRAW_TOKENS, MAX_STEP_CHARS, MAX_STEP_TOKENS
 from ui.view import session_size  # one rule for the shared slider value, server slider and live view
 
 _HERE = Path(__file__).resolve().parent
 _JS = (_HERE / "live.js").read_text(encoding="utf-8") + (_HERE / "group.js").read_text(encoding="utf-8")
 _CSS = (_HERE / "live.css").read_text(encoding="utf-8")
 
-MAX_DRAW_CHARS = 20_000
-"""About this many characters are drawn (cut at a pre-token boundary; counts cover the whole text)."""
-
-MAX_DRAW_TOKENS = 6_000
-"""... and at most this many tokens (as the server view, ``ui.view``)."""
-
 PRESENTATION_SCALE = 1.5
-"""Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`, issue 17 item 3): 15 px -> 22.5 px."""
+"""Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`): 15 px -> 22.5 px."""
 
 _component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=True)
 
-Drawable = BPETokenizer | WordPieceTokenizer | UnigramTokenizer
-"""The tokenizers the live view draws (the algorithms of :data:`_KINDS`)."""
 
-
-def _payload_head(lo: int, hi: int, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
+def payload_head(lo: int, hi: int, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
     """The fields every live payload starts with (Playground and Merges players alike).
 
     The slider range ``lo..hi``, the drawn text, the whole text's length in characters and UTF-8 bytes,
@@ -78,11 +61,11 @@ def _payload_head(lo: int, hi: int, text: str, drawn: str, totals: list[int] | N
         "textChars": len(text),
         "textBytes": len(text.encode("utf-8", errors="surrogatepass")),
         "maxTokens": MAX_DRAW_TOKENS,
-        "totals": _pack(totals) if totals is not None else None,
+        "totals": pack(totals) if totals is not None else None,
     }
 
 
-def _pack(values: list[int]) -> dict[str, Any]:
+def pack(values: list[int]) -> dict[str, Any]:
     """Little-endian ints, gzip, base64: ``{"w": 2 or 4, "z": str}``.
 
     Width 2 when every value except the two sentinels (``NEVER``, ``NEVER - 1``)
@@ -105,29 +88,29 @@ def _gz_json(obj: Any) -> str:
     return base64.b64encode(gzip.compress(raw, 6, mtime=0)).decode("ascii")
 
 
-def whole_text_totals(tok: Drawable, text: str, trained_on_text: bool) -> list[int]:
+def live_tables(tok: TrainedTokenizer) -> LiveTables:
+    """The live-view tables of ``tok``'s algorithm (its registration's :attr:`~ui.algorithms.AlgorithmView.live`).
+
+    Raises:
+        ValueError: the algorithm is drawn on the server only (check :func:`supports` first).
+    """
+    live = view_of(tok.algorithm).live
+    if live is None:
+        raise ValueError(f"{tok.name} is not drawn in the browser")
+    return live
+
+
+def whole_text_totals(tok: TrainedTokenizer, text: str, trained_on_text: bool) -> list[int]:
     """Tokens of the whole ``text`` at every vocabulary size, ``min_vocab_size`` first.
 
-    BPE trained on ``text``: read off the trace (free).  Otherwise computed by
-    :mod:`bpe_core.analysis.live` (each distinct pre-token or word once).
+    Its algorithm's :attr:`~ui.algorithms.LiveTables.totals` (BPE trained on ``text``: read off the
+    trace, free; otherwise computed by :mod:`bpe_core.analysis.live`, each distinct pre-token or word once).
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
-    return _KINDS[full.algorithm][0](full, text, trained_on_text)
+    return live_tables(full).totals(full, text, trained_on_text)
 
 
-def _bpe_totals(full: BPETokenizer, text: str, trained_on_text: bool) -> list[int]:
-    trace, info = full.trace, full.training
-    if trained_on_text and info is not None and len(trace) == full.max_vocab_size - full.min_vocab_size:
-        return [info.initial_tokens] + [s.tokens_after for s in trace]
-    return bpe_size_totals(full, text)
-
-
-def _wordpiece_totals(full: WordPieceTokenizer, text: str, trained_on_text: bool) -> list[int]:
-    del trained_on_text  # each distinct word once, whatever the text
-    return wordpiece_size_totals(full, text)
-
-
-def text_payload(tok: Drawable, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
+def text_payload(tok: TrainedTokenizer, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
     """The data the browser needs to draw ``drawn`` at every size of ``tok`` (JSON-ready).
 
     Args:
@@ -141,49 +124,15 @@ def text_payload(tok: Drawable, text: str, drawn: str, totals: list[int] | None)
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
     lo, hi = full.min_vocab_size, full.max_vocab_size
-    out = _payload_head(lo, hi, text, drawn, totals)
-    out.update(_KINDS[full.algorithm][1](full, drawn, lo))
-    digest = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-    out["v"] = digest
+    out = payload_head(lo, hi, text, drawn, totals)
+    out.update(live_tables(full).tables(full, drawn, lo))
+    out["v"] = payload_version(out)
     return out
 
 
-def _bpe_tables(full: BPETokenizer, drawn: str, lo: int) -> dict[str, Any]:
-    """The browser's BPE tables: each byte boundary's vanishing size (:func:`bpe_core.analysis.live.bpe_boundaries`)."""
-    out: dict[str, Any] = {}
-    b = bpe_boundaries(full, drawn)
-    new_ids = b.new_ids
-    used = sorted({r for r in b.rank if r < NEVER - 1})
-    affine = all(new_ids[r] == lo + r for r in used)
-    out["kind"] = "bpe"
-    out["bpe"] = {
-        "rank": _pack(b.rank),
-        "gone": _pack(b.gone_at) if b.step is not None else None,
-        "step": _pack(b.step) if b.step is not None else None,
-        "newBase": lo if affine else None,
-        "newIds": None if affine else [[r, new_ids[r]] for r in used],
-        "byteIds": None if b.byte_ids == list(range(256)) else b.byte_ids,
-        "specials": [list(s) for s in b.specials],
-        "specialIds": sorted(b.special_ids),
-    }
-    return out
-
-
-def _wordpiece_tables(full: WordPieceTokenizer, drawn: str, lo: int) -> dict[str, Any]:
-    """The browser's WordPiece tables: each word's segmentation over sizes (see ``wordpiece_versions``)."""
-    del lo
-    return _word_tables("wordpiece", full, wordpiece_versions(full, drawn), always_display=False)
-
-
-def _unigram_totals(full: UnigramTokenizer, text: str, trained_on_text: bool) -> list[int]:
-    del trained_on_text  # each distinct word once, whatever the text
-    return unigram_size_totals(full, text)
-
-
-def _unigram_tables(full: UnigramTokenizer, drawn: str, lo: int) -> dict[str, Any]:
-    """The browser's Unigram tables: each word's segmentation at every point of the pruning (``unigram_versions``)."""
-    del lo
-    return _word_tables("unigram", full, unigram_versions(full, drawn), always_display=True)
+def payload_version(payload: dict[str, Any]) -> str:
+    """The version that identifies a payload (the browser decodes each one once): a digest of its JSON."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
 def _split_at_newlines(text: str, units: list) -> list:
@@ -221,8 +170,11 @@ def _split_at_newlines(text: str, units: list) -> list:
     return out
 
 
-def _word_tables(kind: str, full: Any, v: Any, *, always_display: bool) -> dict[str, Any]:
-    """Units of versions (WordPiece, Unigram) as gzipped JSON rows ``[id, start, end, flags(, display)]``.
+def word_tables(kind: str, full: TrainedTokenizer, v: WordPieceVersions, *, always_display: bool) -> dict[str, Any]:
+    """Units of versions (WordPiece, Unigram: each word's segmentations) as gzipped JSON rows.
+
+    Rows are ``[id, start, end, flags(, display)]``; ``kind`` names the browser's drawing (``"wordpiece"``,
+    ``"unigram"``: the algorithm's name, which ``live.js`` knows).
 
     ``display`` travels when the token is partial, or always (Unigram: the piece with its ``▁``).
     """
@@ -250,23 +202,10 @@ def _word_tables(kind: str, full: Any, v: Any, *, always_display: bool) -> dict[
     }
 
 
-_KINDS = {
-    "bpe": (_bpe_totals, _bpe_tables),
-    "wordpiece": (_wordpiece_totals, _wordpiece_tables),
-    "unigram": (_unigram_totals, _unigram_tables),
-}
-"""Algorithm -> (whole-text totals at every size, the drawn text's tables): what the browser needs per algorithm.
-
-The algorithms need different exact data (BPE: one vanishing size per byte boundary, since its
-segmentations nest; WordPiece and Unigram: each word's segmentation at the sizes where it changes, since
-greedy longest match and Viterbi over a pruned vocabulary do not nest); an algorithm not listed here is
-drawn on the server."""
-
-
 _PAYLOADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def cached_payload(tok: Drawable, text: str, trained_on_text: bool) -> dict[str, Any]:
+def cached_payload(tok: TrainedTokenizer, text: str, trained_on_text: bool) -> dict[str, Any]:
     """:func:`text_payload` of ``text``'s drawn prefix, remembered per (full tokenizer, text)."""
     full = tok.with_vocab_size(tok.max_vocab_size)
     memo = _PAYLOADS.setdefault(full, {})
@@ -305,7 +244,7 @@ def _copy_size(component_key: str, key: str) -> None:
 
 
 def live_text(
-    tok: Drawable,
+    tok: TrainedTokenizer,
     text: str,
     *,
     trained_on_text: bool = True,
@@ -349,11 +288,7 @@ def live_text(
     return st.session_state.get(size_key, size), clicked_id
 
 
-MAX_STEP_CHARS = 6_000
-"""The Merges player draws about this many characters of the training text (as the server view's window)."""
-
-
-def merges_payload(tok: Drawable, text: str) -> dict[str, Any]:
+def merges_payload(tok: TrainedTokenizer, text: str) -> dict[str, Any]:
     """The Merges player's data: the drawn text at every step plus the whole trace (JSON-ready).
 
     Args:
@@ -361,20 +296,17 @@ def merges_payload(tok: Drawable, text: str) -> dict[str, Any]:
         text: its training text.
 
     Returns:
-        :func:`text_payload`'s dict with ``kind="merges"`` and ``"trace"``: per merge (rank order) ``left``,
-        ``right``, ``newId``, ``count``, ``replaced`` (BPE: the drawn text's boundary tables); for WordPiece
-        ``base="wordpiece"``, the trainer's segmentation of each word at every step
-        (:func:`bpe_core.analysis.live.wordpiece_step_versions`, ``lo`` 0 and ``hi`` the number of merges) and per
-        merge its strings and scores; for Unigram ``base="unigram"``, each word's Viterbi segmentation after
-        every pruning round (:func:`bpe_core.analysis.live.unigram_step_versions`) and per round its sizes, losses and
-        removed pieces.  ``totals`` is the training text's token count after each step (step 0 first).
+        The algorithm's :attr:`~ui.algorithms.LiveTables.player` payload with ``kind="merges"``: the drawn
+        text's tables at every step and ``"trace"``, each step's card (see ``ui/algorithms/<name>.py``);
+        ``totals`` is the training text's token count after each step (step 0 first).
 
     Raises:
         ValueError: ``tok`` has no full training trace.
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
     trace = full.trace
-    build = _MERGE_PLAYERS.get(full.algorithm)
+    live = view_of(full.algorithm).live
+    build = live.player if live is not None else None
     if build is None or full.training is None or not trace:
         raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
     memo = _PAYLOADS.setdefault(full, {})
@@ -383,92 +315,16 @@ def merges_payload(tok: Drawable, text: str) -> dict[str, Any]:
     if payload is None:
         drawn = pretoken_prefix(text, MAX_STEP_CHARS, full.pattern, tuple(full.special_tokens))
         payload = build(full, text, drawn)
+        payload["maxTokens"] = MAX_STEP_TOKENS
         payload["kind"] = "merges"
         payload["v"] = "m" + payload["v"]
         memo[key] = payload
     return payload
 
 
-def _bpe_merges_payload(full: BPETokenizer, text: str, drawn: str) -> dict[str, Any]:
-    """BPE's player data: the drawn text's boundary tables and each merge's pair, count and replacements."""
-    trace = full.trace
-    if len(trace) != full.max_vocab_size - full.min_vocab_size:  # one merge per size, or the trace is cut
-        raise ValueError("this tokenizer has no training trace, so its merges cannot be played")
-    payload = text_payload(full, text, drawn, whole_text_totals(full, text, True))
-    payload["trace"] = {
-        "left": [s.left_id for s in trace],
-        "right": [s.right_id for s in trace],
-        "newId": [s.new_id for s in trace],
-        "count": [s.count for s in trace],
-        "replaced": [s.replaced for s in trace],
-    }
-    return payload
-
-
-def _wordpiece_merges_payload(full: WordPieceTokenizer, text: str, drawn: str) -> dict[str, Any]:
-    """WordPiece's player data: the trainer's segmentation per step (keyed 0..n) and each merge's card."""
-    trace = full.trace
-    totals = [full.training.initial_tokens] + [s.tokens_after for s in trace]
-    v = wordpiece_step_versions(full, drawn, full.replay(text))
-    out = _payload_head(0, len(trace), text, drawn, totals) | {"base": "wordpiece"}
-    out.update(_word_tables("wordpiece", full, v, always_display=False))
-    out["trace"] = {
-        "left": [s.left_id for s in trace],
-        "right": [s.right_id for s in trace],
-        "newId": [s.new_id for s in trace],
-        "leftText": [s.left for s in trace],
-        "rightText": [s.right for s in trace],
-        "mergedText": [s.merged for s in trace],
-        "score": [s.score for s in trace],
-        "pairFreq": [s.pair_freq for s in trace],
-        "leftFreq": [s.left_freq for s in trace],
-        "rightFreq": [s.right_freq for s in trace],
-        "added": [bool(s.added) for s in trace],
-    }
-    out["v"] = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-    return out
-
-
-def _finite(x: float | None) -> float | None:
+def finite(x: float | None) -> float | None:
     """``x``, or ``None`` for an unknown or not finite loss (JSON has no NaN; the card says "unknown")."""
     return x if x is not None and math.isfinite(x) else None
-
-
-UNIGRAM_LISTED = 60
-"""Pieces a Unigram pruning round lists by name in the player's card (as the server's card, ``ui.merges.pruning``)."""
-
-
-def _unigram_merges_payload(full: UnigramTokenizer, text: str, drawn: str) -> dict[str, Any]:
-    """Unigram's player data: each word's Viterbi segmentation after every pruning round (0..n) and each round's card.
-
-    The card: sizes, loss before and after, tokens, and the pieces removed (cheapest first) with the loss
-    increase each was estimated to cause (formatted as the server's card does).
-    """
-    trace = full.trace
-    replay = full.replay(text)
-    sizes = full.state_sizes
-    totals = [full.training_text_tokens()] + [r.tokens_after for r in trace]
-    if any(t is None for t in totals):  # not recorded: count the text at each state's size
-        every = unigram_size_totals(full, text)
-        totals = [every[s - full.min_vocab_size] for s in sizes]
-    v = unigram_step_versions(full, drawn)
-    out = _payload_head(0, len(trace), text, drawn, totals) | {"base": "unigram"}
-    out.update(_word_tables("unigram", full, v, always_display=True))
-    removed = []
-    for k in range(1, len(trace) + 1):
-        rows = replay.removed(k)[:UNIGRAM_LISTED]
-        removed.append([[p, f"+{x:.3g}", f"{x:.4g}"] for _i, p, x in rows])
-    out["trace"] = {
-        "round": [r.round for r in trace],
-        "sizes": list(sizes),
-        "loss": [_finite(replay.states[k].loss) for k in range(len(sizes))],
-        "lossBefore": [_finite(r.loss_before) for r in trace],
-        "lossAfter": [_finite(r.loss_after) for r in trace],
-        "nRemoved": [r.n_removed for r in trace],
-        "removed": removed,
-    }
-    out["v"] = hashlib.sha256(json.dumps(out, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-    return out
 
 
 def _copy_step(component_key: str, key: str) -> None:
@@ -484,7 +340,7 @@ def _copy_step(component_key: str, key: str) -> None:
 
 
 def merges_player(
-    tok: Drawable,
+    tok: TrainedTokenizer,
     text: str,
     step: int,
     *,
@@ -495,14 +351,15 @@ def merges_player(
     key: str = "merges_player",
     step_key: str = "merge_step",
 ) -> int:
-    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) of a :data:`_MERGE_PLAYERS` tokenizer.
+    """Draw the Merges player (Play/Pause/Next/Previous/step slider, card, text) of a tokenizer that has one.
 
     Playing, stepping and sliding happen in the browser; when it stops (Pause,
     the end, a button, the slider released) the browser reports the step and a
     callback writes it to ``st.session_state[step_key]`` before the page runs.
 
     Args:
-        tok: a BPE, WordPiece or Unigram tokenizer trained on ``text`` (full trace).
+        tok: a tokenizer trained on ``text`` (full trace) whose algorithm has a player
+            (:attr:`ui.algorithms.LiveTables.player`: BPE, WordPiece, Unigram).
         text: its training text.
         step: the step to show (0 = no merge, or Unigram's trained vocabulary) when the page draws.
         show_whitespace: draw spaces, tabs and newlines visibly.
@@ -550,7 +407,7 @@ export default function ({ data }) {
 """
 
 TYPING_DELAY_MS = 300
-"""Milliseconds without a keystroke after which typed text is used (the issue asks for at most 500)."""
+"""Milliseconds without a keystroke after which typed text is used (at most 500 feels immediate)."""
 
 _typing = st.components.v2.component("bpe_playground.follow_typing", js=_TYPING_JS)
 
@@ -571,47 +428,28 @@ def follow_typing(labels: tuple[str, ...] = ("Your text",), delay_ms: int = TYPI
 
 
 def plays_merges(history: Any) -> bool:
-    """Whether the Merges page's history can be played in the browser: an algorithm of :data:`_MERGE_PLAYERS`.
+    """Whether the Merges page's history can be played in the browser: its algorithm's live view has a player.
 
-    The player replays byte-level merges from the boundary sizes, WordPiece's from each word's
-    segmentation per step and Unigram's pruning rounds from each word's segmentation per round.
+    The players (:attr:`ui.algorithms.LiveTables.player`): byte-level merges replayed from the boundary sizes,
+    WordPiece's from each word's segmentation per step, Unigram's pruning rounds from each word's
+    segmentation per round.
     """
-    return history.tokenizer.algorithm in _PLAYABLE
+    live = view_of(history.tokenizer.algorithm).live
+    return live is not None and live.player is not None
 
 
-LIVE_MAX_CHARS = {"unigram": 100_000}
-"""Algorithm -> the longest text (characters) the live view draws it for; longer texts are drawn on the server.
-
-Unigram's tables hold every distinct word's Viterbi segmentation at every training state, built once per
-(text, tokenizer): measured here at 2.2 s for 60,000 characters and 7.9 s for 300,000 (vocab 1,000, the
-1 MB corpus's prefixes), more than training itself; a server-drawn slider move costs a rerun instead.  BPE's
-and WordPiece's tables take under 1 s at 300,000 characters, so they have no limit."""
-
-
-def supports(tok: Any, text: str = "") -> bool:
+def supports(tok: TrainedTokenizer, text: str = "") -> bool:
     """Whether the live view draws ``tok`` on ``text``; otherwise the page draws on the server.
 
-    True for an algorithm in :data:`_KINDS` and ``text`` within its :data:`LIVE_MAX_CHARS` (characters).
+    True when its algorithm registers live tables (:attr:`ui.algorithms.AlgorithmView.live`) and ``text``
+    is within their :attr:`~ui.algorithms.LiveTables.max_chars` (characters).
     """
-    return tok.algorithm in _KINDS and len(text) <= LIVE_MAX_CHARS.get(tok.algorithm, len(text))
-
-
-_MERGE_PLAYERS = {
-    "bpe": _bpe_merges_payload,
-    "wordpiece": _wordpiece_merges_payload,
-    "unigram": _unigram_merges_payload,
-}
-"""Algorithm -> the Merges player's data builder ``(full tokenizer, training text, drawn prefix) -> payload``:
-BPE replays merges from its boundary sizes, WordPiece from each word's trainer segmentation per step (its
-greedy encoding is not what training held), Unigram its pruning rounds from each word's Viterbi
-segmentation at each round's training state."""
-
-_PLAYABLE = frozenset(_MERGE_PLAYERS)
-"""Algorithms whose Merges story the browser player replays."""
+    live = view_of(tok.algorithm).live
+    return live is not None and (live.max_chars is None or len(text) <= live.max_chars)
 
 
 # ---------------------------------------------------------------------------
-# Compare: one slider, several live columns (issue 16 item 3; the browser side is group.js)
+# Compare: one slider, several live columns (the browser side is group.js)
 
 
 def _memo_payload(tok: Any, memo_key: tuple, make: Any) -> dict[str, Any]:
@@ -628,7 +466,7 @@ def _memo_payload(tok: Any, memo_key: tuple, make: Any) -> dict[str, Any]:
 
 
 def group_slider(
-    tok: Drawable,
+    tok: TrainedTokenizer,
     *,
     group: str,
     key: str,
@@ -660,7 +498,7 @@ def group_slider(
 
 
 def group_column(
-    tok: Drawable,
+    tok: TrainedTokenizer,
     text: str,
     drawn: str,
     *,

@@ -1,5 +1,5 @@
 
-// ---- several live views sharing one slider (Compare, issue 16 item 3) ----
+// ---- several live views sharing one slider (Compare) ----
 //
 // Appended to live.js by ui/live_view/__init__.py (one module: these functions are hoisted there).
 // Two optional payload fields, absent on the Playground (which then draws as before):

@@ -1,4 +1,4 @@
-// The live token view (issue 16): draws a text's tokens at any vocabulary size in the browser.
+// The live token view: draws a text's tokens at any vocabulary size in the browser.
 //
 // Python (ui/live_view/__init__.py) sends once per (text, tokenizer) the tables of bpe_core.analysis.live;
 // every slider `input` event redraws here, without the server.  The server hears the final size

@@ -2,9 +2,9 @@
 
 :class:`BPEMergeHistory` is the one for byte-level BPE,
 :class:`WordPieceMergeHistory` the one for WordPiece; both provide the members
-of :class:`~ui.merges.model.MergeHistory`, and :data:`HISTORIES` maps an
-algorithm's name (:attr:`~bpe_core.interface.TrainedTokenizer.algorithm`) to
-its class: the one place a new algorithm plugs into the Merges page.
+of :class:`~ui.merges.model.MergeHistory`.  An algorithm names its class in its
+registration (:attr:`ui.algorithms.AlgorithmView.history`): the one place a new
+algorithm plugs into the Merges page, read by :func:`history_for`.
 Unigram's is :class:`~ui.merges.pruning.UnigramPruningHistory`, whose
 ``story`` is ``"pruning"``: the page tells its rounds instead of merges (in
 the browser's player with :func:`ui.merges.page.pruning_panels` under it, or
@@ -18,9 +18,9 @@ import plotly.graph_objects as go
 
 from bpe_core import BPETokenizer, TrainerView, TrainingReplay, WordPieceReplay, WordPieceTokenizer
 from bpe_core.interface import TrainedTokenizer
+from ui.algorithms import view_of
 from ui.merges.figures import bpe_figures, wordpiece_figures
 from ui.merges.model import MergeHistory, StepCard, WhyThisPair
-from ui.merges.pruning import UnigramPruningHistory
 from ui.merges.why import bpe_why, wordpiece_why
 from ui.render import readable
 
@@ -323,16 +323,8 @@ class WordPieceMergeHistory:
         return wordpiece_why(self, k)
 
 
-HISTORIES: dict[str, type] = {
-    "bpe": BPEMergeHistory,
-    "wordpiece": WordPieceMergeHistory,
-    "unigram": UnigramPruningHistory,
-}
-"""Algorithm name (:attr:`~bpe_core.interface.TrainedTokenizer.algorithm`) -> its merge-history class."""
-
-
 def history_for(tokenizer: TrainedTokenizer, text: str) -> MergeHistory:
-    """The merge history of a trained tokenizer, by its algorithm (:data:`HISTORIES`).
+    """The merge history of a trained tokenizer: its algorithm's :attr:`ui.algorithms.AlgorithmView.history`.
 
     Args:
         tokenizer: a tokenizer trained here (any view; the full one is replayed).
@@ -342,7 +334,10 @@ def history_for(tokenizer: TrainedTokenizer, text: str) -> MergeHistory:
         NotImplementedError: the tokenizer's algorithm has no merge history yet.
         ValueError: a tokenizer without a training trace.
     """
-    history = HISTORIES.get(tokenizer.algorithm)
+    try:
+        history = view_of(tokenizer.algorithm).history
+    except ValueError:  # an algorithm the engine does not know has no view, so no history either
+        history = None
     if history is None:
         raise NotImplementedError(
             f"The Merges page does not show {tokenizer.name} yet; choose Byte-level BPE in the sidebar."

@@ -73,7 +73,8 @@ class MergeHistory(Protocol):
 
     Attributes:
         tokenizer: the trained tokenizer at its full size.
-        algorithm: ``"bpe"`` or ``"wordpiece"`` (``"unigram"``: see :mod:`ui.merges.pruning`).
+        algorithm: the key of the algorithm it replays (``"bpe"``, ``"wordpiece"``; ``"unigram"``: see
+            :mod:`ui.merges.pruning`).
         story: how the page tells training: ``"merges"`` (a card per merge, why this pair, the merge
             table) or ``"pruning"`` (Unigram's rounds: :class:`~ui.merges.pruning.UnigramPruningHistory`).
         step_noun: what one step is, in running text (``"merge"``, ``"pruning round"``).

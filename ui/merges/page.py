@@ -8,13 +8,14 @@ from bpe_core.interface import TrainingSpec
 from ui import links, render
 from ui import state_keys as sk
 from ui.inputs import Settings
+from ui.limits import MAX_STEP_TOKENS
 from ui.merges.card import card_html
 from ui.merges.history import history_for
 from ui.merges.model import MergeHistory
 from ui.merges.playback import SPEEDS, Playback
 from ui.merges.pruning import UnigramPruningHistory, pruning_card_html, pruning_figures
 from ui.merges.tables import merge_table
-from ui.merges.text import MAX_STEP_TOKENS, drawn_text, examples_html, step_spans, step_text_html
+from ui.merges.text import drawn_text, examples_html, step_spans, step_text_html
 from ui.merges.why import why_panel
 from ui.safe_text import md
 from ui.training import TrainingKey, settings_key, train

@@ -29,11 +29,9 @@ import plotly.graph_objects as go
 
 from bpe_core.interface import TrainedTokenizer
 from bpe_core.spans import TokenSpan
+from ui.limits import PRUNED_LISTED
 from ui.merges.card import CARD_CSS
 from ui.render import visible_text
-
-MAX_LISTED = 60
-"""Removed pieces listed by name in the card (the table has them all)."""
 
 
 class UnigramPruningHistory:
@@ -190,9 +188,9 @@ def pruning_card_html(history: UnigramPruningHistory, k: int) -> str:
         head = f"Pruning round {r.round} (step {k:,} of {history.n_steps:,})"
         chips = "".join(
             f'<span class="chip" title="loss increase {x:.4g} nats">{visible_text(p)}<small>+{x:.3g}</small></span>'
-            for _i, p, x in history.removed(k)[:MAX_LISTED]
+            for _i, p, x in history.removed(k)[:PRUNED_LISTED]
         )
-        more = r.n_removed - MAX_LISTED
+        more = r.n_removed - PRUNED_LISTED
         removed_html = (
             '<div class="removed"><span class="no">Removed, cheapest first (estimated loss increase):</span>'
             + chips

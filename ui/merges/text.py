@@ -7,13 +7,8 @@ import dataclasses
 from bpe_core.pretokenize import pretoken_prefix, tokenizer_split
 from bpe_core.spans import TokenSpan
 from ui import render
+from ui.limits import MAX_STEP_CHARS, MAX_STEP_TOKENS
 from ui.merges.model import MergeHistory
-
-MAX_STEP_CHARS = 4_000
-"""The text drawn at each step is at most this many characters (a prefix on a pre-token boundary)."""
-
-MAX_STEP_TOKENS = 4_000
-"""... and at most this many tokens."""
 
 
 def drawn_text(history: MergeHistory, text: str) -> str:

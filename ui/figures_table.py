@@ -1,0 +1,102 @@
+"""Tables of figures that fit their container: headers wrap, numbers do not, every cell escaped.
+
+Compare's figures table and Insights' held-out table are drawn here (:func:`figures_table_html`),
+each from a ``pandas.DataFrame`` and its :class:`FigureColumn` list.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class FigureColumn:
+    """One column of :func:`figures_table_html`.
+
+    Attributes:
+        key: the frame's column name.
+        header: the header shown (wraps at its spaces on narrow screens).
+        fmt: ``"text"``, ``"int"`` (thousands separators), ``"2f"`` (two decimals),
+            ``"3f"``, ``"pct1"`` / ``"pct2"`` (a percentage given in percent, one or two
+            decimals) or ``"share"`` (a fraction shown as a percentage, one decimal).
+        help: the header's hover text.
+    """
+
+    key: str
+    header: str
+    fmt: str
+    help: str = ""
+
+
+TABLE_CSS = """
+<style>
+.fig-table-wrap { overflow-x: auto; max-width: 100%; }
+.fig-table { border-collapse: collapse; width: 100%; font-size: 14px; font-variant-numeric: tabular-nums; }
+.fig-table th { font-weight: 600; font-size: 12.5px; line-height: 1.25; text-align: right; vertical-align: bottom;
+  padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.45); overflow-wrap: normal; }
+.fig-table td { text-align: right; padding: 4px 6px; border-bottom: 1px solid rgba(128,128,128,.18);
+  white-space: nowrap; }
+.fig-table th:first-child, .fig-table td:first-child { text-align: left; white-space: normal; min-width: 7.5em;
+  position: sticky; left: 0; background: var(--background-color, #fff); }
+.fig-table th[title] { cursor: help; text-decoration: underline dotted rgba(128,128,128,.6); }
+@media (max-width: 640px) { .fig-table { font-size: 12.5px; } .fig-table th { font-size: 11.5px; }
+  .fig-table th, .fig-table td { padding: 3px 4px; } }
+</style>
+"""
+"""Style of :func:`figures_table_html`: headers wrap, numbers do not; a table wider than the screen scrolls
+with the first column pinned (phones)."""
+
+
+def _cell(value: object, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if fmt == "int":
+        return f"{int(value):,}"
+    if fmt in ("2f", "3f"):
+        return f"{float(value):.{fmt[0]}f}"
+    if fmt == "pct1":
+        return f"{float(value):.1f}%"
+    if fmt == "pct2":
+        return f"{float(value):.2f}%"
+    if fmt == "share":
+        return f"{100 * float(value):.1f}%"
+    return str(value)
+
+
+def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn]) -> str:
+    """An HTML table of ``frame`` that fits its container: headers wrap, every column stays visible.
+
+    Every cell is HTML-escaped (tokenizer names come from user files too) and
+    carries its exact value in ``data-value`` (what the tests read).
+
+    Args:
+        frame: one row per tokenizer (:func:`ui.compare.metrics_frame`, :func:`ui.insights_view.heldout_frame`).
+        columns: which columns, in order, and how to show them.
+
+    Returns:
+        The style sheet and the table, for ``st.html``.
+    """
+    head = "".join(
+        f'<th title="{html.escape(c.help, quote=True)}">{html.escape(c.header)}</th>'
+        if c.help
+        else f"<th>{html.escape(c.header)}</th>"
+        for c in columns
+    )
+    rows = []
+    for rec in frame.to_dict("records"):
+        esc = html.escape
+        cells = "".join(
+            f'<td data-col="{esc(c.key, quote=True)}" data-value="{esc(str(rec.get(c.key)), quote=True)}">'
+            f"{esc(_cell(rec.get(c.key), c.fmt))}</td>"
+            for c in columns
+        )
+        rows.append(f"<tr>{cells}</tr>")
+    return (
+        f'{TABLE_CSS}<div class="fig-table-wrap"><table class="fig-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
