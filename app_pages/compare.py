@@ -14,9 +14,9 @@ settings = st.session_state[sk.SETTINGS]
 
 st.title("Compare tokenizers")
 st.caption(
-    "The same text under your trained BPE or WordPiece and the tokenizers of GPT-2, GPT-4, GPT-4o, Llama 3 and 4 "
-    "and Mistral (all offline): how each cuts it, how many tokens it costs, and how compression grows with "
-    "vocabulary size."
+    "The same text under your trained tokenizers and production ones of every algorithm -- GPT-2 to gpt-oss, Llama, "
+    "Mistral, Gemma, Qwen, DeepSeek, BERT's WordPiece and XLM-R's Unigram (all offline): how each cuts it, how many "
+    "tokens it costs, and how compression grows with vocabulary size."
 )
 
 if settings.problem:

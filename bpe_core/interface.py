@@ -136,6 +136,9 @@ class Tokenizer(Protocol):
             exactly its UTF-8 (true for byte-level BPE and tiktoken encodings);
             ``False`` for WordPiece and Unigram, whose tokens are strings.
         pattern: the pre-tokenization regex source.
+
+    The algorithm's name for a badge (``"Byte-level BPE"``, ``"WordPiece"``, ...)
+    comes from :func:`algorithm_label`.
     """
 
     name: str
@@ -436,6 +439,28 @@ class TrainingSpec:
             TrainingCancelled: raised by ``progress``.
         """
         return get_algorithm(self.algorithm).train(text, self, progress=progress, num_workers=num_workers)
+
+
+def algorithm_label(tokenizer: Any) -> str:
+    """The algorithm badge of any tokenizer: ``"Byte-level BPE"``, ``"BPE"``, ``"WordPiece"`` or ``"Unigram"``.
+
+    A tokenizer says it with an ``algorithm_label`` attribute (the production
+    classes do); a trained one, through the label of the algorithm that
+    trained it (:data:`ALGORITHMS`, its ``algorithm`` attribute).  Pages draw
+    the badge from this, never from a tokenizer's class.
+
+    Returns:
+        The label, or ``""`` when the tokenizer says neither.
+
+    >>> from bpe_core.interface import TrainingSpec, algorithm_label
+    >>> algorithm_label(TrainingSpec("wordpiece", 40, special_tokens=("[UNK]",)).train("hug pug hugs"))
+    'WordPiece'
+    """
+    label = getattr(tokenizer, "algorithm_label", None)
+    if isinstance(label, str) and label:
+        return label
+    algorithm = ALGORITHMS.get(getattr(tokenizer, "algorithm", None) or "")
+    return algorithm.label if algorithm is not None else ""
 
 
 def algorithm_names() -> list[str]:

@@ -35,7 +35,8 @@ def tiktoken_official(tmp_path_factory):
         shutil.copy(SHARED_ENCODINGS / f"{name}.tiktoken", cache / key)
     before = os.environ.get("TIKTOKEN_CACHE_DIR")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
-    encodings = {name: tiktoken.get_encoding(name) for name in OFFICIAL}  # loaded now, kept by tiktoken
+    # loaded now, kept by tiktoken; o200k_harmony (gpt-oss) is o200k_base's file with its own special tokens
+    encodings = {name: tiktoken.get_encoding(name) for name in (*OFFICIAL, "o200k_harmony")}
     if before is None:
         del os.environ["TIKTOKEN_CACHE_DIR"]
     else:

@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis.metrics import TextMetrics, words_split_differently
-from bpe_core.interface import Tokenizer, TrainedTokenizer
+from bpe_core.interface import Tokenizer, TrainedTokenizer, algorithm_label
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
 from bpe_core.production.registry import PRODUCTION, production_families
 from bpe_core.spans import TokenSpan
@@ -79,7 +79,7 @@ def _sync_picks() -> None:
 
 
 def tokenizer_picker() -> list[str]:
-    """The tokenizer picker, one row of pills per family (:func:`picker_groups`); returns the chosen keys.
+    """The tokenizer picker, pills per family (:func:`picker_groups`), three families a row; returns the chosen keys.
 
     The choice lives in ``st.session_state[COMPARE_TOKENIZERS]`` (what the
     link's ``cmp`` parameter reads and writes, :mod:`ui.links`); each family's
@@ -88,24 +88,32 @@ def tokenizer_picker() -> list[str]:
     """
     chosen = picked_keys()
     st.session_state[sk.COMPARE_TOKENIZERS] = chosen
-    groups = picker_groups()
-    widths = [max(len(family), sum(len(_pill_label(k)) + 6 for k in keys)) for family, keys in groups.items()]
-    for col, (family, keys) in zip(st.columns(widths, gap="small"), groups.items()):
-        wkey = sk.compare_family_key(family)
-        if wkey not in st.session_state or list(st.session_state[wkey] or []) != [k for k in chosen if k in keys]:
-            st.session_state[wkey] = [k for k in chosen if k in keys]
-        with col:
-            st.pills(
-                family,
-                keys,
-                selection_mode="multi",
-                format_func=_pill_label,
-                key=wkey,
-                wrap=True,
-                on_change=_sync_picks,
-                help=_family_help(family, keys),
-            )
+    groups = list(picker_groups().items())
+    for row in range(0, len(groups), PICKER_FAMILIES_PER_ROW):
+        shown = groups[row : row + PICKER_FAMILIES_PER_ROW]
+        widths = [max(len(family), sum(len(_pill_label(k)) + 6 for k in keys)) for family, keys in shown]
+        widths += [min(widths)] * (PICKER_FAMILIES_PER_ROW - len(shown))  # a short last row keeps the grid
+        for col, (family, keys) in zip(st.columns(widths, gap="small"), shown):
+            wkey = sk.compare_family_key(family)
+            if wkey not in st.session_state or list(st.session_state[wkey] or []) != [k for k in chosen if k in keys]:
+                st.session_state[wkey] = [k for k in chosen if k in keys]
+            with col:
+                st.pills(
+                    family,
+                    keys,
+                    selection_mode="multi",
+                    format_func=_pill_label,
+                    key=wkey,
+                    wrap=True,
+                    on_change=_sync_picks,
+                    help=_family_help(family, keys),
+                )
     return picked_keys()
+
+
+PICKER_FAMILIES_PER_ROW = 3
+"""Families side by side in the picker: nine (yours and eight production families) make three rows of three, each
+wide enough for its pills' labels at 1280 px (one row of nine squeezed "Meta" and "Google" to a letter a line)."""
 
 
 def _pill_label(key: str) -> str:
@@ -398,6 +406,16 @@ def draws_live(tok: Tokenizer, text: str = "") -> bool:
     return not st.session_state.get(sk.SERVER_VIEW) and live_view.supports(tok, text)
 
 
+def algorithm_badge(tok: Tokenizer) -> str:
+    """The markdown of a column's algorithm badge (``Byte-level BPE``, ``BPE``, ``WordPiece``, ``Unigram ...``).
+
+    The label comes from the tokenizer through the interface
+    (:func:`bpe_core.interface.algorithm_label`), never from its class; ``""`` when it says none.
+    """
+    label = algorithm_label(tok)
+    return f":gray-badge[{md(label)}]" if label else ""
+
+
 def draw_views(
     builts: Sequence[Built],
     text: str,
@@ -435,6 +453,7 @@ def draw_views(
             shown = sp[:COMPARE_DRAW_TOKENS]
             mark = marked_tokens(shown, differing) if highlight else None
             with col:
+                st.markdown(algorithm_badge(b.tokenizer))
                 if live and not highlight and b.follows is not None and live_view.supports(b.tokenizer, text):
                     live_view.group_column(
                         b.tokenizer,

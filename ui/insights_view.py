@@ -44,7 +44,7 @@ from bpe_core.pretokenize import (
     shared_pretoken_prefix,
     tokenizer_split,
 )
-from bpe_core.production.registry import PRODUCTION, production_token_ids
+from bpe_core.production.registry import PRODUCTION, production_keys_of, production_token_ids
 from ui import catalogue, render
 from ui import state_keys as sk
 from ui.algorithms import view_of
@@ -79,14 +79,36 @@ def tok_key(settings: Settings, size: int, trained_on: str | None = None) -> str
     return view_key(trained_on, settings.spec, None, size)
 
 
-def chosen_production() -> list[str]:
-    """The production encodings chosen on the Insights page (:data:`DEFAULT_COMPARED` until then), registry order."""
+def default_production(algorithm: str) -> list[str]:
+    """What the Insights page compares a tokenizer of ``algorithm`` with until its picker says otherwise.
+
+    :data:`DEFAULT_COMPARED` of the same algorithm, else every production
+    tokenizer of it (from the registrations: BERT for WordPiece, XLM-R for Unigram).
+    """
+    own = production_keys_of(algorithm)
+    return [k for k in DEFAULT_COMPARED if k in own] or own
+
+
+def comparable(tok: Tokenizer, keys: list[str]) -> list[str]:
+    """The production tokenizers among ``keys`` whose tokens compare with ``tok``'s as written.
+
+    A byte-level tokenizer's tokens are bytes: every production vocabulary can
+    say whether it has them (by the bytes its pieces stand for).  Other tokens
+    are strings with their algorithm's marks (``##ing``, ``▁the``): only a
+    production vocabulary of the same algorithm writes them so.
+    """
+    same = production_keys_of(tok.algorithm)
+    return [k for k in keys if tok.is_byte_level or k in same]
+
+
+def chosen_production(algorithm: str = "bpe") -> list[str]:
+    """The production encodings chosen on the Insights page (:func:`default_production` until then), registry order."""
     chosen = st.session_state.get(sk.INS_PRODUCTION)
-    chosen = DEFAULT_COMPARED if chosen is None else chosen
+    chosen = default_production(algorithm) if chosen is None else chosen
     return [k for k in PRODUCTION if k in chosen]
 
 
-def production_picker() -> list[str]:
+def production_picker(algorithm: str = "bpe") -> list[str]:
     """The Insights page's choice of production encodings (OpenAI, Meta, Mistral) to compare with; returns the keys.
 
     The genealogy's "in the production encodings", the vocabulary diff, the
@@ -94,7 +116,7 @@ def production_picker() -> list[str]:
     Playground's token dialog).
     """
     if sk.INS_PRODUCTION not in st.session_state:
-        st.session_state[sk.INS_PRODUCTION] = list(DEFAULT_COMPARED)
+        st.session_state[sk.INS_PRODUCTION] = default_production(algorithm)
     st.pills(
         "Production encodings to compare with",
         list(PRODUCTION),
@@ -106,12 +128,12 @@ def production_picker() -> list[str]:
         + " · ".join(f"{spec.label} ({spec.family})" for spec in PRODUCTION.values()),
         wrap=True,
     )
-    return chosen_production()
+    return chosen_production(algorithm)
 
 
 def loaded_production(settings: Settings) -> dict[str, catalogue.Built]:
     """The chosen production encodings that load (the catalogue's loader); the unavailable ones said in one line."""
-    entries = [catalogue.production_entry(key) for key in chosen_production()]
+    entries = [catalogue.production_entry(key) for key in chosen_production(settings.spec.algorithm)]
     out: dict[str, catalogue.Built] = {}
     columns = catalogue.build_columns(entries, settings, None)
     catalogue.column_problems(columns)
@@ -280,15 +302,11 @@ def genealogy_details(settings: Settings, tok: Trained, token_id: int) -> None:
     elif counts.get(token_id, 0) == 0:
         st.caption("Encoding the training text never produces this token: later merges always absorb it.")
     st.markdown("**In the production encodings**")
-    if not tok.is_byte_level:  # production encodings hold bytes: a string token has no byte-exact counterpart
-        st.info(
-            "The production encodings' tokens stand for bytes (a leading space is part of a token; Mistral v1's "
-            "▁ is a space); a WordPiece string such as ##ing has no byte-exact counterpart there, so this lookup "
-            "applies to byte-level BPE only.",
-            icon=":material/info:",
-        )
-        return
     production = loaded_production(settings)
+    production = {k: production[k] for k in comparable(tok, list(production))}
+    if not production and not tok.is_byte_level:  # string tokens (##ing) compare only with the same algorithm's
+        st.info(_same_algorithm_note(tok), icon=":material/info:")
+        return
     if production:
         st.dataframe(production_rows(tree.token_bytes, production), hide_index=True, width="stretch")
         st.caption(
@@ -325,18 +343,28 @@ def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
     return fig
 
 
+def _same_algorithm_note(tok: Trained) -> str:
+    """Why nothing is compared with a string-token vocabulary, and which production tokenizers to pick."""
+    names = " or ".join(PRODUCTION[k].label for k in production_keys_of(tok.algorithm))
+    pick = f"Pick {names} above" if names else "No production tokenizer of this algorithm is registered"
+    return (
+        f"{view_of(tok.algorithm).short} tokens are strings written with their algorithm's marks (##ing, ▁the): "
+        f"they compare only with a production vocabulary of the same algorithm. {pick}."
+    )
+
+
 def diff_view(settings: Settings, tok: Trained) -> None:
-    """Learned tokens against each production encoding: shares, the overlap curve, only-yours and shared tables."""
-    if not tok.is_byte_level:  # production encodings hold bytes: string tokens cannot be compared byte for byte
-        st.info(
-            "The vocabulary diff compares byte strings with the production encodings' tokens (bytes; Mistral v1's "
-            "pieces by the bytes they stand for), so it applies to byte-level BPE only. Switch the sidebar's "
-            "algorithm to Byte-level BPE.",
-            icon=":material/info:",
-        )
-        return
+    """Learned tokens against each production tokenizer: shares, the overlap curve, only-yours and shared tables.
+
+    A byte-level vocabulary against every chosen production encoding; a
+    WordPiece one against BERT's, a Unigram one against XLM-R's
+    (:func:`comparable`): tokens compare as written.
+    """
     production = loaded_production(settings)
+    production = {k: production[k] for k in comparable(tok, list(production))}
     if not production:
+        if not tok.is_byte_level:
+            st.info(_same_algorithm_note(tok), icon=":material/info:")
         return
     diffs = {k: vocab_diff(tok, b.label, production_token_ids(k)) for k, b in production.items()}
     learned = len(tok.learned_tokens())

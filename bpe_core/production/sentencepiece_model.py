@@ -75,6 +75,8 @@ class SentencePieceTokenizer:
     is_byte_level = False
     special_text = False
     pattern = UNIT_PATTERN
+    algorithm_label = "BPE"
+    algorithm = "bpe"  # the registered algorithm whose views draw its merge lines
 
     def __init__(self, model: bytes, name: str, source: str = "<bytes>") -> None:
         import sentencepiece

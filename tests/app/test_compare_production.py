@@ -55,7 +55,9 @@ def test_picker_groups_by_family_and_defaults_to_bpe_gpt2_cl100k():
     at = fresh()
     groups = {b.label: (b.options, b.value) for b in at.button_group}
     assert list(groups) == ["Your own", *production_families()]
-    assert list(groups)[1:] == ["OpenAI", "Meta", "Mistral"]
+    assert list(groups)[1:] == [
+        "OpenAI", "Meta", "Mistral", "Google", "Alibaba", "DeepSeek", "BERT / encoders", "Other open models",
+    ]  # fmt: skip
     # "Your own" is every registered algorithm (the ALGORITHMS registry, not a fixed list)
     own_labels, own_value = groups["Your own"]
     assert len(own_labels) == len(algorithm_names()) and own_value == ["bpe"]
@@ -268,3 +270,26 @@ def test_measure_is_the_engines_for_every_production_encoding():
         col = catalogue.build_columns([catalogue.production_entry(key)], None, None)[0]
         got = catalogue.measure(col.built.cache_key, text, col.built)
         assert got == compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id), key
+
+
+# ---------------------------------------------------------------------------
+# every algorithm side by side (issue 29)
+
+
+def test_trained_wordpiece_and_unigram_beside_bert_and_xlmr_with_badges():
+    """The learner's WordPiece and Unigram beside BERT's and XLM-R's: a badge per column, exact counts."""
+    try:
+        bert, xlmr = load_production("bert"), load_production("xlmr")
+    except EncodingUnavailable as exc:
+        pytest.skip(str(exc))
+    at = fresh({"cmp": "bpe,wordpiece,unigram,bert,xlmr"})
+    badges = [m.value for m in at.markdown if "-badge[" in m.value]
+    assert badges == [
+        ":gray-badge[Byte-level BPE]", ":gray-badge[WordPiece]", ":gray-badge[Unigram (SentencePiece)]",
+        ":gray-badge[WordPiece]", ":gray-badge[Unigram (SentencePiece)]",
+    ]  # fmt: skip
+    rows = table(at)
+    text = sample("english")
+    assert rows["BERT (bert-base-uncased)"]["Tokens"] == len(bert.encode(text))
+    assert rows["XLM-RoBERTa"]["Tokens"] == len(xlmr.encode(text))
+    assert list(views(at))[3:] == ["BERT (bert-base-uncased)", "XLM-RoBERTa"]

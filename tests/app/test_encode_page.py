@@ -189,3 +189,29 @@ def test_chips_follow_the_colour_mode(encode_page, mode):
     lines = first_column.split('<div class="enc-line">')
     chips = re.findall(r'class="enc-tok[^"]*" style="background:(#[0-9a-f]{6})"', lines[-1])
     assert chips == want
+
+
+def test_bert_steps_are_greedy_longest_match_and_xlmr_steps_are_lattices(encode_page):
+    """BERT drawn as WordPiece (word by word, the longer candidates struck out), XLM-R as Unigram (lattices)."""
+    from bpe_core.production.registry import load_production
+    from bpe_core.textbook.wordpiece import encode_word as naive_encode_word
+
+    try:
+        bert, xlmr = load_production("bert"), load_production("xlmr")
+    except EncodingUnavailable as exc:
+        pytest.skip(str(exc))
+    word = "Tokenization naïvely"
+    encode_page.multiselect(key="encode_tokenizers").set_value(["bert", "xlmr"]).run()
+    encode_page.text_input(key="encode_word").input(word).run()
+    assert not encode_page.exception
+    assert shown_ids(encode_page) == [bert.encode(word), xlmr.encode(word)]
+    boxes = chips_per_line(html_bodies(encode_page))
+    vocab = set(bert.vocab)
+    # BERT's two words (normalized: "tokenization", "naively"), each line one more piece; the course's
+    # encode_word (on the same vocabulary) gives the last line
+    for normalized, lines in zip(["tokenization", "naively"], boxes[:2]):
+        assert lines[0] == [] and lines[-1] == naive_encode_word(normalized, vocab)
+    assert "2 words" in " ".join(c.value for c in encode_page.caption)
+    body = html.unescape(html_bodies(encode_page))
+    assert "BERT's normalizer made 'naïvely' 'naively'" in body
+    assert "▁Token" in body and "▁na" in body  # XLM-R's lattice arcs (pieces with their ▁)

@@ -53,7 +53,7 @@ def test_every_tab_opens_on_the_default_sample():
 @pytest.mark.parametrize(
     "query",
     [
-        {"algo": "wordpiece", "vocab": "400"},  # BPE-only tabs say so; the others work
+        {"algo": "wordpiece", "vocab": "400"},  # compared with BERT's vocabulary where the tab compares
         {"sample": "multilingual", "pattern": "custom", "regex": r"\p{L}+|\p{N}|[^\p{L}\p{N}]+"},
     ],
 )
@@ -117,7 +117,16 @@ def test_genealogy_for_wordpiece_draws_the_tree_and_says_what_does_not_apply():
     tree = next(b for b in (h.proto.body for h in at.get("html")) if "margin-left" in b)
     shown = token_texts(tree)
     assert shown[0] == hug.merged and shown[1:] and shown[-1].startswith("##")
-    assert any("byte-level BPE only" in i.value for i in at.info)
+    # the production lookup: BERT's vocabulary (the same algorithm's) by the token as written
+    from bpe_core.production.encodings import package_file_path
+    from bpe_core.production.registry import BERT_VOCAB_FILE
+
+    bert = package_file_path(BERT_VOCAB_FILE).read_text(encoding="utf-8").split("\n")
+    (row,) = frame(at, 0).to_dict("records")
+    assert row["Encoding"] == "BERT (bert-base-uncased)"
+    assert row["Single token"] == (hug.merged in bert)
+    if hug.merged in bert:
+        assert row["Rank there"] == bert.index(hug.merged)
 
 
 # ---------------------------------------------------------------------------
@@ -150,10 +159,44 @@ def test_vocab_diff_shares_against_tiktoken(tiktoken_official):
     ]
 
 
-def test_vocab_diff_is_bpe_only():
+def test_vocab_diff_of_a_wordpiece_is_against_berts():
+    """A WordPiece's learned tokens against BERT's vocab.txt, as written (##ing); counted here from the file."""
+    from bpe_core.interface import TrainingSpec
+    from bpe_core.production.encodings import package_file_path
+    from bpe_core.production.registry import BERT_VOCAB_FILE
+
     at = open_insights("diff", {"algo": "wordpiece", "vocab": "400"})
-    assert any("byte-level BPE only" in i.value for i in at.info)
-    assert not at.dataframe
+    assert at.session_state["ins_production"] == ["bert"]  # the default for a WordPiece: the same algorithm's
+    spec = TrainingSpec("wordpiece", 400, pattern="bert", special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"))
+    tok = spec.train(sample("english"))
+    bert = set(package_file_path(BERT_VOCAB_FILE).read_text(encoding="utf-8").split("\n"))
+    learned = [tok.id_to_token(i) for _r, i in tok.learned_tokens()]
+    shared = [t for t in learned if t in bert]
+    assert any(t.startswith("##") for t in shared)
+    assert metric(at, "BERT (bert-base-uncased) has") == f"{len(shared) / len(learned):.1%}"
+    only, shared_tab = frame(at, 0), frame(at, 1)
+    assert len(only) + len(shared_tab) == len(learned) and len(shared_tab) == len(shared)
+    # GPT-2's vocabulary holds bytes: a WordPiece is not compared with it, and the page says whom to pick
+    at.session_state["ins_production"] = ["gpt2"]
+    at.run()
+    assert any("Pick BERT (bert-base-uncased) above" in i.value for i in at.info) and not at.dataframe
+
+
+def test_vocab_diff_of_a_unigram_is_against_xlmrs():
+    from bpe_core.production.encodings import EncodingUnavailable
+    from bpe_core.production.registry import load_production
+
+    try:
+        xlmr = load_production("xlmr")
+    except EncodingUnavailable as exc:
+        pytest.skip(str(exc))
+    at = open_insights("diff", {"algo": "unigram", "vocab": "600"})
+    assert at.session_state["ins_production"] == ["xlmr"]
+    shared_tab = frame(at, 1)
+    pieces = set(xlmr.pieces)
+    assert len(shared_tab) > 50 and all(
+        t.replace(" ", "\u2581") in pieces or t in pieces for t in shared_tab["Token"].map(unmark_whitespace)
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -38,7 +38,8 @@ from bpe_core.production.registry import (
 from bpe_core.production.sentencepiece_model import SentencePieceTokenizer
 from tests.conftest import SAMPLES, SEEDS, SHARED_ENCODINGS, stdlib_code
 
-KEYS = list(PRODUCTION)
+KEYS = ["gpt2", "cl100k_base", "o200k_base", "llama3", "llama4", "mistral_tekken", "mistral_v1"]
+"""Issue 18's production tokenizers; the later ones (issue 29) are tested in ``test_production_families``."""
 SPECIAL_TEXT = (
     "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi!<|eot_id|> <|header_start|>x<|header_end|>"
     " [INST] hello [/INST] answer</s> <s><unk> <|endoftext|><|endofprompt|> <|fim_prefix|>a<|fim_suffix|>"
@@ -118,12 +119,19 @@ def own_encoder(key: str) -> Callable[[str], list[int]]:
 def test_registry_groups_the_issue_table_by_family():
     families = production_families()
     assert {f: [s.key for s in specs] for f, specs in families.items()} == {
-        "OpenAI": ["gpt2", "cl100k_base", "o200k_base"],
+        "OpenAI": ["gpt2", "cl100k_base", "o200k_base", "o200k_harmony"],
         "Meta": ["llama3", "llama4"],
         "Mistral": ["mistral_tekken", "mistral_v1"],
+        "Google": ["gemma4"],
+        "Alibaba": ["qwen", "qwen3_5"],
+        "DeepSeek": ["deepseek_v4", "deepseek_llm", "deepseek_coder"],
+        "BERT / encoders": ["bert", "xlmr"],
+        "Other open models": ["falcon", "starcoder", "command_r", "mpt", "refact"],
     }
     assert DEFAULT_PRODUCTION == ("gpt2", "cl100k_base")
-    assert byte_level_production_keys() == ["gpt2", "cl100k_base", "o200k_base", "llama3", "llama4", "mistral_tekken"]
+    assert byte_level_production_keys() == [
+        "gpt2", "cl100k_base", "o200k_base", "llama3", "llama4", "mistral_tekken", "o200k_harmony", "qwen", "qwen3_5",
+    ]  # fmt: skip
     with pytest.raises(ValueError, match="'llama3' is already registered"):
         register_production(ProductionSpec("llama3", "again", "Meta", lambda: None))
     with pytest.raises(ValueError, match="unknown production tokenizer 'gemma'; known: gpt2, "):

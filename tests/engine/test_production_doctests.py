@@ -10,7 +10,14 @@ import pytest
 
 @pytest.mark.parametrize(
     "module",
-    ["bpe_core.production.encodings", "bpe_core.production.registry", "bpe_core.production.sentencepiece_model"],
+    [
+        "bpe_core.production.encodings",
+        "bpe_core.production.registry",
+        "bpe_core.production.sentencepiece_model",
+        "bpe_core.production.byte_bpe",
+        "bpe_core.production.bert",
+        "bpe_core.production.normalize",
+    ],
 )
 def test_doctests(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
