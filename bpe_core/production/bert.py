@@ -147,7 +147,7 @@ class BertWordPiece:
         """
         out: list[int] = []
         specials = self.wordpiece.special_tokens
-        encode_word = self.wordpiece._encode_word
+        encode_word = self.wordpiece.encode_word
         for segment, is_special in self._segments(text):
             if is_special:
                 out.append(specials[segment])
@@ -216,7 +216,7 @@ class BertWordPiece:
 
     def _word_spans(self, word, ws, segment, norm, origin, offset, unk) -> list[TokenSpan]:
         """The spans of one normalized word starting at ``ws`` of ``norm``."""
-        ids = self.wordpiece._encode_word(word)
+        ids = self.wordpiece.encode_word(word)
         we = ws + len(word)
         if ids == (unk,):
             s, e = origin[ws], origin[we - 1] + 1

@@ -33,7 +33,7 @@ import regex
 from ..pretokenize import SENTENCEPIECE_PATTERN, split_special
 from ..spans import TokenSpan
 from ..unigram import UnigramTokenizer
-from ..unigram.encoder import SENTENCEPIECE_RX, metaspace_word
+from ..unigram.encoder import METASPACE, SENTENCEPIECE_RX
 from ..unigram.trace import WordLattice, word_lattice
 from .encodings import check_text
 from .gguf_vocab import CONTROL, UNKNOWN, UNUSED, GGUFVocab
@@ -135,6 +135,16 @@ class Charsmap:
             starts += [m.start()] * len(out)
             ends += [m.end()] * len(out)
         return "".join(parts), starts, ends
+
+
+def _lattice_word(word: str) -> str:
+    """A normalized word as XLM-R's lattice sees it: ``▁`` for its leading space, or put in front of it.
+
+    SentencePiece adds a dummy ``▁`` before the text, and after the charsmap and the
+    squeezing of spaces only a stretch's first word lacks a leading space: so every
+    word of XLM-R's starts with ``▁`` (Hugging Face's ``Metaspace(prepend_scheme="always")``).
+    """
+    return METASPACE + (word[1:] if word[0] in " \u2581" else word)
 
 
 def _squeeze_spaces(norm: str, starts: list[int], ends: list[int]) -> tuple[str, list[int], list[int]]:
@@ -249,7 +259,7 @@ class UnigramXLMR:
                 for m in SENTENCEPIECE_RX.finditer(norm):
                     s, e = m.span()
                     yield (
-                        offset + starts[s], offset + ends[e - 1], metaspace_word(m.group()), m.group(),
+                        offset + starts[s], offset + ends[e - 1], _lattice_word(m.group()), m.group(),
                         [offset + x for x in starts[s:e]], [offset + x for x in ends[s:e]],
                     )  # fmt: skip
             offset += len(segment)
@@ -270,7 +280,7 @@ class UnigramXLMR:
                 out.append(specials[segment])
                 continue
             for w in SENTENCEPIECE_RX.findall(self.normalize(segment)):
-                out.extend(encode_word(metaspace_word(w)))
+                out.extend(encode_word(_lattice_word(w)))
         return out
 
     def fast_encoder(self) -> Callable[[str], list[int]]:
@@ -323,11 +333,11 @@ class UnigramXLMR:
 
     def _word_spans(self, norm_word: str, ws: int, starts: list[int], ends: list[int]) -> list[TokenSpan]:
         """The spans of the normalized word at ``ws``; ``starts``/``ends``: the segment's origin (text offsets)."""
-        word = metaspace_word(norm_word)
+        word = _lattice_word(norm_word)
         lead = len(word) - len(norm_word)  # 1 when the ▁ was put in front, 0 when the word began with a space
         unk, pieces = self.unknown_id, self.pieces
         out = []
-        for s, e, i in self.unigram._word_arcs(word):
+        for s, e, i in self.unigram.word_arcs(word):
             a, b = ws + max(s - lead, 0), ws + e - lead
             if b <= a:  # only the ▁ put in front: it stands for no character
                 out.append(TokenSpan(i, pieces[i].encode(), pieces[i], starts[ws], starts[ws], i == unk))
@@ -347,7 +357,7 @@ class UnigramXLMR:
             TypeError, ValueError: as :meth:`encode`.
         """
         out: list[WordLattice] = []
-        table = self.unigram._table_()
+        table = self.unigram.piece_table()
         for ws, we, word, norm_word, _starts, _ends in self._words(text):
             if word is None:
                 out.append(

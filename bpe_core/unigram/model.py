@@ -459,7 +459,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             train_words=self._train_words, initial_tokens=self.training_text_tokens(),
             byte_fallback=self.byte_fallback, prepend=self._st.prepend, checked=True,
         )  # fmt: skip
-        tok._st.tables[n] = tok._table = self._table_()  # the same pieces and scores
+        tok._st.tables[n] = tok._table = self.piece_table()  # the same pieces and scores
         tok._cache = self._cache
         return tok
 
@@ -562,7 +562,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
 
     def token_to_id(self, piece: str) -> int | None:
         """The id of a piece in this view, or ``None``."""
-        self._table_()
+        self.piece_table()
         i = self._table.piece_ids.get(piece) if piece not in self._st.specials else self._st.specials[piece]
         if i is None and self._st.byte_ids is not None and piece in _BYTE_VALUE:
             i = self._st.byte_ids[_BYTE_VALUE[piece]]
@@ -606,7 +606,8 @@ class UnigramTokenizer(ViewCache, JsonFile):
 
     # -- encoding -------------------------------------------------------------------
 
-    def _table_(self) -> PieceTable:
+    def piece_table(self) -> PieceTable:
+        """The Viterbi encoder's table of this view's pieces (ids, scores, the unknown piece), built once per size."""
         if self._table is None:
             st = self._st
             table = st.tables.get(self._n)
@@ -632,14 +633,15 @@ class UnigramTokenizer(ViewCache, JsonFile):
                     "not a character and has no UTF-8 form; remove it or replace it with U+FFFD"
                 )
 
-    def _word_arcs(self, word: str) -> list[tuple[int, int, int]]:
-        return viterbi(word, self._table_())
+    def word_arcs(self, word: str) -> list[tuple[int, int, int]]:
+        """The best segmentation of one lattice word: ``[(start, end, piece id), ...]``, offsets in ``word``."""
+        return viterbi(word, self.piece_table())
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one lattice word (``"▁"``-prefixed for SentencePiece-style words), cached."""
         ids = self._cache.get(word)
         if ids is None:
-            ids = self._word_ids(word, viterbi(word, self._table_()))
+            ids = self._word_ids(word, viterbi(word, self.piece_table()))
             if len(self._cache) >= _CACHE_WORDS:
                 self._cache.clear()
             self._cache[word] = ids
@@ -664,7 +666,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         if missing:
             if len(cache) + len(missing) >= _CACHE_WORDS:
                 cache.clear()
-            table = self._table_()
+            table = self.piece_table()
             if sum(map(len, missing)) >= _COMPILED_MIN_CHARS and _compiled_encoder():
                 plain = self._st.byte_ids is None
                 for w, found in zip(missing, viterbi_many(missing, table, ids_only=plain)):
@@ -764,7 +766,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         pieces = self._st.pieces
         unk = self._st.unk_id
         shift = ws - lead  # original offset of lattice position 0
-        for s, e, i in self._word_arcs(word):
+        for s, e, i in self.word_arcs(word):
             a, b = max(ws, shift + s), shift + e
             if i == unk and self._st.byte_ids is not None:  # byte fallback: each character's bytes
                 for q in range(s, e):
@@ -795,7 +797,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             TypeError, ValueError: as :meth:`encode`.
         """
         self._check_text(text)
-        table = self._table_()
+        table = self.piece_table()
         out: list[WordLattice] = []
         for ws, we, word, orig in self._segments(text):
             if word is None:
@@ -858,7 +860,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
     def _unknown_surface(self) -> str:
         """The first of :data:`UNKNOWN_SURFACES` that no piece of this view holds (else the unknown token's text)."""
         if self._unknown_text is None:
-            pieces = [p for p in self._table_().piece_ids]
+            pieces = [p for p in self.piece_table().piece_ids]
             self._unknown_text = next((c for c in UNKNOWN_SURFACES if not any(c in p for p in pieces)), self.unk_token)
         return self._unknown_text
 

@@ -45,8 +45,13 @@ class WordPieceEncoder:
     _cache: dict[str, tuple[int, ...]]
     rank_of: Callable[[int], int | None]
 
-    def _encode_word(self, word: str) -> tuple[int, ...]:
-        """Greedy longest-match-first pieces of one word (``(unknown_id,)`` when it cannot be matched)."""
+    def encode_word(self, word: str) -> tuple[int, ...]:
+        """Greedy longest-match-first piece ids of one (normalized) word, cached.
+
+        Returns:
+            The ids, ``##`` pieces after the first; ``(unknown_id,)`` when the word cannot be
+            spelt or is longer than the tokenizer's ``max_input_chars_per_word``.
+        """
         ids = self._cache.get(word)
         if ids is not None:
             return ids
@@ -107,7 +112,7 @@ class WordPieceEncoder:
         self._check_text(text)
         out: list[int] = []
         specials = self._specials
-        encode_word = self._encode_word
+        encode_word = self.encode_word
         for segment, is_special in split_special(text, tuple(specials)):
             if is_special:
                 out.append(specials[segment])
@@ -207,7 +212,7 @@ class WordPieceEncoder:
         Raises:
             TypeError, ValueError: as :meth:`encode`.
         """
-        return self.token_spans_with(text, self._encode_word)
+        return self.token_spans_with(text, self.encode_word)
 
     def token_spans_with(self, text: str, pieces_of: Callable[[str], Sequence[int] | None]) -> list[TokenSpan]:
         """Token spans of ``text`` with each word cut by ``pieces_of`` instead of greedy matching.

@@ -440,7 +440,7 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
             return None
         if self._train_tokens is None:
             counts, n_special = self._train_words
-            encode_word = self._encode_word
+            encode_word = self.encode_word
             self._train_tokens = n_special + sum(c * len(encode_word(w)) for w, c in counts.items())
         return self._train_tokens
 
