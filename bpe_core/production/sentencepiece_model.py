@@ -80,47 +80,30 @@ class SentencePieceTokenizer:
 
     def __init__(self, model: bytes, name: str, source: str = "<bytes>") -> None:
         import sentencepiece
-        from sentencepiece import sentencepiece_model_pb2
 
-        if not isinstance(model, bytes | bytearray):
-            raise TypeError(f"model must be the .model file's bytes, got {type(model).__name__}")
-        proto = sentencepiece_model_pb2.ModelProto()
-        try:
-            proto.ParseFromString(bytes(model))
-        except Exception as exc:  # protobuf's DecodeError and friends
-            raise ValueError(f"{source}: not a SentencePiece model ({exc})") from None
-        norm, trainer = proto.normalizer_spec, proto.trainer_spec
-        problems = []
-        if trainer.model_type != sentencepiece_model_pb2.TrainerSpec.BPE:
-            problems.append("not a BPE model")
-        if not trainer.byte_fallback:
-            problems.append("no byte fallback")
-        if norm.name != "identity" or norm.precompiled_charsmap or not norm.add_dummy_prefix:
-            problems.append("a normalizer other than identity with a dummy prefix")
-        if norm.remove_extra_whitespaces or trainer.treat_whitespace_as_suffix or not norm.escape_whitespaces:
-            problems.append("whitespace handling other than 'every space is ▁'")
+        proto = _parse_model(model, source)
         self.name = name
         self.source = source
         self._pieces = [p.piece for p in proto.pieces]
         self._types = [p.type for p in proto.pieces]
         self._scores = [p.score for p in proto.pieces]
-        for piece, kind in zip(self._pieces, self._types):
-            if kind in (_NORMAL, _USER_DEFINED) and SPACE in piece.lstrip(SPACE):
-                problems.append(f"a piece with ▁ after other characters ({piece!r})")
-                break
-        if any(t in (_USER_DEFINED, _UNUSED) for t in self._types):
-            problems.append("user-defined or unused pieces")
+        problems = _unsupported(proto, self._pieces, self._types)
         if problems:
             raise ValueError(f"{source}: unsupported SentencePiece model: {'; '.join(problems)}")
         self._sp = sentencepiece.SentencePieceProcessor(model_proto=bytes(model))
-        self._merge_lookup = {p: i for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t == _NORMAL}
+        self._index_pieces()
+
+    def _index_pieces(self) -> None:
+        """The look-ups encoding needs: mergeable pieces, byte pieces, specials, merge ranks by score."""
+        kinds = list(zip(self._pieces, self._types))
+        self._merge_lookup = {p: i for i, (p, t) in enumerate(kinds) if t == _NORMAL}
         self._byte_ids: list[int] = [0] * 256
-        for i, (p, t) in enumerate(zip(self._pieces, self._types)):
+        for i, (p, t) in enumerate(kinds):
             if t == _BYTE:
                 self._byte_ids[int(p[3:5], 16)] = i
-        self._specials = {p: i for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t in (_CONTROL, _UNKNOWN)}
+        self._specials = {p: i for i, (p, t) in enumerate(kinds) if t in (_CONTROL, _UNKNOWN)}
         self.unknown_id: int | None = self._sp.unk_id()
-        merged = [i for i, (p, t) in enumerate(zip(self._pieces, self._types)) if t == _NORMAL and len(p) > 1]
+        merged = [i for i, (p, t) in enumerate(kinds) if t == _NORMAL and len(p) > 1]
         merged.sort(key=lambda i: (-self._scores[i], i))
         self._rank = {i: r for r, i in enumerate(merged)}
 
@@ -412,6 +395,48 @@ class SentencePieceTokenizer:
 
     def __repr__(self) -> str:
         return f"SentencePieceTokenizer(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
+
+
+def _parse_model(model: bytes, source: str):
+    """The ``ModelProto`` of a ``.model`` file's bytes (``TypeError`` for non-bytes, ``ValueError`` for non-models)."""
+    from sentencepiece import sentencepiece_model_pb2
+
+    if not isinstance(model, bytes | bytearray):
+        raise TypeError(f"model must be the .model file's bytes, got {type(model).__name__}")
+    proto = sentencepiece_model_pb2.ModelProto()
+    try:
+        proto.ParseFromString(bytes(model))
+    except Exception as exc:  # protobuf's DecodeError and friends
+        raise ValueError(f"{source}: not a SentencePiece model ({exc})") from None
+    return proto
+
+
+def _unsupported(proto, pieces: list[str], types: list[int]) -> list[str]:
+    """What this class cannot reproduce exactly in a model (an empty list: supported).
+
+    Supported: BPE with byte fallback, no normalizer but the dummy prefix, every space a
+    ``▁`` that only starts pieces, no user-defined or unused pieces.
+    """
+    from sentencepiece import sentencepiece_model_pb2
+
+    norm, trainer = proto.normalizer_spec, proto.trainer_spec
+    problems = []
+    if trainer.model_type != sentencepiece_model_pb2.TrainerSpec.BPE:
+        problems.append("not a BPE model")
+    if not trainer.byte_fallback:
+        problems.append("no byte fallback")
+    if norm.name != "identity" or norm.precompiled_charsmap or not norm.add_dummy_prefix:
+        problems.append("a normalizer other than identity with a dummy prefix")
+    if norm.remove_extra_whitespaces or trainer.treat_whitespace_as_suffix or not norm.escape_whitespaces:
+        problems.append("whitespace handling other than 'every space is ▁'")
+    inner_space = next(
+        (p for p, t in zip(pieces, types) if t in (_NORMAL, _USER_DEFINED) and SPACE in p.lstrip(SPACE)), None
+    )
+    if inner_space is not None:
+        problems.append(f"a piece with ▁ after other characters ({inner_space!r})")
+    if any(t in (_USER_DEFINED, _UNUSED) for t in types):
+        problems.append("user-defined or unused pieces")
+    return problems
 
 
 def _chunks(text: str, size: int) -> Iterable[str]:
