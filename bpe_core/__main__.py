@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = _Parser(
         prog=PROG,
-        description="Train, apply, compare and export byte-level BPE and WordPiece tokenizers.",
+        description="Train, apply, compare and export byte-level BPE, WordPiece and Unigram tokenizers.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
