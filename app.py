@@ -6,12 +6,13 @@ import streamlit as st
 
 from ui import imported, links, live_view, present
 from ui import state_keys as sk
+from ui.favicon import FAVICON_SVG
 from ui.inputs import sidebar
 from ui.lessons.base import INPUT_LABEL
 
 st.set_page_config(
     page_title="BPE Playground",
-    page_icon=":material/token:",
+    page_icon=FAVICON_SVG,  # drawn here: a Material icon name makes the browser ask fonts.gstatic.com
     layout="wide",
     initial_sidebar_state=present.initial_sidebar(),  # collapsed for a projector (present=1)
 )
