@@ -22,7 +22,7 @@ st.caption(
 if settings.problem:
     st.info(md(settings.problem), icon=":material/edit_note:")
     st.stop()
-view.previous_if_cancelled(settings)  # after a Cancel: the previous tokenizer and its settings, as on every page
+view.previous_if_stopped(settings)  # after a Cancel or a failure: the previous tokenizer and its settings
 
 picked = compare.tokenizer_picker()
 with st.expander("More BPE variants: other patterns or vocabulary sizes"):
@@ -80,7 +80,12 @@ live = False
 if compare.uses_slider(settings, picked or [], patterns):
     try:
         with st.spinner("Training…"):
-            trained = catalogue.sidebar_tokenizer(settings)
+            try:
+                trained = catalogue.sidebar_tokenizer(settings)
+            except (ValueError, TypeError):  # failed just now: its message, and the previous tokenizer if any
+                trained = view.previous_if_failed(settings)
+                if trained is None:
+                    raise
         live = compare.draws_live(trained, settings.text)
         size = compare.live_slider(trained) if live else view.vocab_slider(trained)
         st.caption(

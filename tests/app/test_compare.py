@@ -165,13 +165,14 @@ def test_unavailable_reference_is_reported_and_the_rest_shown(app, monkeypatch, 
 
 
 def test_training_error_keeps_the_references(app):
+    """A training that fails keeps the previous tokenizer's column beside the references (issue 32.1)."""
+    before = list(table(app.switch_page(PAGE).run()))
     app.multiselect(key="special_tokens").set_value(["<|endoftext|>", "<|pad|>"]).run()
     app.number_input(key="max_vocab").set_value(257).run()
-    app.switch_page(PAGE).run()
     assert not app.exception
-    assert any("at least 258" in w.value for w in app.warning)
-    assert list(table(app)) == ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
-    assert not app.slider  # no trained BPE, no vocabulary slider
+    assert any("at least 258" in e.value for e in app.error)
+    assert app.button(key="train_at_minimum").label.startswith("Train at 258 tokens")
+    assert list(table(app)) == before == ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
     assert app.number_input(key="max_vocab").value == 257  # the user's settings are kept
 
 
