@@ -68,6 +68,9 @@ PATTERN_BASES = ("gpt2", "cl100k", "o200k", "bert")
 
 Trained = TrainedTokenizer
 
+NONE = "—"
+"""What a table cell shows where there is no value (a rank a token does not have), instead of ``None``."""
+
 
 def tok_key(settings: Settings, size: int, trained_on: str | None = None) -> str:
     """The cache key of the sidebar's tokenizer at ``size``, or of one trained with its spec on ``trained_on``.
@@ -189,7 +192,11 @@ def tree_figure(tree: MergeTree) -> go.Figure:
 
 
 def production_rows(token_bytes: bytes, production: dict[str, catalogue.Built]) -> pd.DataFrame:
-    """For each production encoding: whether ``token_bytes`` is one token there, its rank, and its tokens as text."""
+    """For each production encoding: whether ``token_bytes`` is one token there, its rank, and its tokens as text.
+
+    The numbers are written out (``"30,001"``), and :data:`NONE` where there is none (no single token; part of
+    a character, which cannot be encoded as text), never a bare null.
+    """
     ranks = production_ranks_of(token_bytes, {k: production_token_ids(k) for k in production})
     rows = []
     for key, built in production.items():
@@ -202,8 +209,8 @@ def production_rows(token_bytes: bytes, production: dict[str, catalogue.Built]) 
             {
                 "Encoding": built.label,
                 "Single token": rank is not None,
-                "Rank there": rank,
-                "Tokens as text": pieces,
+                "Rank there": NONE if rank is None else f"{rank:,}",
+                "Tokens as text": NONE if pieces is None else f"{pieces:,}",
             }
         )
     return pd.DataFrame(rows)

@@ -37,6 +37,12 @@ def open_insights(view: str, query: dict | None = None) -> AppTest:
     return at
 
 
+def cell_number(cell: str) -> int | None:
+    """A table's number written out (``"30,001"``), or ``None`` for the dash of a missing one (never ``None``)."""
+    assert cell is not None and cell != "None"
+    return None if cell == "—" else int(cell.replace(",", ""))
+
+
 def frame(at, i: int = 0):
     return at.dataframe[i].value
 
@@ -104,8 +110,8 @@ def test_genealogy_reference_ranks_against_tiktoken(tiktoken_official):
         except KeyError:
             rank = None
         assert row["Single token"] == (rank is not None)
-        assert (None if row["Rank there"] != row["Rank there"] else row["Rank there"]) == rank  # NaN -> None
-        assert row["Tokens as text"] == len(enc.encode(data.decode()))
+        assert cell_number(row["Rank there"]) == rank
+        assert cell_number(row["Tokens as text"]) == len(enc.encode(data.decode()))
 
 
 def test_genealogy_for_wordpiece_draws_the_tree_and_says_what_does_not_apply():
@@ -431,8 +437,8 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
     ):
         row = rows[label]
         assert row["Single token"] == (want is not None)
-        assert (None if row["Rank there"] != row["Rank there"] else row["Rank there"]) == want  # NaN -> None
-        assert row["Tokens as text"] == n_text
+        assert cell_number(row["Rank there"]) == want
+        assert cell_number(row["Tokens as text"]) == n_text
 
     at.session_state["ins_tab"] = VIEWS["diff"]
     at.run()
@@ -444,3 +450,20 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
         assert metric(at, f"{label} has") == f"{shared / len(learned):.1%}"
     at.run()
     assert at.query_params["prod"] == "llama3,mistral_v1" and "refs" not in at.query_params
+
+
+def test_production_rows_write_a_dash_where_there_is_no_number(tiktoken_official):
+    """A token that is no single token there, or part of a character, shows "—", never None (issue 32.6)."""
+    from bpe_core.production.registry import load_production
+    from ui import catalogue
+    from ui.insights_view import production_rows
+
+    enc = tiktoken_official("r50k_base")
+    built = {"gpt2": catalogue.Built(load_production("gpt2"), "GPT-2", "gpt2")}
+    word = b" Magikarpology"
+    (row,) = production_rows(word, built).to_dict("records")
+    assert row == {"Encoding": "GPT-2", "Single token": False, "Rank there": "—",
+                   "Tokens as text": f"{len(enc.encode(word.decode()))}"}  # fmt: skip
+    (row,) = production_rows("é".encode()[:1], built).to_dict("records")  # the first byte of é
+    first_byte = "é".encode()[:1]
+    assert row["Rank there"] == f"{enc.encode_single_token(first_byte):,}" and row["Tokens as text"] == "—"
