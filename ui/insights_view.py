@@ -332,6 +332,21 @@ def overlap_figure(curves: dict[str, list[int]], first_size: int) -> go.Figure:
     return fig
 
 
+TOKEN_TABLE_HEIGHT = 400
+"""Pixels a table of tokens takes before it scrolls (as tall as Streamlit's own dataframes)."""
+
+
+def token_table(where, frame: pd.DataFrame) -> None:
+    """Draw a table of tokens in ``where`` (a column, or ``st``): numbers right, tokens isolated in their direction.
+
+    A column named ``Token`` or ending in ``pattern`` holds tokens (:func:`ui.render.table_token_html`: a
+    right-to-left token reads in its own order without moving the row; invisible characters are shown by
+    code point); the others hold whole numbers.  The table scrolls past :data:`TOKEN_TABLE_HEIGHT`.
+    """
+    columns = [FigureColumn(c, c, "token" if c == "Token" or c.endswith("pattern") else "int") for c in frame.columns]
+    where.html(figures_table_html(frame, columns, max_height=TOKEN_TABLE_HEIGHT))
+
+
 def diff_view(settings: Settings, tok: Trained) -> None:
     """Learned tokens against each production encoding: shares, the overlap curve, only-yours and shared tables."""
     if not tok.is_byte_level:  # production encodings hold bytes: string tokens cannot be compared byte for byte
@@ -375,13 +390,13 @@ def diff_view(settings: Settings, tok: Trained) -> None:
     d = diffs[key]
     left, right = st.columns(2)
     left.markdown(f"**Only in yours: {len(d.only_ours):,}** (by merge rank)")
-    left.dataframe(
+    token_table(
+        left,
         pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_ours], "Token": [readable(b) for _r, b in d.only_ours]}),
-        hide_index=True,
-        width="stretch",
     )
     right.markdown(f"**Shared: {len(d.shared):,}**")
-    right.dataframe(
+    token_table(
+        right,
         pd.DataFrame(
             {
                 "Rank": [r + 1 for r, _b, _x in d.shared],
@@ -389,8 +404,6 @@ def diff_view(settings: Settings, tok: Trained) -> None:
                 f"Rank in {_label(key)}": [x for _r, _b, x in d.shared],
             }
         ),
-        hide_index=True,
-        width="stretch",
     )
     st.caption("Rank = merge order in your tokenizer, 1 = first merge. Single bytes are left out: all have them.")
 
@@ -715,12 +728,10 @@ def pretok_view(settings: Settings) -> None:
     )
     left, right = st.columns(2)
     left.markdown("**The first merges, side by side**")
-    left.dataframe(merges_side_by_side(base, edited), hide_index=True, width="stretch")
+    token_table(left, merges_side_by_side(base, edited))
     right.markdown("**Tokens only the edited pattern learned**")
-    right.dataframe(
-        pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_b], "Token": [readable(b) for _r, b in d.only_b]}),
-        hide_index=True,
-        width="stretch",
+    token_table(
+        right, pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_b], "Token": [readable(b) for _r, b in d.only_b]})
     )
 
 
@@ -777,4 +788,4 @@ def unused_view(settings: Settings, tok: Trained, size: int) -> None:
         border=True,
         help="A merge's token can be absorbed by later merges everywhere it occurs: it then only exists as a step.",
     )
-    st.dataframe(unused_frame(tok, unused), hide_index=True, width="stretch")
+    token_table(st, unused_frame(tok, unused))

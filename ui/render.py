@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import colorsys
 import html
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 
 from bpe_core.spans import TokenSpan, display_bytes
@@ -375,6 +376,32 @@ def shown_token(tok, token_id: int) -> str:
 def visible_text(text: str, show_whitespace: bool = True) -> str:
     """``text`` escaped for HTML, with whitespace drawn as in the coloured view (``·`` ``→`` ``↵``)."""
     return _visible(text, show_whitespace)
+
+
+def table_token_html(shown: str) -> str:
+    """A token's printable form (:func:`shown_token`, :func:`readable`) as the content of a table cell.
+
+    Escaped; isolated from the table's own direction (``<bdi>``), so a right-to-left token (Arabic,
+    Hebrew) reads in its own order without pulling the cell's other text or the row around it; a
+    character that draws nothing on its own (a zero-width joiner, a direction mark: Unicode's format
+    characters) is written as its code point, ``U+200D``; a leading combining mark is drawn on a
+    dotted circle (``◌ो``), as Unicode's charts show it.
+
+    >>> table_token_html("<0xD8>ي")
+    '<bdi>&lt;0xD8&gt;ي</bdi>'
+    >>> table_token_html("\u200d")
+    '<bdi><span class="cp">U+200D</span></bdi>'
+    """
+    out = []
+    for k, ch in enumerate(shown):
+        cat = unicodedata.category(ch)
+        if cat == "Cf":
+            out.append(f'<span class="cp">U+{ord(ch):04X}</span>')
+        elif k == 0 and cat in ("Mn", "Mc", "Me"):
+            out.append("\u25cc" + ch)
+        else:
+            out.append(html.escape(ch))
+    return f"<bdi>{''.join(out)}</bdi>"
 
 
 LEGEND_HTML = (

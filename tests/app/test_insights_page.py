@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
+from html.parser import HTMLParser
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -45,6 +49,32 @@ def cell_number(cell: str) -> int | None:
 
 def frame(at, i: int = 0):
     return at.dataframe[i].value
+
+
+def token_tables(at) -> list[pd.DataFrame]:
+    """The page's tables of tokens (HTML, :func:`ui.insights_view.token_table`), read from each cell's ``data-value``:
+    whole numbers as ``int``, tokens as the text shown."""
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.rows: list[dict] = []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "tr":
+                self.rows.append({})
+            elif tag == "td" and "data-col" in a:
+                raw = a["data-value"]
+                self.rows[-1][a["data-col"]] = int(raw) if "tok" not in (a.get("class") or "") else raw
+
+    out = []
+    for body in (h.proto.body for h in at.get("html")):
+        if 'class="fig-table numbered"' in body:
+            p = Cells()
+            p.feed(body)
+            out.append(pd.DataFrame([r for r in p.rows if r]))
+    return out
 
 
 def test_every_tab_opens_on_the_default_sample():
@@ -147,7 +177,7 @@ def test_vocab_diff_shares_against_tiktoken(tiktoken_official):
         enc = tiktoken_official(name)
         shared = sum(has(enc, b) for b in learned)
         assert metric(at, f"{label} has") == f"{shared / len(learned):.1%}"
-    only, shared_tab = frame(at, 0), frame(at, 1)
+    only, shared_tab = token_tables(at)
     gpt2 = tiktoken_official("r50k_base")
     expected_only = [r + 1 for r, b in enumerate(learned) if not has(gpt2, b)]
     assert list(only["Rank"]) == expected_only  # sorted by merge rank
@@ -248,7 +278,7 @@ def test_pattern_playground_retrains_and_keeps_the_old_pattern_on_error():
     assert [unmark_whitespace(t) for t in token_texts(chunks)] == [words[0]] + [" " + w for w in words[1:]]
     at.text_area(key="ins_pattern_text").input(r"\S+").run()
     assert not at.exception and not at.error
-    edited = list(frame(at, 0)["Edited pattern"])
+    edited = list(token_tables(at)[0]["Edited pattern"])
     assert edited == ["st", "est", "ow", "low", "west", "ne"]  # the handout's merges, by hand
     # with \S+ the spaces are runs of their own: 16 words + 15 spaces; distinct: 4 words and " "
     assert any(c.value.startswith("31 pre-tokens, 5 distinct") for c in at.caption)
@@ -256,7 +286,7 @@ def test_pattern_playground_retrains_and_keeps_the_old_pattern_on_error():
     assert not at.exception
     assert any("missing )" in e.value for e in at.error)
     assert at.text_area(key="ins_pattern_text").value == "(low"  # the user's text is kept
-    assert list(frame(at, 0)["Edited pattern"]) == edited  # ... and \S+ stays in force
+    assert list(token_tables(at)[0]["Edited pattern"]) == edited  # ... and \S+ stays in force
     at.selectbox(key="ins_pattern_base").set_value("bert").run()
     from bpe_core.pretokenize import BERT_PATTERN
 
@@ -282,7 +312,7 @@ def test_unused_by_hand_on_cs336():
     # "st" (merge 1) and "ow" (merge 3) only ever live inside bigger tokens.
     at = open_insights("unused", CS336_LINK)
     assert metric(at, "Learned tokens never used") == "2 of 6"
-    df = frame(at)
+    (df,) = token_tables(at)
     assert list(df["Token"]) == ["st", "ow"] and list(df["Rank"]) == [1, 3] and list(df["Id"]) == [257, 259]
 
 
@@ -299,7 +329,8 @@ def test_unused_on_heldout_part(tiktoken_official):
     learned = [i for _a, _b, i in part.merge_ids]
     never = [i for i in learned if i not in used]
     assert metric(at, "Learned tokens never used") == f"{len(never):,} of {len(learned):,}"
-    assert list(frame(at)["Id"]) == never
+    (df,) = token_tables(at)
+    assert list(df["Id"]) == never
 
 
 def test_unused_for_wordpiece():
@@ -467,3 +498,19 @@ def test_production_rows_write_a_dash_where_there_is_no_number(tiktoken_official
     (row,) = production_rows("é".encode()[:1], built).to_dict("records")  # the first byte of é
     first_byte = "é".encode()[:1]
     assert row["Rank there"] == f"{enc.encode_single_token(first_byte):,}" and row["Tokens as text"] == "—"
+
+
+def test_token_tables_isolate_right_to_left_tokens_and_show_invisible_ones():
+    """Issue 32.6: an Arabic token keeps its own order without moving its row; a zero-width joiner is shown."""
+    text = sample("multilingual")
+    tok = train_bpe(text, 2000, ["<|endoftext|>"])
+    at = open_insights("diff", {"sample": "multilingual", "vocab": "2000"})
+    bodies = [h.proto.body for h in at.get("html") if 'class="fig-table numbered"' in h.proto.body]
+    assert len(bodies) == 2
+    cells = re.findall(r'<td class="tok" data-col="Token" data-value="([^"]*)">(.*?)</td>', "".join(bodies))
+    assert len(cells) == len(tok.trace)  # every learned token, in one table or the other
+    assert all(shown.startswith("<bdi>") and shown.endswith("</bdi>") for _v, shown in cells)
+    arabic = [shown for value, shown in cells if any("\u0600" <= ch <= "\u06ff" for ch in html.unescape(value))]
+    assert arabic
+    zwj = [shown for value, shown in cells if html.unescape(value) == "\u200d"]
+    assert zwj == ['<bdi><span class="cp">U+200D</span></bdi>']
