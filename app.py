@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import imported, links, live_view, present
+from ui import compare, imported, links, live_view, present
 from ui import state_keys as sk
 from ui.favicon import FAVICON_SVG
 from ui.inputs import sidebar
@@ -29,7 +29,8 @@ nav = st.navigation(pages)
 links.restore()
 st.session_state[sk.SETTINGS] = sidebar()
 with st.sidebar:
-    live_view.follow_typing(("Your text", INPUT_LABEL))  # pasted and lesson text used as typed, no Ctrl+Enter
+    # pasted, lesson and Compare's other text used as typed, no Ctrl+Enter
+    live_view.follow_typing(("Your text", INPUT_LABEL, compare.OTHER_TEXT_LABEL))
 links.apply_pending_size(st.session_state[sk.SETTINGS])
 present.apply(bool(st.session_state.get(sk.PRESENT)))
 imported.show_outcome()

@@ -24,7 +24,7 @@ if settings.problem:
     st.stop()
 view.previous_if_stopped(settings)  # after a Cancel or a failure: the previous tokenizer and its settings
 
-picked = compare.tokenizer_picker()
+picked = compare.tokenizer_picker(settings.spec.algorithm)  # opens on the algorithm the sidebar trains
 with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     left, right = st.columns(2)
     patterns = left.multiselect(
@@ -56,10 +56,10 @@ source = st.radio(
 )
 if source == "Other text":
     text = st.text_area(
-        "Text to compare on",
+        compare.OTHER_TEXT_LABEL,  # followed as it is typed (app.py's follow_typing), no Ctrl+Enter
         key=sk.COMPARE_TEXT,
         height=150,
-        placeholder="Paste text to encode with every tokenizer, then press Ctrl+Enter.",
+        placeholder="Paste or type a text to encode with every tokenizer.",
         persist_state="session",
     )
     if not text:

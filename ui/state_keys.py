@@ -169,6 +169,8 @@ def compare_family_key(family: str) -> str:
     return "compare_pick_" + "".join(c if c.isalnum() else "_" for c in family.lower())
 
 
+COMPARE_FOR_ALGORITHM = "_compare_for_algorithm"
+"""The sidebar's algorithm when Compare's choice was last drawn (the choice follows a change of it)."""
 COMPARE_PATTERNS = "compare_patterns"
 COMPARE_SIZES = "compare_sizes"
 COMPARE_SOURCE = "compare_source"

@@ -297,7 +297,7 @@ def test_slider_follows_the_sidebars_wordpiece(app):
     app.slider(key="vocab_size").set_value(150).run()
     app.switch_page(PAGE).run()
     assert not app.exception
-    assert not app.slider  # no WordPiece picked yet: nothing is shown at the slider's size
+    assert app.slider(key="vocab_size").value == 150  # Compare opens on the sidebar's WordPiece (issue 32.6)
     pick(app, ["bpe", "wordpiece"])
     assert app.slider(key="vocab_size").value == 150  # the Playground's slider value, kept across pages
     rows = table(app)
@@ -329,3 +329,19 @@ def test_windows_line_ends_are_counted_and_drawn_exactly(app, monkeypatch, tikto
         shown = [unmark_whitespace(t) for t in token_texts(views[label])]
         assert 4_000 <= len("".join(shown)) < len(text)  # a prefix is drawn
         assert shown == [enc.decode([i]) for i in ids[: len(shown)]]
+
+
+def test_compare_opens_on_the_algorithm_the_sidebar_trains(app):
+    """Issue 32.6: WordPiece chosen in the sidebar, Compare opens with WordPiece's column (not BPE's); a switch of
+    the sidebar's algorithm later swaps that column, and the production choices stay."""
+    app.radio(key="algorithm").set_value("wordpiece").run()
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    assert app.session_state["compare_tokenizers"] == ["wordpiece", "gpt2", "cl100k_base"]
+    assert next(iter(table(app))).startswith("WordPiece")
+    pick(app, ["wordpiece", "gpt2", "o200k_base"])
+    app.radio(key="algorithm").set_value("unigram").run()
+    assert not app.exception, app.exception
+    assert app.session_state["compare_tokenizers"] == ["unigram", "gpt2", "o200k_base"]
+    assert next(iter(table(app))).startswith("Unigram")
+    assert app.query_params["cmp"] == "unigram,gpt2,o200k_base"

@@ -992,6 +992,14 @@ function colourFn(mode, maxRank) {
 
 // ---- the view ----
 
+function paintRange(slider) {
+  // the filled part of a range input (live.css draws the track as Streamlit's slider: filled up to the thumb)
+  const lo = Number(slider.min) || 0;
+  const hi = Number(slider.max) || 0;
+  const pct = hi > lo ? (100 * (Number(slider.value) - lo)) / (hi - lo) : 0;
+  slider.style.setProperty("--fill", `${Math.min(Math.max(pct, 0), 100)}%`);
+}
+
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -1043,7 +1051,10 @@ class LiveView {
     this.tip.hidden = true;
     r.append(this.controls, this.counts, this.view, this.note, this.idsBox, this.tip);
 
-    this.slider.addEventListener("input", () => this.setSize(Number(this.slider.value)));
+    this.slider.addEventListener("input", () => {
+      paintRange(this.slider);
+      this.setSize(Number(this.slider.value));
+    });
     this.slider.addEventListener("change", () => this.report());
     this.view.addEventListener("mouseover", (ev) => this.hover(ev, true));
     this.view.addEventListener("mouseout", (ev) => this.hover(ev, false));
@@ -1101,6 +1112,7 @@ class LiveView {
       this.slider.value = String(size);
       this.setSize(size, true);
     }
+    paintRange(this.slider);
   }
 
   setSize(L, force) {
@@ -1345,11 +1357,11 @@ class MergesView {
       b.type = "button";
       return b;
     };
-    this.bFirst = btn("⏮ First", "first");
+    this.bFirst = btn("« First", "first");
     this.bPrev = btn("‹ Prev", "prev");
     this.bPlay = btn("▶ Play", "play");
     this.bNext = btn("Next ›", "next");
-    this.bLast = btn("Last ⏭", "last");
+    this.bLast = btn("Last »", "last");
     this.speed = el("select", "mg-speed");
     this.speed.setAttribute("aria-label", "Play speed (merges per second)");
     for (const s of SPEEDS) {
@@ -1490,7 +1502,7 @@ class MergesView {
     this.playing = true;
     this.visited = [];
     this.frames = 0;
-    this.bPlay.textContent = "⏸ Pause";
+    this.bPlay.textContent = "❚❚ Pause";
     const rate = Number(this.speed.value);
     let last = performance.now();
     let owed = 0;
@@ -1735,6 +1747,7 @@ class MergesView {
     const L = m.lo + k;
     this.stepText.textContent = fmt(k);
     this.slider.value = String(k);
+    paintRange(this.slider);
     this.bFirst.disabled = this.bPrev.disabled = k === 0;
     this.bNext.disabled = this.bLast.disabled = k >= this.n;
     const wp = m.kind === "wordpiece";
