@@ -22,6 +22,7 @@ from bpe_core import get_algorithm
 from bpe_core.analysis.insights import (
     MergeTree,
     ScriptRow,
+    TooFewDocuments,
     heldout_split,
     merge_set_diff,
     merge_tree,
@@ -425,16 +426,37 @@ def split_controls(settings: Settings) -> tuple[str, str] | None:
         help="Documents are the blocks between blank lines, or between the first special token if the text has it.",
     )
     fraction = c2.slider(
-        "Held-out share", 0.05, 0.5, 0.2, 0.05, key=sk.INS_FRACTION, persist_state="session", format="percent"
+        "Held-out share",
+        0.05,
+        0.5,
+        0.2,
+        0.05,
+        key=sk.INS_FRACTION,
+        persist_state="session",
+        format="percent",
+        help="The share of the text's characters to hold out; whole documents come as near as they can (the "
+        "share actually held out is said below), or the tail is held out when they cannot.",
     )
     seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key=sk.INS_SEED, persist_state="session", disabled=by == "fraction")
     specials = settings.spec.special_tokens
     separator = specials[0] if specials else None
     try:
-        return heldout_split(settings.text, fraction, int(seed), separator, by=by)
+        try:
+            parts = heldout_split(settings.text, fraction, int(seed), separator, by=by)
+        except TooFewDocuments as exc:  # whole documents would hold out another share: the tail instead
+            parts = heldout_split(settings.text, fraction, int(seed), separator, by="fraction")
+            st.info(f"Not split by documents: {md(exc)}. The last {fraction:.0%} is held out instead (as "
+                    "*Fraction* does).", icon=":material/info:")  # fmt: skip
     except ValueError as exc:
         st.warning(f"Cannot split this text: {md(exc)}", icon=":material/warning:")
         return None
+    train_part, held = parts
+    total = len(train_part) + len(held)
+    st.caption(
+        f"Held out: **{len(held) / total:.1%}** of the characters ({len(held):,} of {total:,}); the training "
+        f"part: {len(train_part):,}."
+    )
+    return parts
 
 
 def train_part_tokenizer(settings: Settings, train_text: str, size: int) -> Trained:
@@ -490,6 +512,29 @@ HELDOUT_COLUMNS: tuple[FigureColumn, ...] = (
 wrap, so every column fits at 1280 px and wider."""
 
 
+def heldout_caption(frame: pd.DataFrame, unseen: str) -> str:
+    """What the held-out table's Drop means, and why some are negative (named, with their figure).
+
+    Args:
+        frame: :func:`heldout_frame`'s table.
+        unseen: the sentence saying which tokenizers were trained on other data (lower-case start).
+    """
+    text = (
+        "Drop = 1 − held-out bytes per token ÷ training-part bytes per token: how much less a token carries on "
+        "the held-out part. A tokenizer trained on a small text compresses that text well and unseen text less: "
+        f"the drop shows how much. {unseen[0].upper() + unseen[1:]}, so both parts are unseen for them."
+    )
+    negative = [(r["Tokenizer"], r["Drop"]) for r in frame.to_dict("records") if r["Drop"] < 0]
+    if negative:
+        named = ", ".join(f"{md(label)} {drop:.1%}" for label, drop in negative)
+        text += (
+            f" A negative drop ({named}) means the held-out part is compressed *better* than the training part: "
+            "for a tokenizer that saw neither, it only says that the held-out part is easier text for it (more "
+            "common words, fewer rare characters), not that it learned anything from the training part."
+        )
+    return text
+
+
 def heldout_figure(frame: pd.DataFrame) -> go.Figure:
     """Grouped bars: bytes per token on the training part and on the held-out part, per tokenizer."""
     fig = go.Figure()
@@ -531,10 +576,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
             "the tokenizer trained on all the text has seen the held-out part, which flatters it. "
             "The production encodings were trained on other data"
         )
-    st.caption(
-        f"Training part: {len(train_text):,} characters · held-out part: {len(held_text):,} characters. "
-        f"{how} on the training part only (shown at vocabulary size {size:,} or its largest)."
-    )
+    st.caption(f"{how} on the training part only (shown at vocabulary size {size:,} or its largest).")
     try:
         with st.spinner("Training on the training part…"):
             part_tok = train_part_tokenizer(settings, train_text, size)
@@ -555,10 +597,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
     frame = heldout_frame(rows)
     st.html(figures_table_html(frame, HELDOUT_COLUMNS))
     st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
-    st.caption(
-        "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "
-        f"much. {unseen[0].upper() + unseen[1:]}, so both parts are unseen for them."
-    )
+    st.caption(heldout_caption(frame, unseen))
 
 
 # ---------------------------------------------------------------------------

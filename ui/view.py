@@ -334,11 +334,10 @@ def token_counts(
     """Draw the row of counts (tokens, characters, bytes, ratios) and return them (see :func:`token_count`)."""
     counts = basic_counts(text, token_count(full, current, text, trained_on_text))
     cols = st.columns(5)
-    saved = 1 - counts["tokens"] / counts["bytes"] if counts["bytes"] else 0.0
     cols[0].metric(
         "Tokens",
         f"{counts['tokens']:,}",
-        delta=f"-{saved:.0%} vs bytes",
+        delta=versus_bytes(int(counts["tokens"]), int(counts["bytes"])),
         delta_color="off",
         delta_arrow="off",
         border=True,
@@ -347,8 +346,33 @@ def token_counts(
     cols[1].metric("Characters", f"{counts['characters']:,}", border=True)
     cols[2].metric("Bytes (UTF-8)", f"{counts['bytes']:,}", border=True)
     cols[3].metric("Bytes per token", f"{counts['bytes_per_token']:.2f}", border=True)
-    cols[4].metric("Characters per token", f"{counts['chars_per_token']:.2f}", border=True)
+    same = counts["characters"] == counts["bytes"]
+    cols[4].metric(
+        "Characters per token",
+        f"{counts['chars_per_token']:.2f}",
+        delta=SAME_AS_BYTES if same else None,
+        delta_color="off",
+        delta_arrow="off",
+        border=True,
+    )
     return counts
+
+
+SAME_AS_BYTES = "= bytes per token: every character is 1 byte"
+"""The characters-per-token card's note when the text is all ASCII (one UTF-8 byte per character), so that the two
+per-token cards show the same number (mirrored in ``ui/live_view/live.js``)."""
+
+
+def versus_bytes(tokens: int, n_bytes: int) -> str:
+    """The token count's note: how much shorter than the text's UTF-8 bytes (mirrored in ``ui/live_view/live.js``).
+
+    >>> versus_bytes(1492, 3700), versus_bytes(3700, 3700), versus_bytes(3699, 3700), versus_bytes(3701, 3700)
+    ('60% fewer than bytes', 'as many as bytes', '<1% fewer than bytes', '<1% more than bytes')
+    """
+    if not n_bytes or tokens == n_bytes:
+        return "as many as bytes" if n_bytes else ""
+    pct = round(abs(1 - tokens / n_bytes) * 100)
+    return f"{pct if pct else '<1'}% {'fewer' if tokens < n_bytes else 'more'} than bytes"
 
 
 def coloured_text(

@@ -222,6 +222,24 @@ def test_heldout_numbers_on_real_text(tiktoken_official):
     assert seen_all["Held-out tokens"] < ours["Held-out tokens"]  # having seen the part flatters it
 
 
+def test_heldout_caption_explains_every_negative_drop(tiktoken_official):
+    """Issue 32.5: a negative Drop (a production encoding compressing the held-out part better) is named and
+    explained in the caption; the multilingual sample's tail gives GPT-2 one (computed with tiktoken)."""
+    text = sample("multilingual")
+    at = open_insights("heldout", {"sample": "multilingual", "split": "fraction"})
+    train_part, held = heldout_split(text, 0.2, 0, "<|endoftext|>", by="fraction")
+    enc = tiktoken_official("r50k_base")
+    drop = 1 - (len(held.encode()) / len(enc.encode(held))) / (len(train_part.encode()) / len(enc.encode(train_part)))
+    rows = table(at)
+    assert rows["GPT-2 (r50k_base)"]["Drop"] == pytest.approx(drop)
+    assert drop < 0  # GPT-2 compresses this tail better than the rest: -26 % (tiktoken)
+    negative = {label: r["Drop"] for label, r in rows.items() if r["Drop"] < 0}
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Drop = 1 − held-out")]
+    assert "A negative drop (" in caption and "easier text for it" in caption
+    for label, value in negative.items():
+        assert f"{label} {value:.1%}" in caption
+
+
 def test_heldout_by_fraction_and_seed():
     text = sample("english")
     at = open_insights("heldout")
@@ -229,8 +247,27 @@ def test_heldout_by_fraction_and_seed():
     at.slider(key="ins_fraction").set_value(0.3).run()
     _train, held = heldout_split(text, 0.3, 0, "<|endoftext|>", by="fraction")
     assert held and text.endswith(held)
-    caption = next(c.value for c in at.caption if c.value.startswith("Training part"))
-    assert f"held-out part: {len(held):,} characters" in caption
+    caption = next(c.value for c in at.caption if c.value.startswith("Held out"))
+    assert f"**{len(held) / len(text):.1%}** of the characters ({len(held):,} of {len(text):,})" in caption
+
+
+def test_heldout_share_is_the_share_of_characters_held_out():
+    """Issue 32.5: the multilingual sample has 3 documents (81, 898 and 334 characters); 20 % asked, the caption
+    says the share whole documents actually hold out; 10 % asked, they cannot come near, and the tail is held out."""
+    text = sample("multilingual")
+    at = open_insights("heldout", {"sample": "multilingual"})
+    train_part, held = heldout_split(text, 0.2, 0, "<|endoftext|>")
+    total = len(train_part) + len(held)
+    assert 0.2 / 1.5 <= len(held) / total <= 0.2 * 1.5  # not the 68 % of before
+    caption = next(c.value for c in at.caption if c.value.startswith("Held out"))
+    assert f"**{len(held) / total:.1%}** of the characters ({len(held):,} of {total:,})" in caption
+    at.slider(key="ins_fraction").set_value(0.1).run()
+    assert not at.exception, at.exception
+    (note,) = [i.value for i in at.info if i.value.startswith("Not split by documents")]
+    assert "3 documents" in note and "not 10%" in note
+    _train, tail = heldout_split(text, 0.1, 0, "<|endoftext|>", by="fraction")
+    caption = next(c.value for c in at.caption if c.value.startswith("Held out"))
+    assert f"({len(tail):,} of {len(text):,})" in caption
 
 
 # ---------------------------------------------------------------------------

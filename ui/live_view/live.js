@@ -992,6 +992,15 @@ function colourFn(mode, maxRank) {
 
 // ---- the view ----
 
+// the token count's note and the per-token cards' (ui/view.py versus_bytes and SAME_AS_BYTES, the server's)
+const SAME_AS_BYTES = "= bytes per token: every character is 1 byte";
+
+function versusBytes(tokens, bytes) {
+  if (!bytes || tokens === bytes) return bytes ? "as many as bytes" : "";
+  const pct = Math.round(Math.abs(1 - tokens / bytes) * 100);
+  return `${pct || "<1"}% ${tokens < bytes ? "fewer" : "more"} than bytes`;
+}
+
 function paintRange(slider) {
   // the filled part of a range input (live.css draws the track as Streamlit's slider: filled up to the thumb)
   const lo = Number(slider.min) || 0;
@@ -1191,11 +1200,12 @@ class LiveView {
     if (this.sizeText.textContent !== fmt(L)) this.sizeText.textContent = fmt(L);
     const total = m.totals ? m.totals[L - m.lo] : this.painter.drawn;
     const cards = [
-      ["Tokens", fmt(total), d.textBytes ? `-${Math.round((1 - total / d.textBytes) * 100)}% vs bytes` : ""],
+      ["Tokens", fmt(total), versusBytes(total, d.textBytes)],
       ["Characters", fmt(d.textChars), ""],
       ["Bytes (UTF-8)", fmt(d.textBytes), ""],
       ["Bytes per token", total ? (d.textBytes / total).toFixed(2) : "0.00", ""],
-      ["Characters per token", total ? (d.textChars / total).toFixed(2) : "0.00", ""],
+      ["Characters per token", total ? (d.textChars / total).toFixed(2) : "0.00",
+        d.textChars === d.textBytes ? SAME_AS_BYTES : ""],
     ];
     // built once per shape; a slider move only rewrites the texts that changed (less for the page to lay out)
     const shape = cards.map((c) => (c[2] ? 1 : 0)).join("");
