@@ -290,7 +290,7 @@ def _held_documents(sizes: list[int], fraction: float, seed: int) -> set[int]:
 def heldout_split(
     text: str, fraction: float = 0.2, seed: int = 0, separator: str | None = None, by: str = "document"
 ) -> tuple[str, str]:
-    """Split a text into a training part and a held-out part, reproducibly.
+    r"""Split a text into a training part and a held-out part, reproducibly.
 
     ``by="document"``: whole documents are held out, chosen in a seeded random order so that their
     characters come nearest ``fraction`` of the text's (:func:`_held_documents`); both parts keep the
@@ -316,7 +316,7 @@ def heldout_split(
         TooFewDocuments: ``by="document"`` and the documents cannot make the share (a ``ValueError``).
         ValueError: ``fraction`` outside (0, 1), unknown ``by``, or the text has nothing to split.
 
-    >>> train, held = heldout_split("a" * 60 + "\\n\\n" + "b" * 20 + "\\n\\n" + "c" * 20, 0.2)
+    >>> train, held = heldout_split("a" * 60 + "\n\n" + "b" * 20 + "\n\n" + "c" * 20, 0.2)
     >>> len(train), len(held)  # 60 + 2 + 20 characters kept, one document of 20 (20 %) held out
     (82, 20)
     """

@@ -7,8 +7,8 @@ import tiktoken
 
 from bpe_core import train_bpe
 from bpe_core.analysis.insights import (
-    char_group,
     TooFewDocuments,
+    char_group,
     heldout_split,
     merge_tree,
     production_ranks_of,
