@@ -132,6 +132,7 @@ CSS = """
 .bpe-view .cont { margin-left: -1px; border-top-left-radius: 0; border-bottom-left-radius: 0;
   box-shadow: inset 1px 0 0 rgba(27,27,31,.55); }
 .bpe-view .tk:has(+ .cont) { border-top-right-radius: 0; border-bottom-right-radius: 0; }
+.bpe-view .tk.alt { background-image: linear-gradient(rgba(27,27,31,.16), rgba(27,27,31,.16)) !important; }
 .bpe-view .gap { color: rgba(27,27,31,.38); white-space: pre-wrap; }
 .bpe-view.marking .tk:not(.mark) { opacity: .38; }
 .bpe-view .tk.mark { box-shadow: inset 0 -3px 0 #d1495b; }
@@ -255,6 +256,7 @@ def tokens_html(
     pos = 0
     groups = byte_groups(spans, text) if text is not None else {}
     group_end = -1
+    in_word = 0  # a continuation's place in its word (WordPiece's ## pieces)
     for i, s in enumerate(spans):
         if text is not None and s.start > pos:
             parts.append(f'<wbr><span class="gap">{_visible(text[pos : s.start], show_whitespace)}</span>')
@@ -282,6 +284,11 @@ def tokens_html(
             classes.append("special")
         if s.is_continuation:
             classes.append("cont")
+            in_word += 1
+            if in_word % 2:  # every other piece of a word a shade darker: each edge inside a word shows
+                classes.append("alt")
+        else:
+            in_word = 0
         # (partial tokens too: " <0xD7>" must show its space)
         content = _visible(s.display, show_whitespace)
         if s.id in highlight:

@@ -686,6 +686,7 @@ class BlockPainter {
     let first = null;
     let last = null;
     let word = null;
+    let inWord = 0; // the piece's place in its word: every other continuation is shaded (live.css .alt)
     const add = (node) => {
       parent.appendChild(node);
       if (!first) first = node;
@@ -700,6 +701,8 @@ class BlockPainter {
       }
       pos = Math.max(pos, t.e);
       const span = this.make(m, t, showWs);
+      inWord = t.cont ? inWord + 1 : 0;
+      if (inWord % 2) span.classList.add("alt");
       const beforeCont = j + 1 < j0 + n && toks[j + 1].cont;
       if (beforeCont) span.classList.add("before-cont");
       if (t.cont && word) word.appendChild(span);
