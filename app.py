@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import imported, links, live_view, present
+from ui import compare, imported, links, live_view, present
 from ui import state_keys as sk
+from ui.favicon import FAVICON_SVG
 from ui.inputs import sidebar
 from ui.lessons.base import INPUT_LABEL
 
 st.set_page_config(
     page_title="BPE Playground",
-    page_icon=":material/token:",
+    page_icon=FAVICON_SVG,  # drawn here: a Material icon name makes the browser ask fonts.gstatic.com
     layout="wide",
     initial_sidebar_state=present.initial_sidebar(),  # collapsed for a projector (present=1)
 )
@@ -28,7 +29,8 @@ nav = st.navigation(pages)
 links.restore()
 st.session_state[sk.SETTINGS] = sidebar()
 with st.sidebar:
-    live_view.follow_typing(("Your text", INPUT_LABEL))  # pasted and lesson text used as typed, no Ctrl+Enter
+    # pasted, lesson and Compare's other text used as typed, no Ctrl+Enter
+    live_view.follow_typing(("Your text", INPUT_LABEL, compare.OTHER_TEXT_LABEL))
 links.apply_pending_size(st.session_state[sk.SETTINGS])
 present.apply(bool(st.session_state.get(sk.PRESENT)))
 imported.show_outcome()

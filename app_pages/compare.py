@@ -22,9 +22,9 @@ st.caption(
 if settings.problem:
     st.info(md(settings.problem), icon=":material/edit_note:")
     st.stop()
-view.previous_if_cancelled(settings)  # after a Cancel: the previous tokenizer and its settings, as on every page
+view.previous_if_stopped(settings)  # after a Cancel or a failure: the previous tokenizer and its settings
 
-picked = compare.tokenizer_picker()
+picked = compare.tokenizer_picker(settings.spec.algorithm)  # opens on the algorithm the sidebar trains
 with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     left, right = st.columns(2)
     patterns = left.multiselect(
@@ -56,10 +56,10 @@ source = st.radio(
 )
 if source == "Other text":
     text = st.text_area(
-        "Text to compare on",
+        compare.OTHER_TEXT_LABEL,  # followed as it is typed (app.py's follow_typing), no Ctrl+Enter
         key=sk.COMPARE_TEXT,
         height=150,
-        placeholder="Paste text to encode with every tokenizer, then press Ctrl+Enter.",
+        placeholder="Paste or type a text to encode with every tokenizer.",
         persist_state="session",
     )
     if not text:
@@ -80,7 +80,12 @@ live = False
 if compare.uses_slider(settings, picked or [], patterns):
     try:
         with st.spinner("Training…"):
-            trained = catalogue.sidebar_tokenizer(settings)
+            try:
+                trained = catalogue.sidebar_tokenizer(settings)
+            except (ValueError, TypeError):  # failed just now: its message, and the previous tokenizer if any
+                trained = view.previous_if_failed(settings)
+                if trained is None:
+                    raise
         live = compare.draws_live(trained, settings.text)
         size = compare.live_slider(trained) if live else view.vocab_slider(trained)
         st.caption(

@@ -48,10 +48,5 @@ else:  # the live view: the slider, counts and text redraw in the browser
     st.html(render.CSS + view_of(tok.algorithm).legend_html)
 if clicked is not None and 0 <= clicked < current.vocab_size:
     token_dialog(settings, current, clicked)
-st.toggle(
-    "Draw on the server",
-    key=sk.SERVER_VIEW,
-    help="Draw the text on the server instead of in the browser: every slider move then reloads the page.",
-)
 view.training_details(tok)
 export_view.download_buttons(current)

@@ -37,6 +37,24 @@ class TrainingCancelled(Exception):
     """Raised by a progress callback to stop training; every trainer lets it propagate and returns nothing."""
 
 
+class VocabSizeTooSmall(ValueError):
+    """The vocabulary size asked for is below what the algorithm needs on this text before learning anything.
+
+    Every trainer raises it (a ``ValueError``, with a message saying why) before training, so a caller can
+    offer the smallest size that works.
+
+    Attributes:
+        minimum: the smallest vocabulary size (tokens) that trains on this text with these settings.
+
+    >>> VocabSizeTooSmall("needs at least 300", 300).minimum
+    300
+    """
+
+    def __init__(self, message: str, minimum: int) -> None:
+        super().__init__(message)
+        self.minimum = minimum
+
+
 @dataclass(slots=True)
 class TrainingInfo:
     """Facts about a training run, for the app's messages and the benchmarks (every trainer fills one in).

@@ -28,9 +28,14 @@ from .interface import TrainingInfo
 __all__ = [
     "JsonFile",
     "ViewCache",
+    "check_trace_counts",
+    "json_bool",
     "json_field",
+    "json_float",
     "json_int",
     "json_kind",
+    "json_optional_str",
+    "json_version",
     "load_json",
     "training_from_json",
     "write_atomic",
@@ -235,6 +240,71 @@ def json_float(value: Any, field: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{field} must be a finite number, got {value}")
     return float(value)
+
+
+def json_bool(value: Any, field: str) -> bool:
+    """``value`` when it is ``true`` or ``false``, else a ``ValueError`` naming ``field`` (``1`` or ``"true"`` too).
+
+    >>> json_bool(1, '"lowercase"')
+    Traceback (most recent call last):
+    ValueError: "lowercase" must be true or false, got a whole number
+    """
+    return json_field(value, bool, field, "true or false")
+
+
+def json_optional_str(value: Any, field: str, default: str) -> str:
+    """``value`` when it is a string, ``default`` when it is null or absent (``None``), else a ``ValueError``."""
+    return default if value is None else json_field(value, str, field, "a string or null")
+
+
+FILE_VERSION = 1
+"""The ``"version"`` the project's own JSON files carry (every algorithm's ``to_dict``)."""
+
+
+def json_version(data: Any) -> None:
+    """Check the ``"version"`` field of the project's own JSON (absent, as in files from before it, or 1).
+
+    Raises:
+        ValueError: any other value, naming the field.
+    """
+    version = data.get("version", FILE_VERSION)
+    if isinstance(version, bool) or version != FILE_VERSION or not isinstance(version, int):
+        raise ValueError(
+            f'"version" must be {FILE_VERSION} (the only version this package writes), got {json_kind(version)} '
+            f"{version!r}"
+        )
+
+
+def check_trace_counts(rows: Sequence[tuple[int, int, int, int]], initial_tokens: int | None, field: str) -> None:
+    """Check the counts of a merge trace read from a file: ranks in order, and each step's token count.
+
+    Every merge trace (BPE's, WordPiece's) records per step the pair's count, the occurrences it
+    replaced (at most the count: overlapping occurrences such as ``aaa`` replace fewer) and the training
+    text's tokens after it, which is the tokens before it less those replaced.
+
+    Args:
+        rows: ``(rank, pair count, replaced, tokens after)`` per step, in file order.
+        initial_tokens: the training text's tokens before the first merge (the file's
+            ``"training"``), or ``None`` when the file does not say (the chain is then checked from step 2).
+        field: the trace's name in the file, for messages (``'"trace"'``).
+
+    Raises:
+        ValueError: a rank out of order, more replaced than counted, or a token count that does not follow;
+            the message names the row.
+    """
+    before = initial_tokens
+    for k, (rank, count, replaced, after) in enumerate(rows):
+        where = f"{field}[{k}]"
+        if rank != k:
+            raise ValueError(f"{where} has rank {rank}; the trace lists the merges in order, so it must be {k}")
+        if replaced > count:
+            raise ValueError(f"{where} replaced {replaced:,} occurrences of a pair counted {count:,} times")
+        if before is not None and after != before - replaced:
+            raise ValueError(
+                f"{where} says {after:,} tokens after the merge, but {before:,} before it less {replaced:,} replaced "
+                f"is {before - replaced:,}"
+            )
+        before = after
 
 
 def training_from_json(data: Any, field: str = '"training"', cls: type[TrainingInfo] = TrainingInfo) -> TrainingInfo:

@@ -166,9 +166,12 @@ def variants_algorithm() -> str:
     return next((name for name in names if view_of(name).variants), names[0])
 
 
-def default_pick() -> tuple[str, ...]:
-    """Keys selected when Compare opens: the variants algorithm trained on the text (BPE), GPT-2 and cl100k."""
-    return (variants_algorithm(), *DEFAULT_PRODUCTION)
+def default_pick(algorithm: str | None = None) -> tuple[str, ...]:
+    """Keys selected when Compare opens: the sidebar's ``algorithm`` trained on the text, GPT-2 and cl100k.
+
+    Without ``algorithm``: the variants algorithm (BPE).
+    """
+    return (algorithm or variants_algorithm(), *DEFAULT_PRODUCTION)
 
 
 def is_sidebars(settings: Settings, algorithm: str) -> bool:

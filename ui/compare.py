@@ -46,6 +46,9 @@ CURVE_MAX_CHARS = 1_000_000
 CURVE_MAX_POINTS = 1_500
 """A curve read from the training trace is thinned to about this many points for drawing."""
 
+OTHER_TEXT_LABEL = "Other text to compare on"
+"""The label of Compare's "Other text" box (unique on the page: :func:`ui.live_view.follow_typing` finds it by it)."""
+
 
 def picker_groups() -> dict[str, list[str]]:
     """``{family: [registry key, ...]}`` in the picker's order: :data:`YOUR_OWN` first, then each production family.
@@ -62,11 +65,22 @@ def picker_groups() -> dict[str, list[str]]:
     return {f: keys for f, keys in groups.items() if keys}
 
 
-def picked_keys() -> list[str]:
-    """The Compare picker's choice (registry keys, registry order): the link's or the session's, else the default."""
+def picked_keys(algorithm: str | None = None) -> list[str]:
+    """The Compare picker's choice (registry keys, registry order): the link's or the session's, else the default.
+
+    The choice follows the sidebar's ``algorithm``: Compare opens on the algorithm the sidebar trains
+    (:func:`ui.catalogue.default_pick`), and when the sidebar switches algorithm after Compare was drawn,
+    the column of the one it trained before (if chosen) becomes the new one's.  A link's choice is kept as
+    it is (the session then starts from it).
+    """
     chosen = st.session_state.get(sk.COMPARE_TOKENIZERS)
     if chosen is None:
-        chosen = catalogue.default_pick()
+        chosen = catalogue.default_pick(algorithm)
+    drawn_for = st.session_state.get(sk.COMPARE_FOR_ALGORITHM)
+    if algorithm is not None:
+        if drawn_for is not None and drawn_for != algorithm and drawn_for in chosen:
+            chosen = [algorithm if k == drawn_for else k for k in chosen]
+        st.session_state[sk.COMPARE_FOR_ALGORITHM] = algorithm
     return [k for k in catalogue.entries() if k in chosen]
 
 
@@ -78,15 +92,16 @@ def _sync_picks() -> None:
     st.session_state[sk.COMPARE_TOKENIZERS] = [k for k in catalogue.entries() if k in out]
 
 
-def tokenizer_picker() -> list[str]:
+def tokenizer_picker(algorithm: str | None = None) -> list[str]:
     """The tokenizer picker, pills per family (:func:`picker_groups`), three families a row; returns the chosen keys.
 
     The choice lives in ``st.session_state[COMPARE_TOKENIZERS]`` (what the
     link's ``cmp`` parameter reads and writes, :mod:`ui.links`); each family's
     pills are drawn from it, and a click writes the union back in the pills'
-    ``on_change``, before the next run writes the link.
+    ``on_change``, before the next run writes the link.  ``algorithm``: the sidebar's, which the
+    choice follows (:func:`picked_keys`).
     """
-    chosen = picked_keys()
+    chosen = picked_keys(algorithm)
     st.session_state[sk.COMPARE_TOKENIZERS] = chosen
     groups = list(picker_groups().items())
     for row in range(0, len(groups), PICKER_FAMILIES_PER_ROW):

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ui.render import table_token_html
+
 
 @dataclass(frozen=True)
 class FigureColumn:
@@ -23,7 +25,9 @@ class FigureColumn:
         header: the header shown (wraps at its spaces on narrow screens).
         fmt: ``"text"``, ``"int"`` (thousands separators), ``"2f"`` (two decimals),
             ``"3f"``, ``"pct1"`` / ``"pct2"`` (a percentage given in percent, one or two
-            decimals) or ``"share"`` (a fraction shown as a percentage, one decimal).
+            decimals), ``"share"`` (a fraction shown as a percentage, one decimal) or
+            ``"token"`` (a token's printable form, left-aligned in its own direction:
+            :func:`ui.render.table_token_html`).
         help: the header's hover text.
     """
 
@@ -46,6 +50,14 @@ TABLE_CSS = """
 .fig-table th[title] { cursor: help; text-decoration: underline dotted rgba(128,128,128,.6); }
 @media (max-width: 640px) { .fig-table { font-size: 12.5px; } .fig-table th { font-size: 11.5px; }
   .fig-table th, .fig-table td { padding: 3px 4px; } }
+.fig-table td.tok { text-align: left; white-space: pre; unicode-bidi: isolate; direction: ltr;
+  font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+.fig-table td.tok .cp { font-size: 11px; opacity: .7; border: 1px dashed rgba(128,128,128,.6); border-radius: 3px;
+  padding: 0 2px; }
+.fig-table.numbered th:first-child, .fig-table.numbered td:first-child { text-align: right; min-width: 0;
+  position: static; }
+.fig-table-wrap.scroll { overflow-y: auto; border: 1px solid rgba(128,128,128,.25); border-radius: 6px; }
+.fig-table-wrap.scroll th { position: sticky; top: 0; background: var(--background-color, #fff); z-index: 1; }
 </style>
 """
 """Style of :func:`figures_table_html`: headers wrap, numbers do not; a table wider than the screen scrolls
@@ -68,15 +80,23 @@ def _cell(value: object, fmt: str) -> str:
     return str(value)
 
 
-def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn]) -> str:
+TOKEN_CLASS = ' class="tok"'
+"""The attribute of a token cell (see :data:`TABLE_CSS`)."""
+
+
+def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn], *, max_height: int | None = None) -> str:
     """An HTML table of ``frame`` that fits its container: headers wrap, every column stays visible.
 
-    Every cell is HTML-escaped (tokenizer names come from user files too) and
+    Every cell is HTML-escaped (tokenizer names and tokens come from user files and text) and
     carries its exact value in ``data-value`` (what the tests read).
 
     Args:
-        frame: one row per tokenizer (:func:`ui.compare.metrics_frame`, :func:`ui.insights_view.heldout_frame`).
+        frame: one row per tokenizer (:func:`ui.compare.metrics_frame`, :func:`ui.insights_view.heldout_frame`)
+            or per token (the Insights tables of tokens).
         columns: which columns, in order, and how to show them.
+        max_height: a height in pixels above which the table scrolls under its pinned header (long
+            lists of tokens); ``None``: the table's own height.  A table whose first column is a number
+            (not a label) is drawn without the pinned label column.
 
     Returns:
         The style sheet and the table, for ``st.html``.
@@ -88,15 +108,19 @@ def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn]) -> 
         for c in columns
     )
     rows = []
+    esc = html.escape
     for rec in frame.to_dict("records"):
-        esc = html.escape
         cells = "".join(
-            f'<td data-col="{esc(c.key, quote=True)}" data-value="{esc(str(rec.get(c.key)), quote=True)}">'
-            f"{esc(_cell(rec.get(c.key), c.fmt))}</td>"
+            f'<td{TOKEN_CLASS if c.fmt == "token" else ""} data-col="{esc(c.key, quote=True)}" '
+            f'data-value="{esc(str(rec.get(c.key)), quote=True)}">'
+            + (table_token_html(str(rec.get(c.key))) if c.fmt == "token" else esc(_cell(rec.get(c.key), c.fmt)))
+            + "</td>"
             for c in columns
         )
         rows.append(f"<tr>{cells}</tr>")
+    numbered = " numbered" if columns and columns[0].fmt not in ("text", "token") else ""
+    scroll = f' scroll" style="max-height:{int(max_height)}px' if max_height else ""
     return (
-        f'{TABLE_CSS}<div class="fig-table-wrap"><table class="fig-table"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+        f'{TABLE_CSS}<div class="fig-table-wrap{scroll}"><table class="fig-table{numbered}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )

@@ -142,6 +142,13 @@ def sidebar() -> Settings:
             "Merge rank: early merges amber, late merges blue, single bytes grey.",
         )
         present.toggle()
+        with st.expander("Advanced", icon=":material/tune:"):  # out of a learner's way
+            st.toggle(
+                "Draw on the server",
+                key=sk.SERVER_VIEW,
+                help="Draw the Playground's and Merges' text on the server instead of in the browser: every "
+                "slider move then reloads the page (for browsers that block the live view's script).",
+            )
         st.caption(
             f"The address bar holds these settings: share it to reopen this view. Pasted text is included "
             f"up to {URL_TEXT_LIMIT:,} characters; uploads are not."

@@ -22,6 +22,7 @@ from bpe_core import get_algorithm
 from bpe_core.analysis.insights import (
     MergeTree,
     ScriptRow,
+    TooFewDocuments,
     heldout_split,
     merge_set_diff,
     merge_tree,
@@ -67,6 +68,9 @@ PATTERN_BASES = ("gpt2", "cl100k", "o200k", "bert")
 """Patterns the playground can start from."""
 
 Trained = TrainedTokenizer
+
+NONE = "—"
+"""What a table cell shows where there is no value (a rank a token does not have), instead of ``None``."""
 
 
 def tok_key(settings: Settings, size: int, trained_on: str | None = None) -> str:
@@ -211,7 +215,11 @@ def tree_figure(tree: MergeTree) -> go.Figure:
 
 
 def production_rows(token_bytes: bytes, production: dict[str, catalogue.Built]) -> pd.DataFrame:
-    """For each production encoding: whether ``token_bytes`` is one token there, its rank, and its tokens as text."""
+    """For each production encoding: whether ``token_bytes`` is one token there, its rank, and its tokens as text.
+
+    The numbers are written out (``"30,001"``), and :data:`NONE` where there is none (no single token; part of
+    a character, which cannot be encoded as text), never a bare null.
+    """
     ranks = production_ranks_of(token_bytes, {k: production_token_ids(k) for k in production})
     rows = []
     for key, built in production.items():
@@ -224,8 +232,8 @@ def production_rows(token_bytes: bytes, production: dict[str, catalogue.Built]) 
             {
                 "Encoding": built.label,
                 "Single token": rank is not None,
-                "Rank there": rank,
-                "Tokens as text": pieces,
+                "Rank there": NONE if rank is None else f"{rank:,}",
+                "Tokens as text": NONE if pieces is None else f"{pieces:,}",
             }
         )
     return pd.DataFrame(rows)
@@ -353,6 +361,21 @@ def _same_algorithm_note(tok: Trained) -> str:
     )
 
 
+TOKEN_TABLE_HEIGHT = 400
+"""Pixels a table of tokens takes before it scrolls (as tall as Streamlit's own dataframes)."""
+
+
+def token_table(where, frame: pd.DataFrame) -> None:
+    """Draw a table of tokens in ``where`` (a column, or ``st``): numbers right, tokens isolated in their direction.
+
+    A column named ``Token`` or ending in ``pattern`` holds tokens (:func:`ui.render.table_token_html`: a
+    right-to-left token reads in its own order without moving the row; invisible characters are shown by
+    code point); the others hold whole numbers.  The table scrolls past :data:`TOKEN_TABLE_HEIGHT`.
+    """
+    columns = [FigureColumn(c, c, "token" if c == "Token" or c.endswith("pattern") else "int") for c in frame.columns]
+    where.html(figures_table_html(frame, columns, max_height=TOKEN_TABLE_HEIGHT))
+
+
 def diff_view(settings: Settings, tok: Trained) -> None:
     """Learned tokens against each production tokenizer: shares, the overlap curve, only-yours and shared tables.
 
@@ -396,13 +419,13 @@ def diff_view(settings: Settings, tok: Trained) -> None:
     d = diffs[key]
     left, right = st.columns(2)
     left.markdown(f"**Only in yours: {len(d.only_ours):,}** (by merge rank)")
-    left.dataframe(
+    token_table(
+        left,
         pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_ours], "Token": [readable(b) for _r, b in d.only_ours]}),
-        hide_index=True,
-        width="stretch",
     )
     right.markdown(f"**Shared: {len(d.shared):,}**")
-    right.dataframe(
+    token_table(
+        right,
         pd.DataFrame(
             {
                 "Rank": [r + 1 for r, _b, _x in d.shared],
@@ -410,8 +433,6 @@ def diff_view(settings: Settings, tok: Trained) -> None:
                 f"Rank in {_label(key)}": [x for _r, _b, x in d.shared],
             }
         ),
-        hide_index=True,
-        width="stretch",
     )
     st.caption("Rank = merge order in your tokenizer, 1 = first merge. Single bytes are left out: all have them.")
 
@@ -433,16 +454,37 @@ def split_controls(settings: Settings) -> tuple[str, str] | None:
         help="Documents are the blocks between blank lines, or between the first special token if the text has it.",
     )
     fraction = c2.slider(
-        "Held-out share", 0.05, 0.5, 0.2, 0.05, key=sk.INS_FRACTION, persist_state="session", format="percent"
+        "Held-out share",
+        0.05,
+        0.5,
+        0.2,
+        0.05,
+        key=sk.INS_FRACTION,
+        persist_state="session",
+        format="percent",
+        help="The share of the text's characters to hold out; whole documents come as near as they can (the "
+        "share actually held out is said below), or the tail is held out when they cannot.",
     )
     seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key=sk.INS_SEED, persist_state="session", disabled=by == "fraction")
     specials = settings.spec.special_tokens
     separator = specials[0] if specials else None
     try:
-        return heldout_split(settings.text, fraction, int(seed), separator, by=by)
+        try:
+            parts = heldout_split(settings.text, fraction, int(seed), separator, by=by)
+        except TooFewDocuments as exc:  # whole documents would hold out another share: the tail instead
+            parts = heldout_split(settings.text, fraction, int(seed), separator, by="fraction")
+            st.info(f"Not split by documents: {md(exc)}. The last {fraction:.0%} is held out instead (as "
+                    "*Fraction* does).", icon=":material/info:")  # fmt: skip
     except ValueError as exc:
         st.warning(f"Cannot split this text: {md(exc)}", icon=":material/warning:")
         return None
+    train_part, held = parts
+    total = len(train_part) + len(held)
+    st.caption(
+        f"Held out: **{len(held) / total:.1%}** of the characters ({len(held):,} of {total:,}); the training "
+        f"part: {len(train_part):,}."
+    )
+    return parts
 
 
 def train_part_tokenizer(settings: Settings, train_text: str, size: int) -> Trained:
@@ -498,6 +540,29 @@ HELDOUT_COLUMNS: tuple[FigureColumn, ...] = (
 wrap, so every column fits at 1280 px and wider."""
 
 
+def heldout_caption(frame: pd.DataFrame, unseen: str) -> str:
+    """What the held-out table's Drop means, and why some are negative (named, with their figure).
+
+    Args:
+        frame: :func:`heldout_frame`'s table.
+        unseen: the sentence saying which tokenizers were trained on other data (lower-case start).
+    """
+    text = (
+        "Drop = 1 − held-out bytes per token ÷ training-part bytes per token: how much less a token carries on "
+        "the held-out part. A tokenizer trained on a small text compresses that text well and unseen text less: "
+        f"the drop shows how much. {unseen[0].upper() + unseen[1:]}, so both parts are unseen for them."
+    )
+    negative = [(r["Tokenizer"], r["Drop"]) for r in frame.to_dict("records") if r["Drop"] < 0]
+    if negative:
+        named = ", ".join(f"{md(label)} {drop:.1%}" for label, drop in negative)
+        text += (
+            f" A negative drop ({named}) means the held-out part is compressed *better* than the training part: "
+            "for a tokenizer that saw neither, it only says that the held-out part is easier text for it (more "
+            "common words, fewer rare characters), not that it learned anything from the training part."
+        )
+    return text
+
+
 def heldout_figure(frame: pd.DataFrame) -> go.Figure:
     """Grouped bars: bytes per token on the training part and on the held-out part, per tokenizer."""
     fig = go.Figure()
@@ -539,10 +604,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
             "the tokenizer trained on all the text has seen the held-out part, which flatters it. "
             "The production encodings were trained on other data"
         )
-    st.caption(
-        f"Training part: {len(train_text):,} characters · held-out part: {len(held_text):,} characters. "
-        f"{how} on the training part only (shown at vocabulary size {size:,} or its largest)."
-    )
+    st.caption(f"{how} on the training part only (shown at vocabulary size {size:,} or its largest).")
     try:
         with st.spinner("Training on the training part…"):
             part_tok = train_part_tokenizer(settings, train_text, size)
@@ -563,10 +625,7 @@ def heldout_view(settings: Settings, tok: Trained, size: int) -> None:
     frame = heldout_frame(rows)
     st.html(figures_table_html(frame, HELDOUT_COLUMNS))
     st.plotly_chart(heldout_figure(frame), config={"displayModeBar": False})
-    st.caption(
-        "A tokenizer trained on a small text compresses that text well and unseen text less: the drop shows how "
-        f"much. {unseen[0].upper() + unseen[1:]}, so both parts are unseen for them."
-    )
+    st.caption(heldout_caption(frame, unseen))
 
 
 # ---------------------------------------------------------------------------
@@ -736,12 +795,10 @@ def pretok_view(settings: Settings) -> None:
     )
     left, right = st.columns(2)
     left.markdown("**The first merges, side by side**")
-    left.dataframe(merges_side_by_side(base, edited), hide_index=True, width="stretch")
+    token_table(left, merges_side_by_side(base, edited))
     right.markdown("**Tokens only the edited pattern learned**")
-    right.dataframe(
-        pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_b], "Token": [readable(b) for _r, b in d.only_b]}),
-        hide_index=True,
-        width="stretch",
+    token_table(
+        right, pd.DataFrame({"Rank": [r + 1 for r, _b in d.only_b], "Token": [readable(b) for _r, b in d.only_b]})
     )
 
 
@@ -798,4 +855,4 @@ def unused_view(settings: Settings, tok: Trained, size: int) -> None:
         border=True,
         help="A merge's token can be absorbed by later merges everywhere it occurs: it then only exists as a step.",
     )
-    st.dataframe(unused_frame(tok, unused), hide_index=True, width="stretch")
+    token_table(st, unused_frame(tok, unused))

@@ -64,6 +64,18 @@ SCROLL_JS = """<script>
 </script>"""
 
 
+PHONE_CSS = """<style>
+@media (max-width: 640px) {  /* a phone: the page's content, not its header, on the first screen */
+  [data-testid=stMainBlockContainer] { padding-top: 3.6rem !important; }
+  [data-testid=stMain] h1 { font-size: 1.6rem !important; padding: .2rem 0 !important; }
+  [data-testid=stMain] [data-testid=stHeading] + div [data-testid=stCaptionContainer],
+  [data-testid=stMain] h1 ~ [data-testid=stCaptionContainer] { font-size: 13px; line-height: 1.4; }
+  [data-testid=stMain] h2, [data-testid=stMain] h3 { font-size: 1.15rem !important; padding: .5rem 0 .2rem !important; }
+}
+</style>"""
+"""The app's layout on a phone (every page, every visit): a smaller title, tighter top padding and captions."""
+
+
 def toggle() -> bool:
     """The sidebar's "Presentation mode" toggle; returns whether it is on."""
     return st.toggle(
@@ -87,7 +99,10 @@ def initial_sidebar() -> str:
 
 
 def apply(on: bool) -> None:
-    """Add the presentation style sheet and the follow-the-new-tokens script (drawn in the sidebar: no space taken)."""
-    if on:
-        with st.sidebar:
-            st.html(CSS + SCROLL_JS, unsafe_allow_javascript=True)
+    """Add the phone layout and, in presentation mode, the presentation style sheet and scroll script.
+
+    :data:`PHONE_CSS` always; :data:`CSS` and the follow-the-new-tokens script when ``on``.  Drawn in the
+    sidebar: no space taken.
+    """
+    with st.sidebar:
+        st.html(PHONE_CSS + (CSS + SCROLL_JS if on else ""), unsafe_allow_javascript=on)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import colorsys
 import html
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 
 from bpe_core.spans import TokenSpan, display_bytes
@@ -131,6 +132,7 @@ CSS = """
 .bpe-view .cont { margin-left: -1px; border-top-left-radius: 0; border-bottom-left-radius: 0;
   box-shadow: inset 1px 0 0 rgba(27,27,31,.55); }
 .bpe-view .tk:has(+ .cont) { border-top-right-radius: 0; border-bottom-right-radius: 0; }
+.bpe-view .tk.alt { background-image: linear-gradient(rgba(27,27,31,.16), rgba(27,27,31,.16)) !important; }
 .bpe-view .gap { color: rgba(27,27,31,.38); white-space: pre-wrap; }
 .bpe-view.marking .tk:not(.mark) { opacity: .38; }
 .bpe-view .tk.mark { box-shadow: inset 0 -3px 0 #d1495b; }
@@ -254,6 +256,7 @@ def tokens_html(
     pos = 0
     groups = byte_groups(spans, text) if text is not None else {}
     group_end = -1
+    in_word = 0  # a continuation's place in its word (WordPiece's ## pieces)
     for i, s in enumerate(spans):
         if text is not None and s.start > pos:
             parts.append(f'<wbr><span class="gap">{_visible(text[pos : s.start], show_whitespace)}</span>')
@@ -281,6 +284,11 @@ def tokens_html(
             classes.append("special")
         if s.is_continuation:
             classes.append("cont")
+            in_word += 1
+            if in_word % 2:  # every other piece of a word a shade darker: each edge inside a word shows
+                classes.append("alt")
+        else:
+            in_word = 0
         # (partial tokens too: " <0xD7>" must show its space)
         content = _visible(s.display, show_whitespace)
         if s.id in highlight:
@@ -375,6 +383,32 @@ def shown_token(tok, token_id: int) -> str:
 def visible_text(text: str, show_whitespace: bool = True) -> str:
     """``text`` escaped for HTML, with whitespace drawn as in the coloured view (``·`` ``→`` ``↵``)."""
     return _visible(text, show_whitespace)
+
+
+def table_token_html(shown: str) -> str:
+    """A token's printable form (:func:`shown_token`, :func:`readable`) as the content of a table cell.
+
+    Escaped; isolated from the table's own direction (``<bdi>``), so a right-to-left token (Arabic,
+    Hebrew) reads in its own order without pulling the cell's other text or the row around it; a
+    character that draws nothing on its own (a zero-width joiner, a direction mark: Unicode's format
+    characters) is written as its code point, ``U+200D``; a leading combining mark is drawn on a
+    dotted circle (``◌ो``), as Unicode's charts show it.
+
+    >>> table_token_html("<0xD8>ي")
+    '<bdi>&lt;0xD8&gt;ي</bdi>'
+    >>> table_token_html("\u200d")
+    '<bdi><span class="cp">U+200D</span></bdi>'
+    """
+    out = []
+    for k, ch in enumerate(shown):
+        cat = unicodedata.category(ch)
+        if cat == "Cf":
+            out.append(f'<span class="cp">U+{ord(ch):04X}</span>')
+        elif k == 0 and cat in ("Mn", "Mc", "Me"):
+            out.append("\u25cc" + ch)
+        else:
+            out.append(html.escape(ch))
+    return f"<bdi>{''.join(out)}</bdi>"
 
 
 LEGEND_HTML = (

@@ -73,8 +73,14 @@ TRAINING_HELD = "_training_held"
 """``{training key: tokenizer}`` this session shows (strong references: eviction from the shared cache
 never takes them)."""
 
+TRAINING_FAILED = "_training_failed"
+"""``{training key: (message, smallest size that works or None)}``: trainings that failed in this session (the
+newest few), so that no page retries them (:func:`ui.training.failure`)."""
+
 CANCEL_TRAINING = "cancel_training"
 RESUME_TRAINING = "resume_training"
+TRAIN_AT_MINIMUM = "train_at_minimum"
+"""The "Train at N tokens" button a failed training offers (:func:`ui.view.previous_if_failed`)."""
 
 VOCAB_SIZE = "vocab_size"
 """The vocabulary-size slider, shared by every page."""
@@ -163,6 +169,8 @@ def compare_family_key(family: str) -> str:
     return "compare_pick_" + "".join(c if c.isalnum() else "_" for c in family.lower())
 
 
+COMPARE_FOR_ALGORITHM = "_compare_for_algorithm"
+"""The sidebar's algorithm when Compare's choice was last drawn (the choice follows a change of it)."""
 COMPARE_PATTERNS = "compare_patterns"
 COMPARE_SIZES = "compare_sizes"
 COMPARE_SOURCE = "compare_source"

@@ -22,7 +22,7 @@ from bpe_core import GreedyStep, PieceSteps
 from bpe_core.interface import Tokenizer, TrainedTokenizer
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION, load_production
-from ui import render, view
+from ui import render, training, view
 from ui.algorithms import view_of
 from ui.limits import STEP_LINES, STEP_TRIED
 from ui.render import visible_text
@@ -94,7 +94,9 @@ def trained_or_problem(settings) -> tuple[TrainedTokenizer | None, str | None]:
         full = view.sidebar_tokenizer(settings)
     except CancelledInThisSession as exc:
         return None, f"Not trained: {exc}."
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError) as exc:  # a failure's message and button are drawn above the columns
+        if training.failure(settings):
+            return None, "Not trained: see the message above."
         return None, f"Cannot train on this input: {exc}"
     return full.with_vocab_size(view.vocab_slider(full)), None
 

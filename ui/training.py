@@ -12,6 +12,11 @@ controls never jump.  Unlike a
 Playground's progress bar and Cancel button -- and a training that is stopped
 part-way caches nothing, so the previous tokenizer stays in place.
 
+A training that fails (the engine's ``ValueError``/``TypeError``: a vocabulary size below what the text
+needs, bad special tokens...) is remembered per session with its message (:func:`failure`): no page
+trains it again, and :func:`ui.view.previous_if_failed` shows the previous tokenizer with the message
+and, for a size too small, a button to train at the smallest size that works.
+
 A session can mark one settings key as cancelled (see :func:`cancel` and
 :func:`ui.view.previous_if_cancelled`); :func:`train` then refuses to start that
 training again in that session until :func:`resume` is called, so pages other
@@ -30,7 +35,7 @@ from collections import OrderedDict
 
 import streamlit as st
 
-from bpe_core.interface import ProgressCallback, TrainedTokenizer, TrainingSpec
+from bpe_core.interface import ProgressCallback, TrainedTokenizer, TrainingSpec, VocabSizeTooSmall
 from ui import imported as imported_tokenizers
 from ui import state_keys as sk
 from ui.algorithms import view_of
@@ -290,6 +295,45 @@ def cancel_applies(settings) -> bool:
     return is_cancelled(key) and cached(key) is None
 
 
+FAILURES_KEPT = 8
+"""Failed trainings each session remembers (the newest)."""
+
+
+def _failures() -> OrderedDict:
+    """The session's failed trainings (created on first use; an empty one outside a session)."""
+    try:
+        failures = st.session_state.get(sk.TRAINING_FAILED)
+        if failures is None:
+            failures = st.session_state[sk.TRAINING_FAILED] = OrderedDict()
+        return failures
+    except Exception:  # no script run context: nothing is remembered
+        return OrderedDict()
+
+
+def _note_failure(key: TrainingKey, exc: Exception) -> None:
+    """Remember that training ``key`` failed with ``exc`` in this session (the :data:`FAILURES_KEPT` newest)."""
+    failures = _failures()
+    failures[key] = (str(exc), exc.minimum if isinstance(exc, VocabSizeTooSmall) else None)
+    failures.move_to_end(key)
+    while len(failures) > FAILURES_KEPT:
+        failures.popitem(last=False)
+
+
+def failure(settings) -> tuple[str, int | None] | None:
+    """How training the sidebar's settings failed in this session, or ``None`` (not tried, or it trained).
+
+    Args:
+        settings: a :class:`ui.inputs.Settings`.
+
+    Returns:
+        ``(the engine's message, the smallest vocabulary size that trains or None)``; ``None`` also for an
+        imported tokenizer or settings with an input problem (nothing is trained for them).
+    """
+    if settings.imported is not None or settings.problem:
+        return None
+    return _failures().get(settings_key(settings))
+
+
 def train(
     text: str,
     spec: TrainingSpec,
@@ -313,7 +357,9 @@ def train(
         ``with_vocab_size``.
 
     Raises:
-        ValueError, TypeError: from the engine, with its message; not cached.
+        ValueError, TypeError: from the engine, with its message; not cached, but remembered for the
+            session (:func:`failure`): asked again, the same settings raise the same message at once
+            (a :class:`~bpe_core.interface.VocabSizeTooSmall` again for a size too small).
         CancelledInThisSession: this session cancelled training on these settings.
     """
     if imported is not None:
@@ -328,8 +374,15 @@ def train(
             "training on these settings was cancelled; press “Train with these settings” to train, "
             "or change the settings"
         )
-    # count in this process: the server is multi-threaded, and uploads are at most 64 MiB
-    tok = spec.train(text, progress=progress, num_workers=1)
+    failed = _failures().get(key)
+    if failed is not None:
+        message, minimum = failed
+        raise VocabSizeTooSmall(message, minimum) if minimum is not None else ValueError(message)
+    try:  # count in this process: the server is multi-threaded, and uploads are at most 64 MiB
+        tok = spec.train(text, progress=progress, num_workers=1)
+    except (ValueError, TypeError) as exc:
+        _note_failure(key, exc)
+        raise
     _put(key, tok)
     _hold(key, tok)
     return tok

@@ -50,10 +50,10 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
         except ValueError as exc:
             st.error(f"Cannot use the imported tokenizer: {md(exc)}", icon=":material/error:")
             st.stop()
-    previous = previous_if_cancelled(settings)
+    previous = previous_if_stopped(settings)
     if previous is not None:
         return previous
-    if training.cancel_applies(settings):  # cancelled, and nothing to fall back on: the notice says so
+    if training.cancel_applies(settings) or training.failure(settings):  # nothing to fall back on: said above
         st.stop()
     key = training.settings_key(settings)
     tok = training.cached(key)
@@ -64,9 +64,11 @@ def trained_or_stop(settings: Settings, *, brief: bool = False) -> TrainedTokeni
                     tok = training.train(settings.text, settings.spec)
             else:
                 tok = _train_with_progress(settings, key)
-        except (ValueError, TypeError) as exc:
-            st.error(f"Cannot train on this input: {md(exc)}", icon=":material/error:")
-            st.stop()
+        except (ValueError, TypeError):  # remembered by training.train: the message, the previous view
+            previous = previous_if_failed(settings)
+            if previous is None:
+                st.stop()
+            return previous
     training.remember(settings)
     if not settings.text.strip():
         st.info("The text is only whitespace: every token below is spaces, tabs or newlines.", icon=":material/info:")
@@ -101,10 +103,18 @@ def sidebar_tokenizer(settings: Settings) -> TrainedTokenizer:
             these settings and has no previous tokenizer (the notice is shown).
         ValueError, TypeError: from the engine, as :func:`ui.training.train`.
     """
-    previous = previous_if_cancelled(settings)
+    previous = previous_if_stopped(settings)
     if previous is not None:
         return previous
-    return training.for_settings(settings)
+    try:
+        return training.for_settings(settings)
+    except training.CancelledInThisSession:
+        raise
+    except (ValueError, TypeError):
+        previous = previous_if_failed(settings)
+        if previous is None:
+            raise
+        return previous
 
 
 def _train_with_progress(settings: Settings, key: training.TrainingKey) -> TrainedTokenizer:
@@ -136,9 +146,76 @@ def _train_with_progress(settings: Settings, key: training.TrainingKey) -> Train
             shown[0] = pct
             bar.progress(min(max(frac, 0.0), 1.0), text=label)
 
-    tok = training.train(settings.text, settings.spec, progress=progress)
-    box.empty()
-    return tok
+    try:
+        return training.train(settings.text, settings.spec, progress=progress)
+    finally:  # trained, failed or cancelled: the bar and its Cancel button go
+        box.empty()
+
+
+def previous_if_stopped(settings: Settings) -> TrainedTokenizer | None:
+    """The session's previous tokenizer after a Cancel or a failed training, each with its notice.
+
+    :func:`previous_if_cancelled`, else :func:`previous_if_failed`; ``None`` when neither applies or
+    the session has no previous tokenizer.
+    """
+    previous = previous_if_cancelled(settings)
+    return previous if previous is not None else previous_if_failed(settings)
+
+
+MAX_TRAIN_SIZE = 100_000
+"""The sidebar's largest "Vocabulary size to train" (:mod:`ui.inputs`)."""
+
+
+def _train_at(size: int) -> None:
+    """The "Train at N tokens" button's callback: the sidebar's size to train becomes ``size``."""
+    st.session_state[sk.MAX_VOCAB] = size
+
+
+def previous_if_failed(settings: Settings) -> TrainedTokenizer | None:
+    """After a failed training: say why, offer the smallest size that works, go on with the previous tokenizer.
+
+    When training the sidebar's settings failed in this session (:func:`ui.training.failure`), it
+    draws the engine's message and, when the size asked for was too small for the text
+    (:class:`~bpe_core.interface.VocabSizeTooSmall`), a button that sets the sidebar's size to train to
+    the smallest that works (one click trains it).  Like :func:`previous_if_cancelled`, it switches
+    ``settings`` in place to those of the session's previous tokenizer, which the page goes on showing:
+    the view the user had stays, and no progress panel is left behind.
+
+    Args:
+        settings: the sidebar's :class:`~ui.inputs.Settings`.
+
+    Returns:
+        The previous tokenizer (full size), or ``None``: no failure (nothing drawn), or a failure and no
+        previous tokenizer in this session (the message and button drawn, ``settings`` untouched).
+    """
+    failed = training.failure(settings)
+    if failed is None:
+        return None
+    message, minimum = failed
+    last_key, last_settings = training.last_trained()
+    previous = training.cached(last_key)
+    with st.container(border=True):
+        st.error(f"Cannot train on this input: {md(message)}", icon=":material/error:")
+        if minimum is not None and minimum <= MAX_TRAIN_SIZE:
+            st.button(
+                f"Train at {minimum:,} tokens, the smallest size that works",
+                key=sk.TRAIN_AT_MINIMUM,
+                icon=":material/play_arrow:",
+                type="primary",
+                on_click=_train_at,
+                args=(minimum,),
+                help="Set the sidebar's “Vocabulary size to train” to this size and train.",
+            )
+        if previous is not None:
+            st.caption(
+                f"Still showing the previous tokenizer, {md(previous.name)} with {previous.max_vocab_size:,} tokens, "
+                f"on the text it was trained on ({md(last_settings.text_label)})."
+            )
+    if previous is None:
+        return None
+    for name, value in vars(last_settings).items():
+        setattr(settings, name, value)
+    return previous
 
 
 def previous_if_cancelled(settings: Settings) -> TrainedTokenizer | None:
@@ -257,11 +334,10 @@ def token_counts(
     """Draw the row of counts (tokens, characters, bytes, ratios) and return them (see :func:`token_count`)."""
     counts = basic_counts(text, token_count(full, current, text, trained_on_text))
     cols = st.columns(5)
-    saved = 1 - counts["tokens"] / counts["bytes"] if counts["bytes"] else 0.0
     cols[0].metric(
         "Tokens",
         f"{counts['tokens']:,}",
-        delta=f"-{saved:.0%} vs bytes",
+        delta=versus_bytes(int(counts["tokens"]), int(counts["bytes"])),
         delta_color="off",
         delta_arrow="off",
         border=True,
@@ -270,8 +346,33 @@ def token_counts(
     cols[1].metric("Characters", f"{counts['characters']:,}", border=True)
     cols[2].metric("Bytes (UTF-8)", f"{counts['bytes']:,}", border=True)
     cols[3].metric("Bytes per token", f"{counts['bytes_per_token']:.2f}", border=True)
-    cols[4].metric("Characters per token", f"{counts['chars_per_token']:.2f}", border=True)
+    same = counts["characters"] == counts["bytes"]
+    cols[4].metric(
+        "Characters per token",
+        f"{counts['chars_per_token']:.2f}",
+        delta=SAME_AS_BYTES if same else None,
+        delta_color="off",
+        delta_arrow="off",
+        border=True,
+    )
     return counts
+
+
+SAME_AS_BYTES = "= bytes per token: every character is 1 byte"
+"""The characters-per-token card's note when the text is all ASCII (one UTF-8 byte per character), so that the two
+per-token cards show the same number (mirrored in ``ui/live_view/live.js``)."""
+
+
+def versus_bytes(tokens: int, n_bytes: int) -> str:
+    """The token count's note: how much shorter than the text's UTF-8 bytes (mirrored in ``ui/live_view/live.js``).
+
+    >>> versus_bytes(1492, 3700), versus_bytes(3700, 3700), versus_bytes(3699, 3700), versus_bytes(3701, 3700)
+    ('60% fewer than bytes', 'as many as bytes', '<1% fewer than bytes', '<1% more than bytes')
+    """
+    if not n_bytes or tokens == n_bytes:
+        return "as many as bytes" if n_bytes else ""
+    pct = round(abs(1 - tokens / n_bytes) * 100)
+    return f"{pct if pct else '<1'}% {'fewer' if tokens < n_bytes else 'more'} than bytes"
 
 
 def coloured_text(

@@ -241,22 +241,76 @@ def split_documents(text: str, separator: str | None = None) -> list[str]:
     return [d for d in docs if d.strip()]
 
 
+class TooFewDocuments(ValueError):
+    """Whole documents cannot make a held-out part near the share asked for (see :func:`heldout_split`).
+
+    Attributes:
+        documents: how many documents the text has.
+        closest: the held-out share of characters the documents come closest to (0..1), or ``None``
+            when there are fewer than two documents.
+    """
+
+    def __init__(self, message: str, documents: int, closest: float | None) -> None:
+        super().__init__(message)
+        self.documents = documents
+        self.closest = closest
+
+
+HELDOUT_ORDERS = 16
+"""Seeded random orders of the documents :func:`_held_documents` tries (it keeps the one that comes nearest)."""
+
+HELDOUT_TOLERANCE = 1.5
+"""How far a whole-document held-out part may be from the share asked for: within a factor of this (20 % asked:
+13.3 % to 30 % of the characters); further, :func:`heldout_split` refuses."""
+
+
+def _held_documents(sizes: list[int], fraction: float, seed: int) -> set[int]:
+    """Which documents (by index) to hold out so that their characters come nearest ``fraction`` of all.
+
+    In each of :data:`HELDOUT_ORDERS` seeded random orders of the documents, each document is held out
+    when that brings the held-out characters nearer the target (``fraction`` of the documents'
+    characters) and skipped otherwise; the order that ends nearest wins (the first, on a tie).  At least
+    one document is held out and one kept.
+    """
+    target = fraction * sum(sizes)
+    rng = random.Random(seed)
+    best: set[int] = set()
+    best_gap = float("inf")
+    for _ in range(HELDOUT_ORDERS):
+        order = list(range(len(sizes)))
+        rng.shuffle(order)
+        held: set[int] = set()
+        total = 0
+        for i in order:
+            if len(held) < len(sizes) - 1 and abs(total + sizes[i] - target) < abs(total - target):
+                held.add(i)
+                total += sizes[i]
+        if not held:  # every document is larger than twice the target: the smallest one
+            i = min(order, key=lambda i: sizes[i])
+            held, total = {i}, sizes[i]
+        if abs(total - target) < best_gap:
+            best, best_gap = held, abs(total - target)
+    return best
+
+
 def heldout_split(
     text: str, fraction: float = 0.2, seed: int = 0, separator: str | None = None, by: str = "document"
 ) -> tuple[str, str]:
-    """Split a text into a training part and a held-out part, reproducibly.
+    r"""Split a text into a training part and a held-out part, reproducibly.
 
-    ``by="document"``: a seeded random choice of ``round(fraction * n)`` of the ``n`` documents (at
-    least one, and at least one left for training) is held out; both parts keep
-    the documents' original order, joined by a blank line (or the separator).
-    With a single document, or with ``by="fraction"``, the text is cut at the
-    last line boundary before ``1 - fraction`` of its characters (or exactly
-    there when no line break comes before): the tail is held out, and the
-    seed plays no part.
+    ``by="document"``: whole documents are held out, chosen in a seeded random order so that their
+    characters come nearest ``fraction`` of the text's (:func:`_held_documents`); both parts keep the
+    documents' original order, joined by a blank line (or the separator).  When whole documents cannot
+    come near the share -- fewer than two documents, or a held-out part off by more than a factor of
+    :data:`HELDOUT_TOLERANCE` (a text of a few documents of very different lengths) -- it refuses
+    with :class:`TooFewDocuments` rather than hold out a share other than the one asked for.
+    ``by="fraction"``: the text is cut at the last line boundary before ``1 - fraction`` of its
+    characters (or exactly there when no line break comes before): the tail is held out, and the seed
+    plays no part.
 
     Args:
         text: the whole text.
-        fraction: share of documents to hold out, ``0 < fraction < 1``.
+        fraction: share of the characters to hold out, ``0 < fraction < 1``.
         seed: random seed (same seed, same split).
         separator: document separator (see :func:`split_documents`).
         by: ``"document"`` or ``"fraction"``.
@@ -265,17 +319,36 @@ def heldout_split(
         ``(train_text, heldout_text)``.
 
     Raises:
+        TooFewDocuments: ``by="document"`` and the documents cannot make the share (a ``ValueError``).
         ValueError: ``fraction`` outside (0, 1), unknown ``by``, or the text has nothing to split.
+
+    >>> train, held = heldout_split("a" * 60 + "\n\n" + "b" * 20 + "\n\n" + "c" * 20, 0.2)
+    >>> len(train), len(held)  # 60 + 2 + 20 characters kept, one document of 20 (20 %) held out
+    (82, 20)
     """
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"held-out fraction must be between 0 and 1 (exclusive), got {fraction}")
     if by not in ("document", "fraction"):
         raise ValueError(f"split by must be 'document' or 'fraction', got {by!r}")
-    docs = split_documents(text, separator) if by == "document" else []
-    joiner = separator if separator and separator in text else "\n\n"
-    if len(docs) >= 2:
-        k = min(max(1, round(fraction * len(docs))), len(docs) - 1)
-        held = set(random.Random(seed).sample(range(len(docs)), k))
+    if by == "document":
+        docs = split_documents(text, separator)
+        joiner = separator if separator and separator in text else "\n\n"
+        if len(docs) < 2:
+            raise TooFewDocuments(
+                f"the text is one document (no blank line{' or separator' if separator else ''} between parts), "
+                "so no whole document can be held out",
+                len(docs),
+                None,
+            )
+        held = _held_documents([len(d) for d in docs], fraction, seed)
+        share = sum(len(docs[i]) for i in held) / sum(len(d) for d in docs)
+        if not fraction / HELDOUT_TOLERANCE <= share <= fraction * HELDOUT_TOLERANCE:
+            raise TooFewDocuments(
+                f"the text has {len(docs)} documents of very different lengths: holding out whole documents "
+                f"gives {share:.0%} of its characters, not {fraction:.0%}",
+                len(docs),
+                share,
+            )
         train = [d for i, d in enumerate(docs) if i not in held]
         test = [d for i, d in enumerate(docs) if i in held]
         return joiner.join(train), joiner.join(test)

@@ -18,7 +18,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from ..interface import TrainingInfo
-from ..persistence import JsonFile, ViewCache, json_field, json_int, training_from_json
+from ..persistence import (
+    JsonFile,
+    ViewCache,
+    check_trace_counts,
+    json_field,
+    json_int,
+    json_optional_str,
+    json_version,
+    training_from_json,
+)
 from ..pretokenize import PATTERNS, compile_pattern, resolve_pattern, validate_special_tokens
 from ..spans import display_bytes
 from .encoder import BPEEncoder
@@ -355,20 +364,22 @@ class BPETokenizer(BPEEncoder, ViewCache, JsonFile):
             for key in ("vocab", "merges", "special_tokens", "pattern"):
                 if key not in data:
                     raise ValueError(f'the field "{key}" is missing')
+            json_version(data)
             vocab = _vocab_from_json(data["vocab"])
             merges = _merges_from_json(data["merges"])
             raw_specials = json_field(data["special_tokens"], dict, '"special_tokens"', 'an object {"token": id}')
             specials = {s: json_int(i, f'"special_tokens"[{s!r}]') for s, i in raw_specials.items()}
+            for s, i in specials.items():
+                if i not in vocab:
+                    raise ValueError(f'"special_tokens"[{s!r}] is id {i}, which is not in the vocabulary (ids '
+                                     f"0..{max(vocab, default=-1)})")  # fmt: skip
             pattern = _pattern_from_json(data)
-            name = json_field(data.get("name") or "BPE", str, '"name"', "a string")
+            name = json_optional_str(data.get("name"), '"name"', "BPE")
             _check_merge_bytes(merges, vocab)
-            trace = None
-            if data.get("trace") is not None:
-                rows = json_field(data["trace"], list, '"trace"', "a list of rows or null")
-                trace = [_step_from_json(row, vocab, f'"trace"[{k}]') for k, row in enumerate(rows)]
             training = None
             if data.get("training") is not None:
                 training = training_from_json(data["training"])
+            trace = _trace_from_json(data.get("trace"), vocab, merges, training)
             return cls.from_parts(
                 vocab=vocab, merges=merges, special_tokens=specials, pattern=pattern, name=name,
                 trace=trace, training=training,
@@ -611,6 +622,29 @@ def _resolve_specials(
             raise ValueError(f"special token {s!r} is not in vocab")
         out[s] = i
     return out
+
+
+def _trace_from_json(
+    raw: object, vocab: Mapping[int, bytes], merges: Sequence[tuple[int, ...]], training: TrainingInfo | None
+) -> list[MergeStep] | None:
+    """:meth:`BPETokenizer.from_dict`'s ``"trace"`` (``None`` for null): rows checked against the merges and counts.
+
+    Row ``k`` must be merge ``k`` (its ids those of ``"merges"[k]``), and its counts must follow
+    (:func:`~bpe_core.persistence.check_trace_counts`, from ``"training".initial_tokens`` when given).
+    """
+    if raw is None:
+        return None
+    rows = json_field(raw, list, '"trace"', "a list of rows or null")
+    if len(rows) > len(merges):
+        raise ValueError(f'"trace" has {len(rows):,} rows for {len(merges):,} merges')
+    trace = [_step_from_json(row, vocab, f'"trace"[{k}]') for k, row in enumerate(rows)]
+    for k, step in enumerate(trace):
+        if (step.left_id, step.right_id, step.new_id) != tuple(merges[k]):
+            raise ValueError(f'"trace"[{k}] merges ids {step.left_id}, {step.right_id} -> {step.new_id}, '
+                             f'but "merges"[{k}] is {list(merges[k])}')  # fmt: skip
+    initial = training.initial_tokens if training is not None and training.initial_tokens else None  # 0: unknown
+    check_trace_counts([(s.rank, s.count, s.replaced, s.tokens_after) for s in trace], initial, '"trace"')
+    return trace
 
 
 def _step_to_json(s: MergeStep) -> list:

@@ -44,7 +44,7 @@ from ..counting.stream import (
     kernels_mode,
     kernels_ready,
 )
-from ..interface import ProgressCallback, TrainingInfo
+from ..interface import ProgressCallback, TrainingInfo, VocabSizeTooSmall
 from ..linked_words import LinkedWords
 from ..pretokenize import PATTERNS, count_pretokens, resolve_pattern, validate_special_tokens
 from .model import BPETokenizer, MergeStep
@@ -172,9 +172,10 @@ def _check_vocab_size(vocab_size: int, specials: Sequence[str]) -> None:
         raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
     minimum = 256 + len(specials)
     if vocab_size < minimum:
-        raise ValueError(
+        raise VocabSizeTooSmall(
             f"vocab_size {vocab_size} is below the base alphabet: byte-level BPE needs at least "
-            f"{minimum} (256 byte tokens + {len(specials)} special tokens)"
+            f"{minimum} (256 byte tokens + {len(specials)} special tokens)",
+            minimum,
         )
 
 

@@ -100,7 +100,8 @@ def wordpiece_from_vocab_txt(data: bytes, filename: str = "vocab.txt") -> WordPi
 
     Raises:
         TypeError: ``data`` is not bytes.
-        ValueError: not UTF-8, empty lines, no ``[UNK]``, or a repeated token.
+        ValueError: not UTF-8, an empty line, a token ending in whitespace (which readers strip), a
+            repeated token (the message names the line), or no ``[UNK]``.
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(f"data must be the file's bytes, got {type(data).__name__} (encode a str first)")
@@ -112,9 +113,20 @@ def wordpiece_from_vocab_txt(data: bytes, filename: str = "vocab.txt") -> WordPi
     if lines and lines[-1] == "":
         lines.pop()
     lines = [line.rstrip("\r") for line in lines]
+    first_line: dict[str, int] = {}
     for i, line in enumerate(lines):
+        if line in first_line:
+            raise ValueError(f"{filename}: line {i + 1}: token {line[:30]!r} appears twice (first on line "
+                             f"{first_line[line]}); each line holds a token of its own")  # fmt: skip
+        first_line[line] = i + 1
         if line == "":
             raise ValueError(f"{filename}: line {i + 1} is empty; vocab.txt holds one token per line")
+        if line[-1] in RUST_WHITESPACE:  # Hugging Face's reader (WordPiece.read_file) strips it: another token
+            raise ValueError(
+                f"{filename}: line {i + 1} ({line[:30]!r}) ends in whitespace (U+{ord(line[-1]):04X}), which vocab.txt "
+                "readers strip; "
+                "a token cannot end in whitespace in a vocab.txt"
+            )
     specials = [t for t in lines if _BRACKETED.fullmatch(t)]
     if "[UNK]" not in specials:
         raise ValueError(f"{filename} has no [UNK] token: not a BERT-style vocab.txt")

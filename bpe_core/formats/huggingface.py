@@ -15,10 +15,10 @@ from typing import Any
 
 import regex
 
-from ..bpe.model import BPETokenizer
+from ..bpe.model import MAX_ID_GAPS, BPETokenizer
 from ..bpe.ranks import covering_pattern
 from ..interface import TrainedTokenizer, get_algorithm
-from ..persistence import json_field, json_float, json_int, json_kind
+from ..persistence import json_bool, json_field, json_float, json_int, json_kind
 from ..pretokenize import PATTERNS, resolve_pattern
 from ..unigram.encoder import METASPACE, PREPEND_ALWAYS, PREPEND_FIRST, SENTENCEPIECE
 from ..unigram.model import UnigramTokenizer
@@ -29,6 +29,7 @@ __all__ = [
     "bpe_from_hf_json",
     "bpe_to_hf_json",
     "byte_to_unicode",
+    "check_hf_fields",
     "onig_pattern",
     "pattern_name_of",
     "to_hf_json",
@@ -146,8 +147,12 @@ def pattern_name_of(source: str) -> str:
     return resolve_pattern(source)
 
 
-def _added_tokens(obj: dict) -> list[dict]:
-    """The ``added_tokens`` section, each entry checked: ``content`` a string, ``id`` a whole number."""
+_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
+"""The true/false fields of an ``added_tokens`` entry."""
+
+
+def _added_tokens(obj: Mapping) -> list[dict]:
+    """The ``added_tokens`` section, each entry checked: ``content`` a string, ``id`` a whole number, flags booleans."""
     added = obj.get("added_tokens")
     if added is None:
         return []
@@ -158,8 +163,70 @@ def _added_tokens(obj: dict) -> list[dict]:
             raise ValueError(f'"added_tokens"[{k}] needs both "id" and "content"')
         json_int(t["id"], f'"added_tokens"[{k}].id')
         json_field(t["content"], str, f'"added_tokens"[{k}].content', "a string")
-        json_field(t.get("special", False), bool, f'"added_tokens"[{k}].special', "true or false")
+        for flag in _FLAGS:
+            json_bool(t.get(flag, False), f'"added_tokens"[{k}].{flag}')
     return added
+
+
+_SECTIONS = ("normalizer", "pre_tokenizer", "post_processor", "decoder", "truncation", "padding")
+"""The top-level sections of a ``tokenizer.json`` besides the model and the added tokens (each an object or null)."""
+
+_STRING_FIELDS = ("type", "behavior", "prefix", "replacement", "prepend_scheme", "Regex", "String", "content",
+                  "unk_token", "continuing_subword_prefix", "end_of_word_suffix")  # fmt: skip
+_BOOL_FIELDS = ("add_prefix_space", "trim_offsets", "use_regex", "invert", "cleanup", "split", "lowercase",
+                "clean_text", "handle_chinese_chars", "fuse_unk", "byte_fallback", "ignore_merges")  # fmt: skip
+_FIELD_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    **dict.fromkeys(_STRING_FIELDS, ((str,), "a string")),
+    **dict.fromkeys(_BOOL_FIELDS, ((bool,), "true or false")),
+    "strip_accents": ((bool, type(None)), "true, false or null"),
+    "type_id": ((int,), "a whole number"),
+    "dropout": ((int, float, type(None)), "a number or null"),
+}
+"""The kind of each field Hugging Face's sections share (``tokenizers``' own serialisation), wherever it appears."""
+
+_NULLABLE = {"unk_token", "continuing_subword_prefix", "end_of_word_suffix"}
+"""Model fields a BPE model writes as null when unused."""
+
+
+def _check_section(value: object, field: str) -> None:
+    """Every field of ``_FIELD_KINDS`` inside a section (and the steps of a ``Sequence``) has its kind."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            kinds = _FIELD_KINDS.get(key)
+            name = f'"{field.strip(chr(34))}.{key}"'
+            if kinds is not None and not (key in _NULLABLE and inner is None):
+                json_field(inner, kinds[0], name, kinds[1])
+            if key == "dropout" and inner is not None and not 0 <= inner <= 1:
+                raise ValueError(f"{name} must be between 0 and 1, got {inner}")
+            if key != "vocab":
+                _check_section(inner, name)
+    elif isinstance(value, list):
+        for k, inner in enumerate(value):
+            _check_section(inner, f"{field}[{k}]")
+
+
+def check_hf_fields(obj: Mapping) -> None:
+    """Check the fields every ``tokenizer.json`` shares, whatever its model: the kind of each one, to the last.
+
+    ``"version"`` a string; ``"added_tokens"`` a list of ``{"id": whole number, "content": string}``
+    objects with true/false flags; each of ``normalizer``, ``pre_tokenizer``, ``post_processor``,
+    ``decoder``, ``truncation``, ``padding`` an object or null, and inside them and the model every field
+    ``tokenizers`` writes as a string, a boolean or a number (``"type"``, ``"add_prefix_space"``,
+    ``"dropout"``...) of that kind.  The model's own tables are checked by each model's reader.
+
+    Raises:
+        ValueError: the first field of the wrong kind, named (``"pre_tokenizer.pretokenizers"[1].use_regex``).
+    """
+    version = obj.get("version")
+    if version is not None:
+        json_field(version, str, '"version"', "a string")
+    _added_tokens(obj)
+    for section in _SECTIONS:
+        value = obj.get(section)
+        if value is not None:
+            _check_section(json_field(value, dict, f'"{section}"', "an object or null"), f'"{section}"')
+    model = json_field(obj.get("model"), dict, '"model"', "an object")
+    _check_section(model, '"model"')
 
 
 def _sequence(section: object, field: str, key: str) -> list[dict]:
@@ -197,14 +264,18 @@ def bpe_from_hf_json(obj: dict, filename: str) -> BPETokenizer:
 
 
 def _bpe_from_hf_json(obj: dict, filename: str) -> BPETokenizer:
-    model = json_field(obj.get("model"), dict, '"model"', "an object")
+    check_hf_fields(obj)
+    model = obj["model"]
     if model.get("type") != "BPE":
-        raise ValueError(f"a Hugging Face {model.get('type')} model is not a byte-level BPE")
+        raise ValueError(f'"model.type" is {model.get("type")!r}: a Hugging Face {model.get("type")} model is not a '
+                         "byte-level BPE")  # fmt: skip
     raw_vocab = json_field(model.get("vocab"), dict, '"model.vocab"', 'an object {"token": id}')
     raw_merges = json_field(model.get("merges"), list, '"model.merges"', 'a list of "left right" strings')
     added = _added_tokens(obj)
+    top = len(raw_vocab) + len(added) + MAX_ID_GAPS - 1  # the ids a vocabulary may reach (check_tables)
     specials: dict[str, int] = {}
-    for t in added:
+    for k, t in enumerate(added):
+        json_int(t["id"], f'"added_tokens"[{k}].id', 0, top)
         if t.get("special"):
             if t["content"] in specials:
                 raise ValueError(f'"added_tokens": special token {t["content"]!r} is listed twice')
@@ -222,7 +293,7 @@ def _bpe_from_hf_json(obj: dict, filename: str) -> BPETokenizer:
 
     vocab: dict[int, bytes] = {}
     for s, i in raw_vocab.items():
-        json_int(i, f'"model.vocab"[{s!r}]')
+        json_int(i, f'"model.vocab"[{s!r}]', 0, top)
         if i in vocab:
             raise ValueError(f'"model.vocab": id {i} is given to two tokens')
         if special_ids.get(i) == s:
@@ -319,16 +390,15 @@ def wordpiece_from_hf_json(obj: dict, filename: str) -> WordPieceTokenizer:
 
 
 def _wordpiece_from_hf_json(obj: dict, filename: str) -> WordPieceTokenizer:
-    model = json_field(obj.get("model"), dict, '"model"', "an object")
+    check_hf_fields(obj)
+    model = obj["model"]
     raw_vocab = json_field(model.get("vocab"), dict, '"model.vocab"', 'an object {"token": id}')
     by_id: dict[int, str] = {}
     for s, i in raw_vocab.items():
-        json_int(i, f'"model.vocab"[{s!r}]')
+        json_int(i, f'"model.vocab"[{s!r}]', 0, len(raw_vocab) - 1)  # the ids number the tokens from 0
         if i in by_id:
             raise ValueError(f'"model.vocab": id {i} is given to both {by_id[i]!r} and {s!r}')
         by_id[i] = s
-    if sorted(by_id) != list(range(len(by_id))):
-        raise ValueError(f"the WordPiece vocab ids are not 0..{len(by_id) - 1} without gaps")
     unk = json_field(model.get("unk_token", "[UNK]"), str, '"model.unk_token"', "a string")
     prefix = json_field(
         model.get("continuing_subword_prefix", "##"), str, '"model.continuing_subword_prefix"', "a string"
@@ -348,14 +418,13 @@ def _wordpiece_from_hf_json(obj: dict, filename: str) -> WordPieceTokenizer:
     kind = json_field(pre, dict, '"pre_tokenizer"', "an object or null").get("type") if pre else None
     if kind not in ("BertPreTokenizer", None):
         raise ValueError(f"pre-tokenizer {kind} is not supported (WordPiece here is BERT-style)")
-    added = [t for t in sorted(_added_tokens(obj), key=lambda t: t["id"]) if t.get("special")]
-    for t in added:
-        if raw_vocab.get(t["content"]) != t["id"]:
+    for k, t in enumerate(_added_tokens(obj)):
+        if t.get("special") and raw_vocab.get(t["content"]) != t["id"]:
             raise ValueError(
-                f'special token {t["content"]!r} has id {t["id"]} in "added_tokens" but '
+                f'"added_tokens"[{k}].id is {t["id"]} for {t["content"]!r}, which has the id '
                 f'{raw_vocab.get(t["content"])} in "model.vocab"; they must agree'
             )
-    specials = [t["content"] for t in added]
+    specials = [t["content"] for t in sorted(_added_tokens(obj), key=lambda t: t["id"]) if t.get("special")]
     if unk not in specials and unk in by_id.values():
         specials.append(unk)
     try:
@@ -498,9 +567,13 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
             raise ValueError(f"{filename} is not valid JSON: {exc}") from None
     if not isinstance(obj, Mapping) or not isinstance(obj.get("model"), Mapping):
         raise ValueError(f'{filename}: not a Hugging Face tokenizer.json (no "model" object)')
+    try:
+        check_hf_fields(obj)
+    except ValueError as exc:
+        raise ValueError(f"{filename}: {exc}") from None
     model = obj["model"]
     if model.get("type") != "Unigram":
-        raise ValueError(f"{filename}: the model is {model.get('type')!r}, not 'Unigram'")
+        raise ValueError(f"{filename}: \"model.type\" is {model.get('type')!r}, not 'Unigram'")
     if obj.get("normalizer") is not None:
         kind = obj["normalizer"].get("type") if isinstance(obj["normalizer"], Mapping) else obj["normalizer"]
         raise ValueError(f"{filename}: the file has a {kind!r} normalizer, which this package does not apply")
@@ -516,10 +589,13 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
     except ValueError as exc:
         raise ValueError(f"{filename}: {exc}") from None
     specials = []
-    for t in obj.get("added_tokens") or []:
-        tid, content = t.get("id"), t.get("content")
-        if not isinstance(tid, int) or not 0 <= tid < len(vocab) or vocab[tid][0] != content:
-            raise ValueError(f"{filename}: added token {content!r} (id {tid!r}) is not the model's piece of that id")
+    for k, t in enumerate(obj.get("added_tokens") or []):  # checked by check_hf_fields: ids whole, contents strings
+        tid, content = t["id"], t["content"]
+        if not tid < len(vocab) or vocab[tid][0] != content:
+            raise ValueError(
+                f'{filename}: "added_tokens"[{k}].id is {tid} for {content!r}, which is not the model\'s piece of '
+                "that id"
+            )
         specials.append(content)
     unk = vocab[unk_id][0]
     if unk not in specials:
@@ -529,7 +605,7 @@ def unigram_from_hf_json(obj: Mapping | str, filename: str = "Unigram (imported)
     try:
         return UnigramTokenizer.from_states(
             pieces, specials, unk, base=len(pieces), sizes=[len(pieces)], scores=[scores], name=filename,
-            pattern_name=pattern, byte_fallback=bool(model.get("byte_fallback")), prepend=prepend,
+            pattern_name=pattern, byte_fallback=model.get("byte_fallback", False), prepend=prepend,
         )  # fmt: skip
     except ValueError as exc:
         raise ValueError(f"{filename}: {exc}") from None

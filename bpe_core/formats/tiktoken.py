@@ -30,6 +30,8 @@ __all__ = [
 TIKTOKEN_LINE = regex.compile(rb"[A-Za-z0-9+/=]+ [0-9]+")
 """One line of a ``.tiktoken`` file (how an upload is recognised as one)."""
 
+_DIGITS = regex.compile(rb"[0-9]+")
+
 
 def parse_tiktoken_file(data: bytes, source: str = "<data>") -> dict[bytes, int]:
     """Parse the ``.tiktoken`` format: one ``base64(token) rank`` per line.
@@ -57,11 +59,13 @@ def parse_tiktoken_file(data: bytes, source: str = "<data>") -> dict[bytes, int]
         parts = line.split()
         if len(parts) != 2:
             raise ValueError(f"{source}: line {lineno} is not '<base64 token> <rank>'")
+        if not _DIGITS.fullmatch(parts[1]):  # int() would also read "+3", "3_0", "-1" and non-ASCII digits
+            raise ValueError(f"{source}: line {lineno}: the rank {parts[1][:20]!r} is not a number in digits 0-9")
         try:
             token = base64.b64decode(parts[0], validate=True)
-            rank = int(parts[1])
         except ValueError as exc:
             raise ValueError(f"{source}: line {lineno}: {exc}") from None
+        rank = int(parts[1])
         if token in ranks:
             raise ValueError(f"{source}: line {lineno}: token {token!r} appears twice")
         if rank in seen_ranks:

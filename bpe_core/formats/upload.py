@@ -25,7 +25,7 @@ from ..unigram.model import UnigramTokenizer
 from ..wordpiece.model import WordPieceTokenizer
 from .bert import wordpiece_from_vocab_txt
 from .huggingface import bpe_from_hf_json, pattern_name_of, unigram_from_hf_json, wordpiece_from_hf_json
-from .tiktoken import TIKTOKEN_LINE, check_ranks, parse_tiktoken_file
+from .tiktoken import MAX_SPECIAL_GAP, TIKTOKEN_LINE, check_ranks, parse_tiktoken_file
 
 __all__ = ["MAX_UPLOAD_BYTES", "decode_text_upload", "load_tokenizer_bytes"]
 
@@ -146,8 +146,9 @@ def _from_json_object(obj: dict, filename: str) -> Tokenizer:
             return algorithm.from_dict(obj)
         except ValueError as exc:
             raise ValueError(f"{filename}: {exc}") from None
-    if isinstance(obj.get("model"), dict):
-        kind = obj["model"].get("type")
+    if "model" in obj:  # Hugging Face's
+        model = json_field(obj["model"], dict, f'{filename}: "model"', "an object")
+        kind = json_field(model.get("type"), str, f'{filename}: "model.type"', "a string (the model's kind)")
         if kind == "WordPiece":
             return wordpiece_from_hf_json(obj, filename)
         if kind == "Unigram":
@@ -155,7 +156,10 @@ def _from_json_object(obj: dict, filename: str) -> Tokenizer:
         return bpe_from_hf_json(obj, filename)
     if {"pat_str", "special_tokens"} <= set(obj):
         raise ValueError(f"{filename} is tiktoken metadata only; upload the .tiktoken ranks file with it")
-    raise ValueError(f"{filename}: unknown JSON tokenizer format (not BPE Playground, not Hugging Face)")
+    raise ValueError(
+        f'{filename}: unknown JSON tokenizer format: no "format" naming a BPE Playground algorithm, no Hugging Face '
+        '"model" object'
+    )
 
 
 def _from_tiktoken_file(data: bytes, filename: str, meta: bytes | None) -> BPETokenizer:
@@ -192,6 +196,11 @@ def _tiktoken_metadata(meta: bytes, filename: str, n_ranks: int) -> tuple[str, d
         pattern = json_field(m["pat_str"], str, '"pat_str"', "a regex string")
         raw = json_field(m["special_tokens"], dict, '"special_tokens"', 'an object {"token": id}')
         specials = {s: json_int(i, f'"special_tokens"[{s!r}]') for s, i in raw.items()}
+        top = n_ranks + len(raw) + MAX_SPECIAL_GAP  # as far as check_ranks lets a special token's id be
+        for s, i in specials.items():
+            if i > top:
+                raise ValueError(f'"special_tokens"[{s!r}] has id {i}, beyond {top:,} ({n_ranks:,} ranks, and '
+                                 f"{MAX_SPECIAL_GAP:,} more ids at most)")  # fmt: skip
         name = json_field(m.get("name", filename), str, '"name"', "a string")
         expected = m.get("explicit_n_vocab")
         if expected is not None:
@@ -202,8 +211,8 @@ def _tiktoken_metadata(meta: bytes, filename: str, n_ranks: int) -> tuple[str, d
         ) from None
     if expected is not None and n_ranks + len(specials) != expected:
         raise ValueError(
-            f"{filename} holds {n_ranks} tokens + {len(specials)} special tokens, but its metadata says "
-            f"{expected}: the ranks file is truncated or belongs to another encoding"
+            f"{filename} holds {n_ranks} tokens + {len(specials)} special tokens, but its metadata's "
+            f'"explicit_n_vocab" says {expected}: the ranks file is truncated or belongs to another encoding'
         )
     return pattern, specials, name
 

@@ -72,7 +72,17 @@ import numpy as np
 import regex
 
 from ..interface import TrainingInfo
-from ..persistence import JsonFile, ViewCache, training_from_json
+from ..persistence import (
+    JsonFile,
+    ViewCache,
+    json_bool,
+    json_field,
+    json_float,
+    json_int,
+    json_optional_str,
+    json_version,
+    training_from_json,
+)
 from ..pretokenize import PATTERNS, compile_pattern, iter_pretoken_strings, resolve_pattern, split_special
 from ..spans import TokenSpan
 from .encoder import (
@@ -927,41 +937,100 @@ class UnigramTokenizer(ViewCache, JsonFile):
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
             raise ValueError(f'not a BPE Playground Unigram file (missing "format": "{FORMAT}")')
         try:
-            pieces = [str(p) for p in data["vocab"]]
-            specials = [str(s) for s in data["special_tokens"]]
-            unk = str(data["unk_token"])
-            base = int(data["min_vocab_size"])
-            sizes = [int(x) for x in data["state_sizes"]]
-            scores = [[float(x) for x in sc] for sc in data["state_scores"]]
-            rounds = [
-                PruneRound(
-                    int(r[0]),
-                    int(r[1]),
-                    int(r[2]),
-                    None if r[3] is None else float(r[3]),
-                    float(r[4]),
-                    tuple(float(x) for x in r[5]),
-                    int(r[6]) if len(r) > 6 and r[6] is not None else None,
-                )
-                for r in data["trace"]
-            ]
-            pattern_name = str(data.get("pattern_name") or SENTENCEPIECE)
-            name = str(data.get("name") or "Unigram")
+            for key in ("vocab", "special_tokens", "unk_token", "min_vocab_size", "state_sizes", "state_scores",
+                        "trace"):  # fmt: skip
+                if key not in data:
+                    raise ValueError(f'the field "{key}" is missing')
+            json_version(data)
+            pieces = _strings(data["vocab"], '"vocab"', "a list of piece strings")
+            specials = _strings(data["special_tokens"], '"special_tokens"', "a list of piece strings")
+            unk = json_field(data["unk_token"], str, '"unk_token"', "a string")
+            sizes, scores = _states_from_json(data["state_sizes"], data["state_scores"], len(pieces))
+            base = json_int(data["min_vocab_size"], '"min_vocab_size"', 1, sizes[-1])
+            rounds = _rounds_from_json(data["trace"], sizes)
+            pattern_name = json_optional_str(data.get("pattern_name"), '"pattern_name"', SENTENCEPIECE)
+            name = json_optional_str(data.get("name"), '"name"', "Unigram")
+            byte_fallback = json_bool(data.get("byte_fallback", False), '"byte_fallback"')
+            prepend = json_field(data.get("prepend", PREPEND_ALWAYS), str, '"prepend"', "a string")  # files from
+            if prepend not in (PREPEND_FIRST, PREPEND_ALWAYS):  # before "prepend": the scheme of then
+                raise ValueError(f'"prepend" must be "{PREPEND_FIRST}" or "{PREPEND_ALWAYS}", got {prepend!r}')
             training = None
             if data.get("training") is not None:
                 training = training_from_json(data["training"], cls=UnigramTrainingInfo)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ValueError(f"tokenizer file is malformed: {type(exc).__name__}: {exc}") from None
-        for r in rounds:
-            if len(r.loss_increase) != r.size_before - r.size_after:
-                raise ValueError(f"tokenizer file is malformed: round {r.round} lists the wrong number of removals")
-        if pattern_name != SENTENCEPIECE and pattern_name not in PATTERNS:
-            resolve_pattern(pattern_name)  # a custom regex must compile
-        return cls.from_states(
-            pieces, specials, unk, base=base, sizes=sizes, scores=scores, rounds=rounds, n=sizes[0], name=name,
-            pattern_name=pattern_name, training=training, byte_fallback=bool(data.get("byte_fallback", False)),
-            prepend=str(data.get("prepend", PREPEND_ALWAYS)),  # files from before "prepend": the scheme of then
-        )  # fmt: skip
+            if pattern_name != SENTENCEPIECE and pattern_name not in PATTERNS:
+                resolve_pattern(pattern_name)  # a custom regex must compile
+            return cls.from_states(
+                pieces, specials, unk, base=base, sizes=sizes, scores=scores, rounds=rounds, n=sizes[0], name=name,
+                pattern_name=pattern_name, training=training, byte_fallback=byte_fallback, prepend=prepend,
+            )  # fmt: skip
+        except ValueError as exc:
+            raise ValueError(f"tokenizer file is malformed: {exc}") from None
 
     def __repr__(self) -> str:
         return f"UnigramTokenizer(name={self.name!r}, vocab_size={self._n}, pattern={self.pattern_name!r})"
+
+
+def _strings(raw: object, field: str, what: str) -> list[str]:
+    """A JSON list of strings, each checked (``ValueError`` naming the entry)."""
+    return [json_field(x, str, f"{field}[{i}]", "a string") for i, x in enumerate(json_field(raw, list, field, what))]
+
+
+def _states_from_json(raw_sizes: object, raw_scores: object, n_pieces: int) -> tuple[list[int], list[list[float]]]:
+    """``"state_sizes"`` and ``"state_scores"`` of :meth:`UnigramTokenizer.from_dict`, every number checked.
+
+    The sizes must fall strictly from at most ``n_pieces``; state ``k`` has one finite score per id below its size.
+    """
+    sizes = [
+        json_int(x, f'"state_sizes"[{k}]', 1, n_pieces)
+        for k, x in enumerate(json_field(raw_sizes, list, '"state_sizes"', "a list of sizes"))
+    ]
+    if not sizes:
+        raise ValueError('"state_sizes" is empty: a tokenizer has at least one state')
+    for k in range(1, len(sizes)):
+        if sizes[k] >= sizes[k - 1]:
+            raise ValueError(f'"state_sizes"[{k}] is {sizes[k]}, not below the state before it ({sizes[k - 1]})')
+    rows = json_field(raw_scores, list, '"state_scores"', "a list of score lists")
+    if len(rows) != len(sizes):
+        raise ValueError(f'"state_scores" has {len(rows)} states, "state_sizes" {len(sizes)}')
+    scores = []
+    for k, row in enumerate(rows):
+        json_field(row, list, f'"state_scores"[{k}]', "a list of scores")
+        if len(row) != sizes[k]:
+            raise ValueError(f'"state_scores"[{k}] has {len(row)} scores for a state of {sizes[k]} ids')
+        scores.append([json_float(x, f'"state_scores"[{k}][{i}]') for i, x in enumerate(row)])
+    return sizes, scores
+
+
+def _rounds_from_json(raw: object, sizes: Sequence[int]) -> list[PruneRound]:
+    """``"trace"`` of :meth:`UnigramTokenizer.from_dict`: one round per state after the first, every field checked.
+
+    Row ``k``, ``[round, size before, size after, loss before or null, loss after, [loss increases],
+    tokens after or null]`` (files from before the tokens were counted end at the increases), took state
+    ``k`` (``sizes[k]`` ids) to state ``k + 1``, removing one id per loss increase; its round number follows
+    the previous row's.
+    """
+    rows = json_field(raw, list, '"trace"', "a list of rounds")
+    if len(rows) != len(sizes) - 1:
+        raise ValueError(f'"trace" has {len(rows)} rounds for {len(sizes)} states (one round between two states)')
+    rounds = []
+    for k, row in enumerate(rows):
+        where = f'"trace"[{k}]'
+        json_field(row, list, where, "a list of 7 fields")
+        if len(row) not in (6, 7):  # 6: files from before the tokens were counted
+            raise ValueError(f"{where} must hold 7 fields, got {len(row)}")
+        number = json_int(row[0], f"{where}[0]", 1)
+        if k and number != rounds[-1].round + 1:
+            raise ValueError(f"{where}[0] is round {number}, after round {rounds[-1].round}")
+        before, after = json_int(row[1], f"{where}[1]"), json_int(row[2], f"{where}[2]")
+        if (before, after) != (sizes[k], sizes[k + 1]):
+            raise ValueError(f"{where} goes from {before} to {after} ids; the states say {sizes[k]} to {sizes[k + 1]}")
+        loss_before = None if row[3] is None else json_float(row[3], f"{where}[3]")
+        increases = json_field(row[5], list, f"{where}[5]", "a list of loss increases")
+        if len(increases) != before - after:
+            raise ValueError(f"{where}[5] lists {len(increases)} removals; the round removed {before - after}")
+        tokens = None if len(row) == 6 or row[6] is None else json_int(row[6], f"{where}[6]")
+        rounds.append(PruneRound(
+            number, before, after, loss_before, json_float(row[4], f"{where}[4]"),
+            tuple(json_float(x, f"{where}[5][{i}]") for i, x in enumerate(increases)), tokens,
+        ))  # fmt: skip
+    return rounds

@@ -122,7 +122,7 @@ from typing import NamedTuple
 import numpy as np
 import regex
 
-from ..interface import TrainingCancelled
+from ..interface import TrainingCancelled, VocabSizeTooSmall
 from ..pretokenize import (
     PATTERNS,
     check_word_count,
@@ -591,10 +591,11 @@ def _check_minimum(word_counts, vocab_size: int, n_head: int, specials, unk_toke
     n_chars_text = len(set("".join(word_counts)))
     base = n_head + n_chars_text
     if vocab_size < base:
-        raise ValueError(
+        raise VocabSizeTooSmall(
             f"vocab_size {vocab_size} is below the minimum for this text: Unigram needs at least {base} "
             f"({len(specials)} special tokens with {unk_token!r} + {'256 byte pieces + ' * byte_fallback}"
-            f"{n_chars_text} characters of the text, which are kept so that every word can be spelt)"
+            f"{n_chars_text} characters of the text, which are kept so that every word can be spelt)",
+            base,
         )
 
 

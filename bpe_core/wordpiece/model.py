@@ -19,7 +19,16 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 
 from ..interface import TrainingInfo
-from ..persistence import JsonFile, ViewCache, json_field, json_int, training_from_json
+from ..persistence import (
+    JsonFile,
+    ViewCache,
+    check_trace_counts,
+    json_field,
+    json_int,
+    json_optional_str,
+    json_version,
+    training_from_json,
+)
 from ..pretokenize import BERT_PATTERN, validate_special_tokens
 from .encoder import WordPieceEncoder
 from .trace import WordPieceReplay, wordpiece_encode_steps
@@ -516,16 +525,23 @@ class WordPieceTokenizer(WordPieceEncoder, ViewCache, JsonFile):
             lowercase = json_field(data["lowercase"], bool, '"lowercase"', "true or false")
             max_chars = json_int(data["max_input_chars_per_word"], '"max_input_chars_per_word"', 1)
             base = json_int(data["min_vocab_size"], '"min_vocab_size"', 0, len(tokens))
-            name = json_field(data.get("name") or "WordPiece", str, '"name"', "a string")
+            name = json_optional_str(data.get("name"), '"name"', "WordPiece")
+            json_version(data)
+            if data.get("pattern_name") not in (None, "bert"):
+                raise ValueError(f'"pattern_name" must be "bert" (WordPiece splits as BERT does), got '
+                                 f'{data["pattern_name"]!r}')  # fmt: skip
             specials = validate_special_tokens(specials)
             check_options(0, specials, unk, prefix, max_chars)
+            training = None
+            if data.get("training") is not None:
+                training = training_from_json(data["training"])
             trace = None
             if data.get("trace") is not None:
                 rows = json_field(data["trace"], list, '"trace"', "a list of rows or null")
                 trace = [_merge_from_json(row, tokens, prefix, f'"trace"[{k}]') for k, row in enumerate(rows)]
-            training = None
-            if data.get("training") is not None:
-                training = training_from_json(data["training"])
+                initial = training.initial_tokens if training is not None and training.initial_tokens else None
+                check_trace_counts([(m.rank, m.pair_freq, m.replaced, m.tokens_after) for m in trace], initial,
+                                   '"trace"')  # fmt: skip
             return cls.from_parts(
                 tokens=tokens, special_tokens=specials, unk_token=unk, prefix=prefix, lowercase=lowercase,
                 max_input_chars_per_word=max_chars, name=name, base_size=base, trace=trace, training=training,
@@ -556,6 +572,12 @@ def _merge_from_json(row: object, tokens: Sequence[str], prefix: str, field: str
     pair_freq, left_freq, right_freq, replaced, tokens_after = (json_int(x, field) for x in row[4:9])
     if not left_freq or not right_freq:
         raise ValueError(f"{field}: the parts' counts must be positive")
+    if pair_freq > min(left_freq, right_freq):
+        raise ValueError(f"{field}: the pair is counted {pair_freq:,} times, more than a part ({left_freq:,}, "
+                         f"{right_freq:,})")  # fmt: skip
+    if max(left_freq, right_freq) > tokens_after + replaced:
+        raise ValueError(f"{field}: a part is counted more often than the {tokens_after + replaced:,} tokens before "
+                         "the merge")  # fmt: skip
     json_field(row[9], bool, field, "a row ending in true or false")
     merged = tokens[left] + tokens[right][len(prefix) :]
     if tokens[new] != merged:

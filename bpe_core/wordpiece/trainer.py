@@ -57,7 +57,7 @@ import numpy as np
 import regex
 
 from ..counting import kernels_mode, kernels_ready
-from ..interface import ProgressCallback, TrainingInfo
+from ..interface import ProgressCallback, TrainingInfo, VocabSizeTooSmall
 from ..linked_words import LinkedWords
 from ..pretokenize import check_word_count, validate_special_tokens
 from .model import (
@@ -298,10 +298,11 @@ def _train_counted(
     table = _WordTable.from_counts(counts, specials, prefix)
     n_base = len(table.strs)
     if vocab_size < n_base:
-        raise ValueError(
+        raise VocabSizeTooSmall(
             f"vocab_size {vocab_size} is below the initial vocabulary: WordPiece on this text needs at least "
             f"{n_base} ({len(specials)} special tokens + {n_base - len(specials)} alphabet tokens: {table.n_firsts} "
-            f"word-initial characters and {table.n_inners} {prefix}-prefixed inner characters)"
+            f"word-initial characters and {table.n_inners} {prefix}-prefixed inner characters)",
+            n_base,
         )
     ticker.tick("merge", 0, vocab_size - n_base)  # seeding counts as the merge phase's 0
     initial_tokens = n_special + table.initial_tokens

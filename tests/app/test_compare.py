@@ -165,13 +165,14 @@ def test_unavailable_reference_is_reported_and_the_rest_shown(app, monkeypatch, 
 
 
 def test_training_error_keeps_the_references(app):
+    """A training that fails keeps the previous tokenizer's column beside the references (issue 32.1)."""
+    before = list(table(app.switch_page(PAGE).run()))
     app.multiselect(key="special_tokens").set_value(["<|endoftext|>", "<|pad|>"]).run()
     app.number_input(key="max_vocab").set_value(257).run()
-    app.switch_page(PAGE).run()
     assert not app.exception
-    assert any("at least 258" in w.value for w in app.warning)
-    assert list(table(app)) == ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
-    assert not app.slider  # no trained BPE, no vocabulary slider
+    assert any("at least 258" in e.value for e in app.error)
+    assert app.button(key="train_at_minimum").label.startswith("Train at 258 tokens")
+    assert list(table(app)) == before == ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
     assert app.number_input(key="max_vocab").value == 257  # the user's settings are kept
 
 
@@ -296,7 +297,7 @@ def test_slider_follows_the_sidebars_wordpiece(app):
     app.slider(key="vocab_size").set_value(150).run()
     app.switch_page(PAGE).run()
     assert not app.exception
-    assert not app.slider  # no WordPiece picked yet: nothing is shown at the slider's size
+    assert app.slider(key="vocab_size").value == 150  # Compare opens on the sidebar's WordPiece (issue 32.6)
     pick(app, ["bpe", "wordpiece"])
     assert app.slider(key="vocab_size").value == 150  # the Playground's slider value, kept across pages
     rows = table(app)
@@ -328,3 +329,19 @@ def test_windows_line_ends_are_counted_and_drawn_exactly(app, monkeypatch, tikto
         shown = [unmark_whitespace(t) for t in token_texts(views[label])]
         assert 4_000 <= len("".join(shown)) < len(text)  # a prefix is drawn
         assert shown == [enc.decode([i]) for i in ids[: len(shown)]]
+
+
+def test_compare_opens_on_the_algorithm_the_sidebar_trains(app):
+    """Issue 32.6: WordPiece chosen in the sidebar, Compare opens with WordPiece's column (not BPE's); a switch of
+    the sidebar's algorithm later swaps that column, and the production choices stay."""
+    app.radio(key="algorithm").set_value("wordpiece").run()
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    assert app.session_state["compare_tokenizers"] == ["wordpiece", "gpt2", "cl100k_base"]
+    assert next(iter(table(app))).startswith("WordPiece")
+    pick(app, ["wordpiece", "gpt2", "o200k_base"])
+    app.radio(key="algorithm").set_value("unigram").run()
+    assert not app.exception, app.exception
+    assert app.session_state["compare_tokenizers"] == ["unigram", "gpt2", "o200k_base"]
+    assert next(iter(table(app))).startswith("Unigram")
+    assert app.query_params["cmp"] == "unigram,gpt2,o200k_base"

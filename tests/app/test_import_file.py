@@ -22,6 +22,7 @@ from bpe_core import (
     wordpiece_to_vocab_txt,
 )
 from tests.conftest import html_bodies, metric, sample
+from ui import render
 
 OTHER = sample("multilingual")  # trained on English + code, shown on another text
 
@@ -211,3 +212,27 @@ def test_every_page_uses_the_imported_tokenizer(app, bpe):
     assert "Merge #" in html_bodies(app)
     app.switch_page("app_pages/encode.py").run()
     assert not app.exception
+
+
+@pytest.mark.parametrize("fmt", ["tiktoken", "tokenizer.json", "vocab.txt"])
+def test_merges_page_says_what_an_imported_file_can_show(app, bpe, wordpiece, fmt):
+    """A file holds no training: the Merges page says so in a note, never a red error (issue 32.6), and lists
+    the first merges of a BPE file in their order (as tiktoken's ranks give them)."""
+    if fmt == "tiktoken":
+        files = list(zip(("mine.tiktoken", "mine.json"), bpe_to_tiktoken_files(bpe), strict=True))
+    elif fmt == "tokenizer.json":
+        files = [("tokenizer.json", bpe_to_hf_json(bpe).encode())]
+    else:
+        files = [("vocab.txt", wordpiece_to_vocab_txt(wordpiece))]
+    use_import(app, files)
+    app.switch_page("app_pages/merges.py").run()
+    assert not app.exception and not app.error, (app.exception, errors(app))
+    (note,) = [i.value for i in app.info]
+    assert "comes from a file" in note and "no training to step through" in note
+    if fmt == "vocab.txt":
+        assert not app.dataframe  # a vocab.txt has no merges
+        return
+    (frame,) = [d.value for d in app.dataframe]
+    first = [(s.rank, s.new_id, s.merged) for s in bpe.trace[: len(frame)]]
+    assert [(r["Rank"], r["Id"]) for r in frame.to_dict("records")] == [(rank, i) for rank, i, _ in first]
+    assert frame["Token"].tolist()[0] == render.readable(first[0][2])

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
+from html.parser import HTMLParser
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -37,8 +41,40 @@ def open_insights(view: str, query: dict | None = None) -> AppTest:
     return at
 
 
+def cell_number(cell: str) -> int | None:
+    """A table's number written out (``"30,001"``), or ``None`` for the dash of a missing one (never ``None``)."""
+    assert cell is not None and cell != "None"
+    return None if cell == "—" else int(cell.replace(",", ""))
+
+
 def frame(at, i: int = 0):
     return at.dataframe[i].value
+
+
+def token_tables(at) -> list[pd.DataFrame]:
+    """The page's tables of tokens (HTML, :func:`ui.insights_view.token_table`), read from each cell's ``data-value``:
+    whole numbers as ``int``, tokens as the text shown."""
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.rows: list[dict] = []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "tr":
+                self.rows.append({})
+            elif tag == "td" and "data-col" in a:
+                raw = a["data-value"]
+                self.rows[-1][a["data-col"]] = int(raw) if "tok" not in (a.get("class") or "") else raw
+
+    out = []
+    for body in (h.proto.body for h in at.get("html")):
+        if 'class="fig-table numbered"' in body:
+            p = Cells()
+            p.feed(body)
+            out.append(pd.DataFrame([r for r in p.rows if r]))
+    return out
 
 
 def test_every_tab_opens_on_the_default_sample():
@@ -104,8 +140,8 @@ def test_genealogy_reference_ranks_against_tiktoken(tiktoken_official):
         except KeyError:
             rank = None
         assert row["Single token"] == (rank is not None)
-        assert (None if row["Rank there"] != row["Rank there"] else row["Rank there"]) == rank  # NaN -> None
-        assert row["Tokens as text"] == len(enc.encode(data.decode()))
+        assert cell_number(row["Rank there"]) == rank
+        assert cell_number(row["Tokens as text"]) == len(enc.encode(data.decode()))
 
 
 def test_genealogy_for_wordpiece_draws_the_tree_and_says_what_does_not_apply():
@@ -150,7 +186,7 @@ def test_vocab_diff_shares_against_tiktoken(tiktoken_official):
         enc = tiktoken_official(name)
         shared = sum(has(enc, b) for b in learned)
         assert metric(at, f"{label} has") == f"{shared / len(learned):.1%}"
-    only, shared_tab = frame(at, 0), frame(at, 1)
+    only, shared_tab = token_tables(at)
     gpt2 = tiktoken_official("r50k_base")
     expected_only = [r + 1 for r, b in enumerate(learned) if not has(gpt2, b)]
     assert list(only["Rank"]) == expected_only  # sorted by merge rank
@@ -229,6 +265,24 @@ def test_heldout_numbers_on_real_text(tiktoken_official):
     assert seen_all["Held-out tokens"] < ours["Held-out tokens"]  # having seen the part flatters it
 
 
+def test_heldout_caption_explains_every_negative_drop(tiktoken_official):
+    """Issue 32.5: a negative Drop (a production encoding compressing the held-out part better) is named and
+    explained in the caption; the multilingual sample's tail gives GPT-2 one (computed with tiktoken)."""
+    text = sample("multilingual")
+    at = open_insights("heldout", {"sample": "multilingual", "split": "fraction"})
+    train_part, held = heldout_split(text, 0.2, 0, "<|endoftext|>", by="fraction")
+    enc = tiktoken_official("r50k_base")
+    drop = 1 - (len(held.encode()) / len(enc.encode(held))) / (len(train_part.encode()) / len(enc.encode(train_part)))
+    rows = table(at)
+    assert rows["GPT-2 (r50k_base)"]["Drop"] == pytest.approx(drop)
+    assert drop < 0  # GPT-2 compresses this tail better than the rest: -26 % (tiktoken)
+    negative = {label: r["Drop"] for label, r in rows.items() if r["Drop"] < 0}
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Drop = 1 − held-out")]
+    assert "A negative drop (" in caption and "easier text for it" in caption
+    for label, value in negative.items():
+        assert f"{label} {value:.1%}" in caption
+
+
 def test_heldout_by_fraction_and_seed():
     text = sample("english")
     at = open_insights("heldout")
@@ -236,8 +290,27 @@ def test_heldout_by_fraction_and_seed():
     at.slider(key="ins_fraction").set_value(0.3).run()
     _train, held = heldout_split(text, 0.3, 0, "<|endoftext|>", by="fraction")
     assert held and text.endswith(held)
-    caption = next(c.value for c in at.caption if c.value.startswith("Training part"))
-    assert f"held-out part: {len(held):,} characters" in caption
+    caption = next(c.value for c in at.caption if c.value.startswith("Held out"))
+    assert f"**{len(held) / len(text):.1%}** of the characters ({len(held):,} of {len(text):,})" in caption
+
+
+def test_heldout_share_is_the_share_of_characters_held_out():
+    """Issue 32.5: the multilingual sample has 3 documents (81, 898 and 334 characters); 20 % asked, the caption
+    says the share whole documents actually hold out; 10 % asked, they cannot come near, and the tail is held out."""
+    text = sample("multilingual")
+    at = open_insights("heldout", {"sample": "multilingual"})
+    train_part, held = heldout_split(text, 0.2, 0, "<|endoftext|>")
+    total = len(train_part) + len(held)
+    assert 0.2 / 1.5 <= len(held) / total <= 0.2 * 1.5  # not the 68 % of before
+    caption = next(c.value for c in at.caption if c.value.startswith("Held out"))
+    assert f"**{len(held) / total:.1%}** of the characters ({len(held):,} of {total:,})" in caption
+    at.slider(key="ins_fraction").set_value(0.1).run()
+    assert not at.exception, at.exception
+    (note,) = [i.value for i in at.info if i.value.startswith("Not split by documents")]
+    assert "3 documents" in note and "not 10%" in note
+    _train, tail = heldout_split(text, 0.1, 0, "<|endoftext|>", by="fraction")
+    caption = next(c.value for c in at.caption if c.value.startswith("Held out"))
+    assert f"({len(tail):,} of {len(text):,})" in caption
 
 
 # ---------------------------------------------------------------------------
@@ -285,7 +358,7 @@ def test_pattern_playground_retrains_and_keeps_the_old_pattern_on_error():
     assert [unmark_whitespace(t) for t in token_texts(chunks)] == [words[0]] + [" " + w for w in words[1:]]
     at.text_area(key="ins_pattern_text").input(r"\S+").run()
     assert not at.exception and not at.error
-    edited = list(frame(at, 0)["Edited pattern"])
+    edited = list(token_tables(at)[0]["Edited pattern"])
     assert edited == ["st", "est", "ow", "low", "west", "ne"]  # the handout's merges, by hand
     # with \S+ the spaces are runs of their own: 16 words + 15 spaces; distinct: 4 words and " "
     assert any(c.value.startswith("31 pre-tokens, 5 distinct") for c in at.caption)
@@ -293,7 +366,7 @@ def test_pattern_playground_retrains_and_keeps_the_old_pattern_on_error():
     assert not at.exception
     assert any("missing )" in e.value for e in at.error)
     assert at.text_area(key="ins_pattern_text").value == "(low"  # the user's text is kept
-    assert list(frame(at, 0)["Edited pattern"]) == edited  # ... and \S+ stays in force
+    assert list(token_tables(at)[0]["Edited pattern"]) == edited  # ... and \S+ stays in force
     at.selectbox(key="ins_pattern_base").set_value("bert").run()
     from bpe_core.pretokenize import BERT_PATTERN
 
@@ -319,7 +392,7 @@ def test_unused_by_hand_on_cs336():
     # "st" (merge 1) and "ow" (merge 3) only ever live inside bigger tokens.
     at = open_insights("unused", CS336_LINK)
     assert metric(at, "Learned tokens never used") == "2 of 6"
-    df = frame(at)
+    (df,) = token_tables(at)
     assert list(df["Token"]) == ["st", "ow"] and list(df["Rank"]) == [1, 3] and list(df["Id"]) == [257, 259]
 
 
@@ -336,7 +409,8 @@ def test_unused_on_heldout_part(tiktoken_official):
     learned = [i for _a, _b, i in part.merge_ids]
     never = [i for i in learned if i not in used]
     assert metric(at, "Learned tokens never used") == f"{len(never):,} of {len(learned):,}"
-    assert list(frame(at)["Id"]) == never
+    (df,) = token_tables(at)
+    assert list(df["Id"]) == never
 
 
 def test_unused_for_wordpiece():
@@ -474,8 +548,8 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
     ):
         row = rows[label]
         assert row["Single token"] == (want is not None)
-        assert (None if row["Rank there"] != row["Rank there"] else row["Rank there"]) == want  # NaN -> None
-        assert row["Tokens as text"] == n_text
+        assert cell_number(row["Rank there"]) == want
+        assert cell_number(row["Tokens as text"]) == n_text
 
     at.session_state["ins_tab"] = VIEWS["diff"]
     at.run()
@@ -487,3 +561,36 @@ def test_genealogy_and_diff_with_llama3_and_mistral_v1():
         assert metric(at, f"{label} has") == f"{shared / len(learned):.1%}"
     at.run()
     assert at.query_params["prod"] == "llama3,mistral_v1" and "refs" not in at.query_params
+
+
+def test_production_rows_write_a_dash_where_there_is_no_number(tiktoken_official):
+    """A token that is no single token there, or part of a character, shows "—", never None (issue 32.6)."""
+    from bpe_core.production.registry import load_production
+    from ui import catalogue
+    from ui.insights_view import production_rows
+
+    enc = tiktoken_official("r50k_base")
+    built = {"gpt2": catalogue.Built(load_production("gpt2"), "GPT-2", "gpt2")}
+    word = b" Magikarpology"
+    (row,) = production_rows(word, built).to_dict("records")
+    assert row == {"Encoding": "GPT-2", "Single token": False, "Rank there": "—",
+                   "Tokens as text": f"{len(enc.encode(word.decode()))}"}  # fmt: skip
+    (row,) = production_rows("é".encode()[:1], built).to_dict("records")  # the first byte of é
+    first_byte = "é".encode()[:1]
+    assert row["Rank there"] == f"{enc.encode_single_token(first_byte):,}" and row["Tokens as text"] == "—"
+
+
+def test_token_tables_isolate_right_to_left_tokens_and_show_invisible_ones():
+    """Issue 32.6: an Arabic token keeps its own order without moving its row; a zero-width joiner is shown."""
+    text = sample("multilingual")
+    tok = train_bpe(text, 2000, ["<|endoftext|>"])
+    at = open_insights("diff", {"sample": "multilingual", "vocab": "2000"})
+    bodies = [h.proto.body for h in at.get("html") if 'class="fig-table numbered"' in h.proto.body]
+    assert len(bodies) == 2
+    cells = re.findall(r'<td class="tok" data-col="Token" data-value="([^"]*)">(.*?)</td>', "".join(bodies))
+    assert len(cells) == len(tok.trace)  # every learned token, in one table or the other
+    assert all(shown.startswith("<bdi>") and shown.endswith("</bdi>") for _v, shown in cells)
+    arabic = [shown for value, shown in cells if any("\u0600" <= ch <= "\u06ff" for ch in html.unescape(value))]
+    assert arabic
+    zwj = [shown for value, shown in cells if html.unescape(value) == "\u200d"]
+    assert zwj == ['<bdi><span class="cp">U+200D</span></bdi>']

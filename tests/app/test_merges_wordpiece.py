@@ -217,3 +217,31 @@ def test_pasted_markup_is_escaped_and_a_text_without_pairs_explains_itself(wp_me
     assert not wp_merges.exception
     assert any("No merge was learned" in i.value for i in wp_merges.info)
     assert wp_merges.text_area(key="paste_text").value == "a b c . !"
+
+
+def test_why_a_rare_pair_wins_with_the_numbers_on_screen():
+    """Issue 32.4: the English sample's merge #3 joins 193 + ##0 (the digits of "1930s", seen once, the parts
+    nowhere else): the page says why it beats the most frequent pair, with the numbers of this step."""
+    text = sample("english")
+    tok = train_wordpiece(text, 1000, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    step = tok.trace[2]
+    assert (step.left, step.right, step.pair_freq, step.left_freq, step.right_freq) == ("193", "##0", 1, 1, 1)
+    history = history_for(tok, text)
+    notes = " ".join(history.why(3).notes)
+    most = history.why(3).ranking.most_frequent
+    assert most.pair_freq > 1
+    assert "<b>Why a rarer pair wins:</b> <code>193</code> + <code>##0</code> occurs once" in notes
+    assert "they never occur apart" in notes and "1 / (1 × 1) = 1" in notes
+    assert f"({most.pair_freq:,} times), can score at most 1 / {most.pair_freq:,} = {1 / most.pair_freq:.4g}" in notes
+    # a merge of the most frequent pair itself needs no such note
+    k = next(i for i in range(1, history.n_steps + 1) if history.why(i).ranking.most_frequent.pair_freq
+             == tok.trace[i - 1].pair_freq)  # fmt: skip
+    assert "Why a rarer pair wins" not in " ".join(history.why(k).notes)
+
+
+def test_the_rare_pair_note_is_on_the_page(wp_merges):
+    wp_merges.slider(key="merge_step").set_value(3).run()
+    assert not wp_merges.exception, wp_merges.exception
+    body = html_bodies(wp_merges)
+    assert "Why a rarer pair wins:</b> <code>193</code> + <code>##0</code> occurs once" in body
+    assert "1 / (1 × 1) = 1" in body

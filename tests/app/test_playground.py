@@ -68,3 +68,25 @@ def test_vocab_below_base_alphabet_is_reported_and_settings_kept(app):
     assert any("at least 258" in e.value for e in app.error)
     assert app.number_input(key="max_vocab").value == 257
     assert app.multiselect(key="special_tokens").value == ["<|endoftext|>", "<|pad|>"]
+
+
+def _delta(at, label: str) -> str | None:
+    (m,) = [m for m in at.metric if m.label == label]
+    return m.proto.delta or None
+
+
+def test_counts_say_what_their_numbers_mean(app):
+    """Issue 32.5: no "-0% vs bytes" at size 257 (no merges: as many tokens as bytes), and the two per-token cards
+    say why they are equal on ASCII text (one byte per character)."""
+    text = sample("english")
+    n_bytes = len(text.encode())
+    tokens = len(expected_tokenizer(text).encode(text))
+    assert _delta(app, "Tokens") == f"{round((1 - tokens / n_bytes) * 100)}% fewer than bytes"
+    assert text.isascii() and metric(app, "Bytes per token") == metric(app, "Characters per token")
+    assert _delta(app, "Characters per token") == "= bytes per token: every character is 1 byte"
+    app.slider[0].set_value(257).run()
+    assert metric(app, "Tokens") == f"{n_bytes:,}" and _delta(app, "Tokens") == "as many as bytes"
+    app.selectbox(key="sample").set_value("multilingual").run()
+    multilingual = sample("multilingual")
+    assert not multilingual.isascii() and _delta(app, "Characters per token") is None
+    assert metric(app, "Bytes per token") != metric(app, "Characters per token")

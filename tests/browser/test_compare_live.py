@@ -232,7 +232,7 @@ def test_other_text_is_data_and_counted_exactly(browser, server):
     context, pg = _open(browser, server, "size=100000", columns=1)
     try:
         pg.get_by_role("radiogroup", name="Text to compare on").get_by_text("Other text").click()
-        box = pg.locator('textarea[aria-label="Text to compare on"]')
+        box = pg.locator('textarea[aria-label="Other text to compare on"]')
         box.fill(odd)
         box.press("Control+Enter")
         pg.wait_for_function(f"n => {_COLUMNS}[0]?.data.textChars === n", arg=len(odd), timeout=60_000)

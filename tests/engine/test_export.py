@@ -200,7 +200,10 @@ def test_wordpiece_round_trips(trained_wp, fmt):
         (b"[PAD]\n\nhello\n", "line 2 is empty"),
         (b"[PAD]\nhello\nworld\n", "no \\[UNK\\] token"),
         (b"[UNK]\nab\nab\n", "ab"),
-        (b'{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 2}}}', "not 0..1 without gaps"),
+        (
+            b'{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 2}}}',
+            r"\"model.vocab\"\[.a.\] must be 0..1, got 2",
+        ),
         (
             b'{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}}, "normalizer": {"type": "BertNormalizer"}}',
             "BertNormalizer",

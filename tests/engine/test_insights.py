@@ -7,6 +7,7 @@ import tiktoken
 
 from bpe_core import train_bpe
 from bpe_core.analysis.insights import (
+    TooFewDocuments,
     char_group,
     heldout_split,
     merge_tree,
@@ -83,7 +84,9 @@ def test_heldout_split_on_special_separator_and_single_document():
     train, held = heldout_split(text, 0.34, seed=1, separator="<|endoftext|>")
     assert len(held.split("<|endoftext|>")) == 1 and len(train.split("<|endoftext|>")) == 2
     one = "line one\nline two\nline three\nline four\n"  # 39 chars; 75% -> char 29; the newline before it is at 28
-    assert heldout_split(one, 0.25) == ("line one\nline two\nline three\n", "line four\n")
+    assert heldout_split(one, 0.25, by="fraction") == ("line one\nline two\nline three\n", "line four\n")
+    with pytest.raises(TooFewDocuments, match="one document"):  # no whole document to hold out
+        heldout_split(one, 0.25)
     with pytest.raises(ValueError, match="between 0 and 1"):
         heldout_split(one, 1.0)
 
@@ -196,6 +199,27 @@ def test_tree_rows_preorder(cs336):
         ("0.1.1.1", "0.1.1", "t", None),
     ]
     assert [r.n_bytes for r in rows] == [4, 1, 3, 1, 2, 1, 1]
+
+
+def test_heldout_split_by_document_holds_out_the_share_of_characters_asked_for():
+    """Issue 32.5: the held-out part is about the share of characters asked for, whatever the documents' sizes;
+    documents that cannot make it are refused instead (the app then splits by fraction)."""
+    sizes = [30, 438, 417, 471, 591, 269, 416, 122, 25, 452, 103, 30, 312]  # the English sample's paragraphs
+    text = "\n\n".join(chr(ord("a") + i) * n for i, n in enumerate(sizes))
+    for fraction in (0.05, 0.1, 0.2, 0.3, 0.5):
+        for seed in range(20):
+            train, held = heldout_split(text, fraction, seed)
+            docs = split_documents(held)
+            assert sorted(split_documents(train) + docs) == sorted(split_documents(text))
+            share = sum(map(len, docs)) / sum(sizes)
+            assert fraction / 1.25 <= share <= fraction * 1.25, (fraction, seed, share)
+    # three documents, one of them two thirds of the text (the multilingual sample's 81, 898, 334 characters):
+    # 20 % asked, the nearest is the 334 (25 %); 10 % asked, the 81 (6 %) is too far, so it refuses
+    three = "\n\n".join(("x" * 81, "y" * 898, "z" * 334))
+    assert [heldout_split(three, 0.2, seed=s)[1] for s in range(5)] == ["z" * 334] * 5
+    with pytest.raises(TooFewDocuments, match="gives 6% of its characters, not 10%") as info:
+        heldout_split(three, 0.1, seed=0)
+    assert info.value.documents == 3 and info.value.closest == pytest.approx(81 / 1313)
 
 
 def test_heldout_split_by_fraction_ignores_documents_and_seed():

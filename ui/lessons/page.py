@@ -21,9 +21,7 @@ from ui.lessons.catalogue import LESSONS, slugs
 NAV_CSS = """<style>
 .st-key-lesson_nav { align-items: center; }
 .st-key-lesson_nav [data-testid=stSelectbox] { flex: 1 1 12rem; min-width: 9rem; }
-@media (max-width: 640px) {  /* a phone: the lesson, not the header, on the first screen */
-  [data-testid=stMainBlockContainer] { padding-top: 3.6rem !important; }
-  [data-testid=stMain] h1 { font-size: 1.6rem !important; padding: .2rem 0 !important; }
+@media (max-width: 640px) {  /* a phone: icon-only Previous/Next (the title and padding: ui.present.PHONE_CSS) */
   .st-key-lesson_nav [data-testid=stButton] p { display: none; }
 }
 </style>"""

@@ -686,6 +686,7 @@ class BlockPainter {
     let first = null;
     let last = null;
     let word = null;
+    let inWord = 0; // the piece's place in its word: every other continuation is shaded (live.css .alt)
     const add = (node) => {
       parent.appendChild(node);
       if (!first) first = node;
@@ -700,6 +701,8 @@ class BlockPainter {
       }
       pos = Math.max(pos, t.e);
       const span = this.make(m, t, showWs);
+      inWord = t.cont ? inWord + 1 : 0;
+      if (inWord % 2) span.classList.add("alt");
       const beforeCont = j + 1 < j0 + n && toks[j + 1].cont;
       if (beforeCont) span.classList.add("before-cont");
       if (t.cont && word) word.appendChild(span);
@@ -992,6 +995,23 @@ function colourFn(mode, maxRank) {
 
 // ---- the view ----
 
+// the token count's note and the per-token cards' (ui/view.py versus_bytes and SAME_AS_BYTES, the server's)
+const SAME_AS_BYTES = "= bytes per token: every character is 1 byte";
+
+function versusBytes(tokens, bytes) {
+  if (!bytes || tokens === bytes) return bytes ? "as many as bytes" : "";
+  const pct = Math.round(Math.abs(1 - tokens / bytes) * 100);
+  return `${pct || "<1"}% ${tokens < bytes ? "fewer" : "more"} than bytes`;
+}
+
+function paintRange(slider) {
+  // the filled part of a range input (live.css draws the track as Streamlit's slider: filled up to the thumb)
+  const lo = Number(slider.min) || 0;
+  const hi = Number(slider.max) || 0;
+  const pct = hi > lo ? (100 * (Number(slider.value) - lo)) / (hi - lo) : 0;
+  slider.style.setProperty("--fill", `${Math.min(Math.max(pct, 0), 100)}%`);
+}
+
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -1043,7 +1063,10 @@ class LiveView {
     this.tip.hidden = true;
     r.append(this.controls, this.counts, this.view, this.note, this.idsBox, this.tip);
 
-    this.slider.addEventListener("input", () => this.setSize(Number(this.slider.value)));
+    this.slider.addEventListener("input", () => {
+      paintRange(this.slider);
+      this.setSize(Number(this.slider.value));
+    });
     this.slider.addEventListener("change", () => this.report());
     this.view.addEventListener("mouseover", (ev) => this.hover(ev, true));
     this.view.addEventListener("mouseout", (ev) => this.hover(ev, false));
@@ -1101,6 +1124,7 @@ class LiveView {
       this.slider.value = String(size);
       this.setSize(size, true);
     }
+    paintRange(this.slider);
   }
 
   setSize(L, force) {
@@ -1179,11 +1203,12 @@ class LiveView {
     if (this.sizeText.textContent !== fmt(L)) this.sizeText.textContent = fmt(L);
     const total = m.totals ? m.totals[L - m.lo] : this.painter.drawn;
     const cards = [
-      ["Tokens", fmt(total), d.textBytes ? `-${Math.round((1 - total / d.textBytes) * 100)}% vs bytes` : ""],
+      ["Tokens", fmt(total), versusBytes(total, d.textBytes)],
       ["Characters", fmt(d.textChars), ""],
       ["Bytes (UTF-8)", fmt(d.textBytes), ""],
       ["Bytes per token", total ? (d.textBytes / total).toFixed(2) : "0.00", ""],
-      ["Characters per token", total ? (d.textChars / total).toFixed(2) : "0.00", ""],
+      ["Characters per token", total ? (d.textChars / total).toFixed(2) : "0.00",
+        d.textChars === d.textBytes ? SAME_AS_BYTES : ""],
     ];
     // built once per shape; a slider move only rewrites the texts that changed (less for the page to lay out)
     const shape = cards.map((c) => (c[2] ? 1 : 0)).join("");
@@ -1345,11 +1370,11 @@ class MergesView {
       b.type = "button";
       return b;
     };
-    this.bFirst = btn("⏮ First", "first");
+    this.bFirst = btn("« First", "first");
     this.bPrev = btn("‹ Prev", "prev");
     this.bPlay = btn("▶ Play", "play");
     this.bNext = btn("Next ›", "next");
-    this.bLast = btn("Last ⏭", "last");
+    this.bLast = btn("Last »", "last");
     this.speed = el("select", "mg-speed");
     this.speed.setAttribute("aria-label", "Play speed (merges per second)");
     for (const s of SPEEDS) {
@@ -1490,7 +1515,7 @@ class MergesView {
     this.playing = true;
     this.visited = [];
     this.frames = 0;
-    this.bPlay.textContent = "⏸ Pause";
+    this.bPlay.textContent = "❚❚ Pause";
     const rate = Number(this.speed.value);
     let last = performance.now();
     let owed = 0;
@@ -1735,6 +1760,7 @@ class MergesView {
     const L = m.lo + k;
     this.stepText.textContent = fmt(k);
     this.slider.value = String(k);
+    paintRange(this.slider);
     this.bFirst.disabled = this.bPrev.disabled = k === 0;
     this.bNext.disabled = this.bLast.disabled = k >= this.n;
     const wp = m.kind === "wordpiece";

@@ -28,15 +28,59 @@ def cached_history(key: TrainingKey, _text: str, _spec: TrainingSpec, _imported:
     return history_for(tok, _text)
 
 
+IMPORTED_MERGES_SHOWN = 12
+"""Merges an imported tokenizer's note lists (the file's first ones, in order)."""
+
+
+def imported_note(tok) -> None:
+    """What the Merges page can say about a tokenizer imported from a file, which holds no training to replay.
+
+    The file has the vocabulary (and a BPE's merges, in order) but not training's counts or text: the
+    note says so, lists the first merges when the tokenizer has any (its
+    :meth:`~bpe_core.interface.TrainedTokenizer.learned_tokens` and ``merged_parts``), and points to the
+    sidebar's "Train on the text" for a training to step through.
+    """
+    learned = tok.learned_tokens()
+    parts = tok.merged_parts()
+    st.info(
+        f"**{md(tok.name)}** comes from a file. The file holds the finished vocabulary of "
+        f"{tok.vocab_size:,} tokens but not the training that made it (the text, and the counts at each "
+        "step), so there is no training to step through here. To watch one, choose *Train on the text* in "
+        "the sidebar; the other pages work with this tokenizer as it is.",
+        icon=":material/info:",
+    )
+    rows = [(rank, tid) for rank, tid in learned if tid in parts][:IMPORTED_MERGES_SHOWN]
+    if rows:
+        st.caption(f"What the file does say: the order of its {len(learned):,} merges. The first {len(rows)}:")
+        st.dataframe(
+            [
+                {
+                    "Rank": rank,
+                    "Merge": f"{render.shown_token(tok, parts[tid][0])} + {render.shown_token(tok, parts[tid][1])}",
+                    "Token": render.shown_token(tok, tid),
+                    "Id": tid,
+                }
+                for rank, tid in rows
+            ],
+            hide_index=True,
+        )
+
+
 def history_or_stop(settings: Settings) -> MergeHistory:
-    """The merge history for the sidebar's settings, or a message in the page and ``st.stop()``."""
+    """The merge history for the sidebar's settings, or a message in the page and ``st.stop()``.
+
+    An imported tokenizer has no training to replay: :func:`imported_note` says what the file holds.
+    """
     try:
         history = cached_history(settings_key(settings), settings.text, settings.spec, settings.imported)
     except NotImplementedError as exc:
         st.info(md(exc), icon=":material/info:")
         st.stop()
     except (ValueError, TypeError) as exc:
-        st.error(f"Cannot replay the merges: {md(exc)}", icon=":material/error:")
+        if settings.imported is not None:  # expected: a file holds no training
+            imported_note(train(settings.text, settings.spec, settings.imported))
+        else:
+            st.error(f"Cannot replay the merges: {md(exc)}", icon=":material/error:")
         st.stop()
     if history.n_steps == 0:
         what = "No merge was learned" if history.story == "merges" else f"No {history.step_noun} ran"

@@ -107,6 +107,33 @@ def bpe_why(history: MergeHistory, k: int) -> WhyThisPair:
     return WhyThisPair(title, table, notes, ranking, problem)
 
 
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n:,} times"
+
+
+def _rare_pair_note(s, m) -> str:
+    """Why WordPiece merges a pair rarer than the most frequent one, with the step's own numbers (HTML).
+
+    ``s``: the merge (its pair and the three frequencies); ``m``: the most frequent candidate.  A pair's score
+    ``f / (fl × fr)`` is at most ``1 / f`` (its parts occur at least as often as the pair), reached when the parts
+    never occur apart: a pair seen once can score 1, more than any frequent pair can.
+    """
+    e = html.escape
+    pair = f"<code>{e(s.left)}</code> + <code>{e(s.right)}</code>"
+    apart = s.left_freq == s.pair_freq and s.right_freq == s.pair_freq
+    return (
+        f"<b>Why a rarer pair wins:</b> {pair} occurs {_times(s.pair_freq)}, and its parts "
+        f"{_times(s.left_freq)} and {_times(s.right_freq)}"
+        + (": they never occur apart. " if apart else ". ")
+        + f"Its score is {s.pair_freq:,} / ({s.left_freq:,} × {s.right_freq:,}) = {s.score:.4g}. A pair's score is "
+        f"at most 1 / its own frequency, reached when its parts never occur apart: a pair seen once can score "
+        f"1 / (1 × 1) = 1, while the most frequent pair, <code>{e(m.left)}</code> + <code>{e(m.right)}</code> "
+        f"({m.pair_freq:,} times), can score at most 1 / {m.pair_freq:,} = {1 / m.pair_freq:.4g}. So WordPiece "
+        "spends its early merges on strings whose pieces only occur together (the digits of one number, a rare "
+        "name) and joins common pairs later; BPE, which counts pairs, does the opposite."
+    )
+
+
 def wordpiece_why(history: MergeHistory, k: int) -> WhyThisPair:
     """The top 10 pairs by score that merge ``k`` was chosen from (at step 0, merge 1's)."""
     start = _why_start(history, k)
@@ -151,6 +178,8 @@ def wordpiece_why(history: MergeHistory, k: int) -> WhyThisPair:
             f"({m.left_freq:,} and {m.right_freq:,}). BPE would merge it; WordPiece prefers pairs whose parts "
             "rarely occur apart."
         )
+    if m is not None and s.pair_freq < m.pair_freq:
+        notes.append(_rare_pair_note(s, m))
     if ranking.tied > 1:
         shown = sum(1 for c in cands if c.score == w.score)
         more = ranking.tied - shown
