@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import imported, links, live_view, present
+from ui import imported, links, live_view, present, warmup
 from ui import state_keys as sk
 from ui.inputs import sidebar
 from ui.lessons.base import INPUT_LABEL
+
+warmup.start()  # once per server process: samples trained, production files loaded, in the background
 
 st.set_page_config(
     page_title="BPE Playground",
