@@ -181,3 +181,32 @@ def test_the_warm_up_runs_only_under_a_server(monkeypatch):
     assert warmup.start() is None  # AppTest and plain imports: no Streamlit runtime, no thread
     monkeypatch.setenv(warmup.ENV, "0")
     assert not warmup.enabled()
+
+
+@pytest.mark.parametrize("whitespace", ["1", "0"])
+def test_compare_columns_kept_between_sessions_follow_each_sessions_options(whitespace):
+    # a production column's HTML is built once per (tokenizer, text, options) and shared; each session's colour
+    # mode and whitespace toggle still give it exactly the column it would draw by itself
+    from ui import render
+    from ui.compare import VIEW_CSS
+
+    text = load_sample("numbers")
+    gpt2 = registry.load_production("gpt2")
+    bodies = {}
+    for colour in ("cycle", "rank", "cycle"):
+        at = _session("app_pages/compare.py", sample="numbers", cmp="bpe,gpt2", colour=colour, ws=whitespace)
+        expected = (
+            render.CSS
+            + VIEW_CSS
+            + render.tokens_html(
+                gpt2.token_spans(text),
+                show_whitespace=whitespace == "1",
+                total_tokens=len(gpt2.token_spans(text)),
+                text=text,
+                mode=colour,
+            )
+        )
+        drawn = [e.proto.body.strip() for e in at.main if type(e).__name__ == "Html"]
+        assert expected.strip() in drawn, colour
+        bodies.setdefault(colour, expected)
+    assert bodies["cycle"] != bodies["rank"]
