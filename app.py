@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import compare, imported, links, live_view, present
+from ui import compare, imported, links, live_view, present, warmup
 from ui import state_keys as sk
 from ui.favicon import FAVICON_SVG
 from ui.inputs import sidebar
 from ui.lessons.base import INPUT_LABEL
+
+warmup.start()  # once per server process: samples trained, production files loaded, in the background
 
 st.set_page_config(
     page_title="BPE Playground",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.pretokenize import PATTERN_LABELS
-from ui import catalogue, charts, compare, links, view
+from ui import catalogue, compare, links, view
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.safe_text import md
@@ -139,10 +139,10 @@ if source == "Training text" and any(b.full is not None for b in builts):
 st.html(compare.metrics_table_html(compare.metrics_frame(ok, metrics)))
 
 st.plotly_chart(
-    charts.token_count_bars([b.label for b in builts], [metrics[b.cache_key].tokens for b in builts],
-                            [b.kind for b in builts]),
+    compare.count_bars(tuple(b.label for b in builts), tuple(metrics[b.cache_key].tokens for b in builts),
+                       tuple(b.kind for b in builts)),
     config={"displayModeBar": False},
 )  # fmt: skip
 curves, points = compare.compression_data(ok, text, source == "Training text", metrics)
-st.plotly_chart(charts.compression_curve(curves, points), config={"displayModeBar": False})
+st.plotly_chart(compare.compression_figure(tuple(curves), tuple(points)), config={"displayModeBar": False})
 st.caption(compare.curve_caption(curves, text, source == "Training text"))

@@ -303,6 +303,20 @@ def production_entry(key: str) -> Entry:
     return Entry(key, spec.label, "production", build, spec.family)
 
 
+def warm_production(key: str) -> None:
+    """Build what Compare measures the production tokenizer ``key`` with, before a visitor asks (:mod:`ui.warmup`).
+
+    Loads it (:func:`~bpe_core.production.registry.load_production`) and, for a byte-level one, its
+    byte-length table (:func:`_byte_lengths`).
+
+    Raises:
+        EncodingUnavailable, ValueError: as :func:`~bpe_core.production.registry.load_production`.
+    """
+    built = production_entry(key).build(None, None)
+    if built.tokenizer.is_byte_level:
+        _byte_lengths(built.cache_key, built.tokenizer)
+
+
 def variant_entry(pattern: str, size: int | None) -> Entry:
     """An extra tokenizer of the variants algorithm (BPE) trained on the sidebar's text with another pattern or size.
 

@@ -11,6 +11,7 @@ special tokens are the sidebar's), and any other text as ordinary text.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from bisect import bisect_right
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core.analysis.metrics import TextMetrics, words_split_differently
@@ -25,7 +27,7 @@ from bpe_core.interface import Tokenizer, TrainedTokenizer, algorithm_label
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
 from bpe_core.production.registry import PRODUCTION, production_families
 from bpe_core.spans import TokenSpan
-from ui import catalogue, live_view, render
+from ui import catalogue, charts, live_view, render
 from ui import state_keys as sk
 from ui.catalogue import YOUR_OWN, Built, Column, encode_fast, is_sidebars, variants_algorithm
 from ui.charts import CompressionCurve, CompressionPoint
@@ -220,6 +222,18 @@ def _curve_data(
         view = _full.with_vocab_size(n)
         counts.append(len(encode_fast(Built(view, "", f"{full_key}|{n}", _full), text)))
     return sizes, counts, False
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def count_bars(labels: tuple[str, ...], counts: tuple[int, ...], kinds: tuple[str, ...]) -> go.Figure:
+    """:func:`ui.charts.token_count_bars`, built once per labels and counts (shared: never change it)."""
+    return charts.token_count_bars(labels, counts, kinds)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def compression_figure(curves: tuple[CompressionCurve, ...], points: tuple[CompressionPoint, ...]) -> go.Figure:
+    """:func:`ui.charts.compression_curve`, built once per curves and points (shared: never change it)."""
+    return charts.compression_curve(curves, points)
 
 
 def curve_text(text: str, on_training_text: bool) -> str:
@@ -431,6 +445,33 @@ def algorithm_badge(tok: Tokenizer) -> str:
     return f":gray-badge[{md(label)}]" if label else ""
 
 
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _spans(cache_key: str, prefix_digest: bytes, _tok: Tokenizer, _prefix: str) -> list[TokenSpan]:
+    """``_tok.token_spans(_prefix)``, kept per tokenizer view and drawn text (shared: never change it)."""
+    return _tok.token_spans(_prefix)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _column_html(
+    cache_key: str,
+    prefix_digest: bytes,
+    show_whitespace: bool,
+    total_tokens: int,
+    mode: str,
+    mark: tuple[bool, ...] | None,
+    _spans: Sequence[TokenSpan],
+    _prefix: str,
+) -> str:
+    """A server-drawn column's HTML (:func:`ui.render.tokens_html`), kept per view, text, and drawing options."""
+    return (
+        render.CSS
+        + VIEW_CSS
+        + render.tokens_html(
+            _spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=_prefix, mark=mark, mode=mode
+        )
+    )
+
+
 def draw_views(
     builts: Sequence[Built],
     text: str,
@@ -457,7 +498,8 @@ def draw_views(
     """
     splits = [tokenizer_split(b.tokenizer) for b in builts]
     prefix = shared_pretoken_prefix(text, COMPARE_DRAW_CHARS, splits, slack=3 * COMPARE_DRAW_CHARS)
-    spans = [b.tokenizer.token_spans(prefix) for b in builts]
+    digest = hashlib.blake2b(prefix.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    spans = [_spans(b.cache_key, digest, b.tokenizer, prefix) for b in builts]
     differing = words_split_differently(prefix, spans) if highlight else []
     n_words = len(prefix.split())
     k = per_row(len(builts))
@@ -485,11 +527,7 @@ def draw_views(
                     continue
                 st.markdown(f"**{md(b.label)}**")
                 st.caption(f"{m.tokens:,} tokens · {m.bytes_per_token:.2f} bytes/token")
-                st.html(
-                    render.CSS
-                    + VIEW_CSS
-                    + render.tokens_html(
-                        shown, show_whitespace=show_whitespace, total_tokens=m.tokens, text=prefix, mark=mark
-                    )
-                )
+                mode = render.session_colour_mode()
+                flags = tuple(mark) if mark is not None else None
+                st.html(_column_html(b.cache_key, digest, show_whitespace, m.tokens, mode, flags, shown, prefix))
     return len(differing), n_words

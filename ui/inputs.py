@@ -57,6 +57,17 @@ class Settings:
     colour_mode: str = "cycle"
 
 
+def default_spec(algorithm: str) -> TrainingSpec:
+    """The spec the sidebar trains ``algorithm`` with before the user changes anything.
+
+    :data:`DEFAULT_MAX_VOCAB` tokens, the algorithm's default pattern and special tokens
+    (:class:`bpe_core.interface.Algorithm`), no lower-casing: what the background warm-up
+    (:mod:`ui.warmup`) trains the samples with, so a first visit finds them trained.
+    """
+    alg = get_algorithm(algorithm)
+    return TrainingSpec(algorithm, DEFAULT_MAX_VOCAB, alg.default_pattern, alg.default_special_tokens, False)
+
+
 def _upload_text() -> tuple[str, str | None, str | None]:
     """(text, label, problem) for the Upload source; the last good upload survives a bad one."""
     uploaded = st.file_uploader(

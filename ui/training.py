@@ -74,7 +74,22 @@ class CancelledInThisSession(ValueError):
 @st.cache_resource(show_spinner=False)
 def _store() -> dict:
     """The process-wide cache: an LRU of ``key -> (tokenizer, bytes)``, its total bytes, its lock, the last digest."""
-    return {"lock": threading.Lock(), "lru": OrderedDict(), "bytes": 0, "digest": (None, b"")}
+    return {"lock": threading.Lock(), "lru": OrderedDict(), "bytes": 0, "digest": (None, b""), "flights": {}}
+
+
+class _Flight:
+    """One training under way, for the sessions that ask for the same key meanwhile (see :func:`_train_once`).
+
+    Attributes:
+        done: set when the training ended, trained or not.
+        tok: the tokenizer, once trained (``None`` while training, or when it failed).
+        progress: the trainer's last ``(phase, done, total)`` report, for the waiting sessions' bars.
+    """
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.tok: TrainedTokenizer | None = None
+        self.progress: tuple[str, int, int] | None = None
 
 
 def _digest(text: str) -> bytes:
@@ -192,22 +207,23 @@ def _hold(key: TrainingKey, tok: TrainedTokenizer) -> None:
 def cached(key: TrainingKey | None) -> TrainedTokenizer | None:
     """The cached tokenizer for ``key`` (marked recently used), or ``None`` if it is not trained.
 
-    Looks in the shared cache, then in what this session holds (a tokenizer the
-    shared cache dropped goes back into it).
+    Looks in what this session holds first (the very object it shows, which goes back into the
+    shared cache if that dropped it), then in the shared cache.
     """
     if key is None:
         return None
+    held = _held()
+    tok = held.get(key) if held is not None else None
+    if tok is not None:
+        _put(key, tok)  # marks it recently used, or puts it back; one trained meanwhile by another session stays
+        return tok
     store = _store()
     with store["lock"]:
         entry = store["lru"].get(key)
         if entry is not None:
             store["lru"].move_to_end(key)
             return entry[0]
-    held = _held()
-    tok = held.get(key) if held is not None else None
-    if tok is not None:
-        _put(key, tok)
-    return tok
+    return None
 
 
 def cache_bytes() -> int:
@@ -215,19 +231,81 @@ def cache_bytes() -> int:
     return _store()["bytes"]
 
 
-def _put(key: TrainingKey, tok: TrainedTokenizer) -> None:
-    size = estimate_bytes(tok)  # outside the lock: it walks the whole tokenizer
+def _put(key: TrainingKey, tok: TrainedTokenizer) -> TrainedTokenizer:
+    """Cache ``tok`` under ``key``; returns the cached tokenizer (one already there for ``key`` stays)."""
     store = _store()
     with store["lock"]:
+        entry = store["lru"].get(key)
+        if entry is not None:  # the first one stays: sessions showing it keep their slider (ui.view.session_size)
+            store["lru"].move_to_end(key)
+            return entry[0]
+    size = estimate_bytes(tok)  # outside the lock: it walks the whole tokenizer
+    with store["lock"]:
         lru = store["lru"]
-        if key in lru:
-            store["bytes"] -= lru[key][1]
+        entry = lru.get(key)
+        if entry is not None:
+            lru.move_to_end(key)
+            return entry[0]
         lru[key] = (tok, size)
-        lru.move_to_end(key)
         store["bytes"] += size
         while store["bytes"] > CACHE_BUDGET_BYTES and len(lru) > 1:
             _old, (_tok, old_size) = lru.popitem(last=False)
             store["bytes"] -= old_size
+    return tok
+
+
+def _train_once(key: TrainingKey, text: str, spec: TrainingSpec, progress: ProgressCallback | None) -> TrainedTokenizer:
+    """Train ``spec`` on ``text`` and cache it, once however many sessions ask for ``key`` at the same time.
+
+    The first caller trains (in its own thread, with its ``progress``); a caller that comes while that
+    training runs waits for it instead of training the same tokenizer again, and its ``progress``
+    gets the trainer's reports meanwhile (every 0.1 s, so a Cancel click still stops its run).  When
+    the first caller's training fails or is stopped, a waiting caller trains by itself.
+
+    Raises:
+        ValueError, TypeError: from the engine (nothing cached); whatever ``progress`` raises.
+    """
+    store = _store()
+    while True:
+        with store["lock"]:
+            entry = store["lru"].get(key)
+            if entry is not None:
+                store["lru"].move_to_end(key)
+                return entry[0]
+            flight = store["flights"].get(key)
+            mine = flight is None
+            if mine:
+                flight = store["flights"][key] = _Flight()
+        if mine:
+            break
+        while not flight.done.wait(0.1):
+            if progress is not None and flight.progress is not None:
+                progress(*flight.progress)
+        if flight.tok is not None:
+            return flight.tok
+
+    def report(phase: str, done: int, total: int) -> None:
+        flight.progress = (phase, done, total)
+        if progress is not None:
+            progress(phase, done, total)
+
+    try:
+        # count in this process: the server is multi-threaded, and uploads are at most 64 MiB
+        flight.tok = _put(key, spec.train(text, progress=report, num_workers=1))
+        return flight.tok
+    finally:
+        with store["lock"]:
+            store["flights"].pop(key, None)
+        flight.done.set()
+
+
+def warm(text: str, spec: TrainingSpec) -> TrainedTokenizer:
+    """Train ``spec`` on ``text`` into the shared cache, outside any session (the background warm-up, :mod:`ui.warmup`).
+
+    Raises:
+        ValueError, TypeError: from the engine (nothing cached).
+    """
+    return _train_once(training_key(text, spec), text, spec, None)
 
 
 def expected_seconds(text: str, spec: TrainingSpec) -> float:
@@ -378,12 +456,11 @@ def train(
     if failed is not None:
         message, minimum = failed
         raise VocabSizeTooSmall(message, minimum) if minimum is not None else ValueError(message)
-    try:  # count in this process: the server is multi-threaded, and uploads are at most 64 MiB
-        tok = spec.train(text, progress=progress, num_workers=1)
+    try:
+        tok = _train_once(key, text, spec, progress)
     except (ValueError, TypeError) as exc:
         _note_failure(key, exc)
         raise
-    _put(key, tok)
     _hold(key, tok)
     return tok
 

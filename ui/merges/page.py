@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+
+import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core.interface import TrainingSpec
@@ -64,6 +70,39 @@ def imported_note(tok) -> None:
             ],
             hide_index=True,
         )
+
+
+STEP_FIGURES_KEPT = 16
+"""Steps whose charts each history keeps (:func:`step_figures`)."""
+
+_STEP_FIGURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_STEP_FIGURES_LOCK = threading.Lock()
+
+
+def step_figures(history: MergeHistory, k: int, build: Callable[[MergeHistory, int], list[go.Figure]]) -> list:
+    """``build(history, k)``: the charts of step ``k``, built once per history and step, shared by the sessions.
+
+    A history is shared by every session showing the same tokenizer (:func:`cached_history`), and most of
+    them look at the same steps (the first, a shared link's); the figures of the latest
+    :data:`STEP_FIGURES_KEPT` steps are kept with it and go with it.  ``st.plotly_chart`` copies a
+    figure and never changes it.
+    """
+    with _STEP_FIGURES_LOCK:
+        kept = _STEP_FIGURES.setdefault(history, OrderedDict())
+        figs = kept.get(k)
+        if figs is not None:
+            kept.move_to_end(k)
+            return figs
+    figs = build(history, k)
+    with _STEP_FIGURES_LOCK:
+        kept[k] = figs
+        while len(kept) > STEP_FIGURES_KEPT:
+            kept.popitem(last=False)
+    return figs
+
+
+def _merge_figures(history: MergeHistory, k: int) -> list[go.Figure]:
+    return history.figures(k)
 
 
 def history_or_stop(settings: Settings) -> MergeHistory:
@@ -193,7 +232,7 @@ def step_view(history: MergeHistory, text: str) -> None:
         examples = examples_html(spans, history.highlight(k), text=gaps)
         if examples:
             st.html(examples)
-        figs = history.figures(k)
+        figs = step_figures(history, k, _merge_figures)
         st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
     with right:
         body, occurrences = step_text_html(history, k, text, spans=spans)
@@ -240,7 +279,7 @@ def pruning_step_view(history: UnigramPruningHistory, text: str) -> None:
     k = controls(history)
     playback(history).show(k)
     prefix = drawn_text(history, text)
-    figs = pruning_figures(history, k)
+    figs = step_figures(history, k, pruning_figures)
     left, right = st.columns([2, 3], gap="large")
     with left:
         st.html(pruning_card_html(history, k))
@@ -298,7 +337,7 @@ def merge_panels(history: MergeHistory, k: int) -> None:
         st.subheader("Why this pair?", divider="gray")
         why_panel(history, k, False)
     with w2:
-        figs = history.figures(k)
+        figs = step_figures(history, k, _merge_figures)
         st.plotly_chart(figs[0], key=sk.MERGE_FIG_COUNTS, config={"displayModeBar": False})
         st.plotly_chart(figs[1], key=sk.MERGE_FIG_TOKENS, config={"displayModeBar": False})
     st.subheader("All merges", divider="gray")
@@ -311,7 +350,7 @@ def pruning_panels(history: UnigramPruningHistory, k: int) -> None:
     The loss, tokens and loss-increase charts (each marking step ``k``), the pieces round ``k`` removed and
     those kept, and the table of all rounds; the card and the text are the player's.
     """
-    _pruning_columns(history, k, pruning_figures(history, k), with_loss=True)
+    _pruning_columns(history, k, step_figures(history, k, pruning_figures), with_loss=True)
 
 
 _PLAYER_PANELS = {"merges": merge_panels, "pruning": pruning_panels}
