@@ -23,7 +23,7 @@ True
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -263,6 +263,44 @@ class TrainedTokenizer(Tokenizer, Protocol):
     def save(self, path: str | os.PathLike[str]) -> None:  # pragma: no cover - protocol
         """Write :meth:`to_dict` as JSON to ``path`` (``OSError`` when it cannot be written)."""
         ...
+
+
+@runtime_checkable
+class CorpusPieces(Protocol):
+    """How a tokenizer's figures over a corpus come from counted distinct pieces (:mod:`bpe_core.analysis.corpus`).
+
+    A tokenizer offers one through a ``corpus_pieces()`` method (read with
+    :func:`corpus_pieces`); :mod:`bpe_core.pieces` holds the contract and the
+    implementations the package's tokenizers use.
+
+    Attributes:
+        key: a hashable value naming the split: tokenizers whose ``split_units``
+            cut every unit alike have equal keys and share one count of pieces.
+    """
+
+    key: Hashable
+
+    def cut_after(self) -> Any:  # pragma: no cover - protocol
+        """``uint8[0x110000]``: the non-space characters a unit may end after (1), or ``None``: every one."""
+        ...
+
+    def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], Any]:  # pragma: no cover
+        """Each unit cut into pieces no token crosses: ``(pieces flat, int64 count per unit)``."""
+        ...
+
+    def encode(self, pieces: Sequence[str], first: Sequence[bool]) -> Any:  # pragma: no cover - protocol
+        """The tokens of each distinct piece as in the text (a :class:`bpe_core.pieces.PieceTokens`)."""
+        ...
+
+
+def corpus_pieces(tokenizer: Any) -> CorpusPieces | None:
+    """The :class:`CorpusPieces` a tokenizer declares (its ``corpus_pieces()``), or ``None`` when it declares none.
+
+    A tokenizer without one is measured over a corpus by encoding the whole
+    text (:func:`bpe_core.analysis.metrics.measure`), which is exact and slower.
+    """
+    method = getattr(tokenizer, "corpus_pieces", None)
+    return method() if callable(method) else None
 
 
 # ---------------------------------------------------------------------------

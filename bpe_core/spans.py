@@ -33,6 +33,9 @@ class TokenSpan:
         rank: merge rank that created the token (0 = first merge), or ``None``
             for single bytes, alphabet characters and special tokens.
         is_continuation: WordPiece only: the token continues a word (``##``).
+        is_byte_fallback: the token is a byte piece (``<0xE3>``) standing for one UTF-8 byte of a
+            character the vocabulary has no piece for (SentencePiece-style *byte fallback*);
+            never set for byte-level BPE, whose tokens are all bytes.
     """
 
     id: int
@@ -44,6 +47,7 @@ class TokenSpan:
     is_partial: bool = False
     rank: int | None = None
     is_continuation: bool = False
+    is_byte_fallback: bool = False
 
 
 def _byte_fallback_handler(err: UnicodeDecodeError) -> tuple[str, int]:

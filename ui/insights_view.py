@@ -21,20 +21,19 @@ import streamlit as st
 from bpe_core import get_algorithm
 from bpe_core.analysis.insights import (
     MergeTree,
-    ScriptRow,
     TooFewDocuments,
     heldout_split,
     merge_set_diff,
     merge_tree,
     pretoken_chunks,
     production_ranks_of,
-    script_breakdown,
     token_occurrences,
     tree_rows,
     unused_tokens,
     vocab_diff,
 )
 from bpe_core.analysis.metrics import TextMetrics
+from bpe_core.analysis.scripts import ScriptRow, script_breakdown
 from bpe_core.interface import Tokenizer, TrainedTokenizer
 from bpe_core.pretokenize import (
     PATTERN_LABELS,

@@ -24,6 +24,7 @@ import regex
 from ..interface import Tokenizer, TrainedTokenizer
 from ..pretokenize import Split, aligned_chunks, tokenizer_split
 from ..spans import TokenSpan
+from .scripts import ScriptRow, script_breakdown
 
 _WORD = regex.compile(r"\S+")
 
@@ -57,6 +58,12 @@ class TextMetrics:
             among the tokens, unknown-word tokens not included.
         unknown_tokens: tokens that stand for text the tokenizer cannot spell
             (WordPiece's ``[UNK]`` in place of a word); always 0 for byte-level BPE.
+        byte_fallback_tokens: byte pieces (``<0xE3>``) spelling characters the
+            vocabulary lacks (SentencePiece-style byte fallback, ``TokenSpan.is_byte_fallback``);
+            always 0 for byte-level BPE.
+        scripts: tokens per character for each character group present
+            (:func:`bpe_core.analysis.scripts.script_breakdown`, in
+            :data:`~bpe_core.analysis.scripts.SCRIPT_GROUPS` order); empty when not computed.
     """
 
     tokens: int
@@ -72,6 +79,8 @@ class TextMetrics:
     vocab_used: float
     special_tokens: int = 0
     unknown_tokens: int = 0
+    byte_fallback_tokens: int = 0
+    scripts: tuple[ScriptRow, ...] = ()
 
     @property
     def words_split_share(self) -> float:
@@ -169,7 +178,7 @@ def _is_unknown(s: TokenSpan, unknown_id: int | None) -> bool:
 
 
 def compute_metrics(
-    text: str, spans: Sequence[TokenSpan], vocab_size: int, unknown_id: int | None = None
+    text: str, spans: Sequence[TokenSpan], vocab_size: int, unknown_id: int | None = None, *, scripts: bool = False
 ) -> TextMetrics:
     """Compute :class:`TextMetrics` from a text and its token spans.
 
@@ -181,17 +190,22 @@ def compute_metrics(
             ``None``.  A span with this id counts as unknown when it stands for
             other text (an unspellable word), as a special token when the text
             itself says ``[UNK]``.
+        scripts: also fill ``scripts`` (:func:`bpe_core.analysis.scripts.script_breakdown`).
 
     Returns:
         The metrics.  A word counts as split when more than one token overlaps
         its character range (see :func:`word_pieces`); a character cut into
         several byte tokens therefore splits its word.
+
+    This is the definition every faster path must equal: the chunked ones
+    here, and the figures by distinct pieces of :mod:`bpe_core.analysis.corpus`.
     """
-    return _from_counts(_span_counts(text, spans, unknown_id), {s.id for s in spans}, vocab_size)
+    rows = tuple(script_breakdown(text, spans)) if scripts else ()
+    return metrics_from_counts(span_counts(text, spans, unknown_id), {s.id for s in spans}, vocab_size, rows)
 
 
-def _span_counts(text: str, spans: Sequence[TokenSpan], unknown_id: int | None) -> Counts:
-    """The :class:`Counts` of :func:`compute_metrics`."""
+def span_counts(text: str, spans: Sequence[TokenSpan], unknown_id: int | None) -> Counts:
+    """The additive :class:`Counts` of :func:`compute_metrics` (sum them over pieces of a text cut between words)."""
     pieces = word_pieces(text, spans)
     return Counts(
         tokens=len(spans),
@@ -201,6 +215,7 @@ def _span_counts(text: str, spans: Sequence[TokenSpan], unknown_id: int | None) 
         words_split=sum(1 for p in pieces if len(p) > 1),
         special_tokens=sum(1 for s in spans if s.is_special and not _is_unknown(s, unknown_id)),
         unknown_tokens=sum(1 for s in spans if _is_unknown(s, unknown_id)),
+        byte_fallback_tokens=sum(1 for s in spans if s.is_byte_fallback),
     )
 
 
@@ -215,6 +230,7 @@ class Counts:
     words_split: int = 0
     special_tokens: int = 0
     unknown_tokens: int = 0
+    byte_fallback_tokens: int = 0
 
     def add(self, other: Counts) -> None:
         """Add ``other``'s counts to these."""
@@ -222,8 +238,8 @@ class Counts:
             setattr(self, f, getattr(self, f) + getattr(other, f))
 
 
-def _from_counts(c: Counts, ids: set[int], vocab_size: int) -> TextMetrics:
-    """:class:`TextMetrics` from the counts, the set of token ids used and the vocabulary size."""
+def metrics_from_counts(c: Counts, ids: set[int], vocab_size: int, scripts: tuple[ScriptRow, ...] = ()) -> TextMetrics:
+    """:class:`TextMetrics` from the additive counts, the set of token ids used, the vocabulary size and script rows."""
     return TextMetrics(
         tokens=c.tokens,
         characters=c.characters,
@@ -238,6 +254,8 @@ def _from_counts(c: Counts, ids: set[int], vocab_size: int) -> TextMetrics:
         vocab_used=_ratio(len(ids), vocab_size),
         special_tokens=c.special_tokens,
         unknown_tokens=c.unknown_tokens,
+        byte_fallback_tokens=c.byte_fallback_tokens,
+        scripts=scripts,
     )
 
 
@@ -299,7 +317,7 @@ def compute_metrics_chunked(
 
     def measure(piece: str) -> tuple[Counts, set[int]]:
         spans = token_spans(piece)
-        return _span_counts(piece, spans, unknown_id), {sp.id for sp in spans}
+        return span_counts(piece, spans, unknown_id), {sp.id for sp in spans}
 
     return _chunked(text, measure, vocab_size, chunk_chars, split)
 
@@ -308,13 +326,20 @@ def _chunked(
     text: str, measure: Callable[[str], tuple[Counts, set[int]]], vocab_size: int, chunk_chars: int, split: Split
 ) -> TextMetrics:
     """Sum ``measure(piece)`` over the :func:`~bpe_core.pretokenize.aligned_chunks` of ``text``."""
+    return metrics_from_counts(*_chunked_counts(text, measure, chunk_chars, split), vocab_size)
+
+
+def _chunked_counts(
+    text: str, measure: Callable[[str], tuple[Counts, set[int]]], chunk_chars: int, split: Split
+) -> tuple[Counts, set[int]]:
+    """``(counts, ids)`` summed over the :func:`~bpe_core.pretokenize.aligned_chunks` of ``text``."""
     total = Counts()
     ids: set[int] = set()
     for start, end in aligned_chunks(text, chunk_chars, [split]):
         counts, used = measure(text[start:end])
         total.add(counts)
         ids |= used
-    return _from_counts(total, ids, vocab_size)
+    return total, ids
 
 
 @functools.cache

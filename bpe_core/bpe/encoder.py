@@ -21,7 +21,8 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..pretokenize import iter_pretoken_strings, pretokenize, split_special, surrogate_message
+from ..pieces import SplitPieces, piece_tokens_from_ids, regex_pieces, token_lengths
+from ..pretokenize import iter_pretoken_strings, pretokenize, split_special, splits_at_spaces, surrogate_message
 from ..spans import TokenSpan, spans_from_token_bytes
 from .ranks import covering_pattern, mergeable_ranks, ranks_to_vocab_merges
 
@@ -289,6 +290,29 @@ class BPEEncoder:
         return spans_from_token_bytes(
             text, ids, [v[i] for i in ids], special_ids=self._special_ids, rank_of=self.rank_of
         )
+
+    # -- corpus figures --------------------------------------------------------
+
+    def corpus_pieces(self) -> SplitPieces | None:
+        """How corpus figures measure this view (:class:`bpe_core.interface.CorpusPieces`): by its pre-tokens.
+
+        A unit is cut at its special tokens and its pre-tokens
+        (:func:`bpe_core.pieces.regex_splitter`); each pre-token is merged on its
+        own (:meth:`encode` of the piece alone: one pre-token, or one special
+        token).  ``None`` for a pattern not known to split at spaces
+        (:func:`bpe_core.pretokenize.splits_at_spaces`: a custom regex, ``none``),
+        which is then measured on the whole text.
+        """
+        if not splits_at_spaces(self._pattern):
+            return None
+        specials = tuple(self._specials)
+        lengths = token_lengths(self._vocab_full)
+        special_ids = self._special_ids
+
+        def encode(pieces: Sequence[str], first: Sequence[bool]):
+            return piece_tokens_from_ids(pieces, [self.encode(p) for p in pieces], lengths, special_ids)
+
+        return regex_pieces(self, self._pattern, specials, encode)
 
     # -- tiktoken's fast path --------------------------------------------------
 

@@ -67,6 +67,8 @@ HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 KERNEL_MODULES: tuple[str, ...] = (
     "bpe_core.counting.kernel",
+    "bpe_core.counting.unit_kernel",
+    "bpe_core.analysis.corpus_kernel",
     "bpe_core.bpe.merge_kernel",
     "bpe_core.wordpiece.wp_kernel",
     "bpe_core.unigram.kernels",
@@ -77,6 +79,8 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "counting/native.py",
     "counting/native_build.py",
     "counting/kernel.py",
+    "counting/unit_kernel.py",
+    "analysis/corpus_kernel.py",
     "bpe/merge_kernel.py",
     "wordpiece/wp_kernel.py",
     "unigram/kernels.py",

@@ -38,6 +38,7 @@ from .patterns import (
     pattern_budget,
     register_tiktoken_pattern,
     resolve_pattern,
+    splits_at_spaces,
 )
 from .special import split_special, validate_special_tokens
 from .split import (
@@ -80,6 +81,7 @@ __all__ = [
     "resolve_pattern",
     "shared_pretoken_prefix",
     "split_special",
+    "splits_at_spaces",
     "surrogate_error",
     "surrogate_message",
     "tokenizer_split",

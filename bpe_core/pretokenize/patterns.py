@@ -257,3 +257,15 @@ def pattern_timeout(rx: regex.Pattern, n_chars: int) -> ValueError:
 
 NAMED_SOURCES = frozenset(PATTERNS.values()) | {GPT2_ORIGINAL_PATTERN}
 """The sources of the named patterns: trusted, never probed or timed (see :func:`compile_pattern`)."""
+
+
+def splits_at_spaces(source: str) -> bool:
+    """Whether no pre-token of a pattern runs across a space that follows a non-space character.
+
+    True of every named pattern but ``none`` (whose pre-tokens are whole
+    lines) and of the tiktoken-style patterns of :data:`TIKTOKEN_SOURCES`: a
+    space only ever *starts* a pre-token there, and nothing looks behind.  Such
+    a space is where corpus figures cut a text into units
+    (:mod:`bpe_core.analysis.corpus`); a custom regex is not assumed to.
+    """
+    return (source in NAMED_SOURCES and source != LINES_PATTERN) or source in TIKTOKEN_SOURCES

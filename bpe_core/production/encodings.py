@@ -54,7 +54,13 @@ from typing import TYPE_CHECKING
 
 from ..bpe.ranks import ranks_to_vocab_merges
 from ..formats.tiktoken import parse_tiktoken_file
-from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from ..pieces import (
+    SplitPieces,
+    piece_tokens_from_ids,
+    regex_pieces,
+    token_lengths,
+)
+from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, register_tiktoken_pattern
 from ..spans import TokenSpan, display_bytes, spans_from_token_bytes
 from .normalize import map_spans, normalize_with_origin
 
@@ -476,6 +482,9 @@ MODEL_ENCODINGS: dict[str, EncodingSpec] = {
 }
 """The open-weight models' encodings in tiktoken form, by name (files from their packages' wheels; gpt-oss's
 ``o200k_harmony`` is o200k_base's ranks with its own special tokens)."""
+
+for _spec in MODEL_ENCODINGS.values():  # tiktoken runs these too: pre-tokenize them as its engine does
+    register_tiktoken_pattern(_spec.pattern)
 
 
 class EncodingUnavailable(RuntimeError):
@@ -961,6 +970,24 @@ class TiktokenTokenizer:
     def fast_encoder(self):
         """Tiktoken's own encoder (what :meth:`encode` already uses)."""
         return self.encode
+
+    def corpus_pieces(self) -> SplitPieces:
+        """How corpus figures measure this encoding (:class:`bpe_core.interface.CorpusPieces`): by its pre-tokens.
+
+        A unit is cut at the encoding's special tokens (when its text reads
+        them) and its pattern's pre-tokens; each pre-token is looked up or
+        merged by tiktoken itself (``encode_single_piece``, what ``encode``
+        does to each pre-token).
+        """
+        specials = tuple(self._specials) if self.special_text else ()
+        return regex_pieces(self, self.pattern, specials, self._encode_pieces)
+
+    def _encode_pieces(self, pieces, first):
+        """:meth:`corpus_pieces`' encoder: tiktoken's ids of each pre-token, a special token's id."""
+        single = self.encoding._core_bpe.encode_single_piece
+        specials = self._specials if self.special_text else {}
+        ids = [[specials[p]] if p in specials else single(p.encode("utf-8")) for p in pieces]
+        return piece_tokens_from_ids(pieces, ids, token_lengths(self._decoder), self._special_ids)
 
     def encode_steps(self, text: str) -> list:
         """``list[PieceSteps]``: how each pre-token is encoded, merge by merge.

@@ -27,10 +27,13 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import cached_property
 
+import numpy as np
 import regex
 
+from ..pieces import SplitPieces, piece_tokens_from_spans, regex_pieces
 from ..spans import TokenSpan, utf8_len
 from .encodings import EncodingChecksumError, PackageFile, check_text, package_file_path
 
@@ -43,6 +46,10 @@ UNIT_PATTERN = r"[ \u2581]*[^ \u2581]+|[ \u2581]+"
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE, _UNUSED = 1, 2, 3, 4, 6, 5
 _CUT = regex.compile(r"(?<=[^ \u2581]) (?=[^ \u2581])")
 """One space between two non-spaces: the texts either side encode independently (see :meth:`encode`)."""
+
+_NOT_AFTER_SPACE_SYMBOL = np.ones(0x110000, dtype=np.uint8)
+_NOT_AFTER_SPACE_SYMBOL[ord(SPACE)] = 0
+"""A unit may end after any character but ``▁`` (:meth:`SentencePieceTokenizer.corpus_pieces`)."""
 
 _CHUNK_CHARS = 200_000
 """Texts longer than this are encoded in pieces cut at :data:`_CUT` (same ids, bounded memory)."""
@@ -265,6 +272,7 @@ class SentencePieceTokenizer:
                             False,
                             partial,
                             None,
+                            is_byte_fallback=True,
                         )
                     )
                 k += n
@@ -283,6 +291,32 @@ class SentencePieceTokenizer:
         if pos != len(text) + (1 if text else 0):
             raise RuntimeError(f"{self.name}: the pieces cover {pos} normalized characters of {len(text) + 1}")
         return out
+
+    def corpus_pieces(self) -> SplitPieces:
+        """How corpus figures measure this model (:class:`bpe_core.interface.CorpusPieces`): by its units.
+
+        A unit of the text is cut into SentencePiece's units (:data:`UNIT_PATTERN`:
+        spaces and the word after them), which no merge crosses.  A unit that
+        starts the text is encoded alone (it carries the dummy ``▁``); any other
+        starts with a space or ``▁`` and is encoded after a character that is
+        encoded apart (``"a" + unit``, the tokens of ``"a"`` then dropped): no
+        piece of the model holds ``▁`` after another character (checked at load).
+        A literal ``▁`` is a space here: no unit ends after one (a run of
+        spaces and ``▁`` is one unit of the model).
+        """
+        return regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
+
+    def _encode_units(self, pieces, first):
+        """:meth:`corpus_pieces`' encoder: each unit's spans as in the text."""
+        lead = len(self._sp.encode("a"))
+        out: list[list[TokenSpan]] = []
+        for piece, at_start in zip(pieces, first):
+            if at_start:
+                out.append(self.token_spans(piece))
+                continue
+            spans = self.token_spans("a" + piece)[lead:]
+            out.append([_moved(sp, -1) for sp in spans])
+        return piece_tokens_from_spans(out, self.unknown_id)
 
     def encode_steps(self, text: str) -> list:
         """SentencePiece's BPE on ``text``, one unit (spaces + word) at a time, merge by merge.
@@ -437,6 +471,11 @@ def _unsupported(proto, pieces: list[str], types: list[int]) -> list[str]:
     if any(t in (_USER_DEFINED, _UNUSED) for t in types):
         problems.append("user-defined or unused pieces")
     return problems
+
+
+def _moved(span: TokenSpan, by: int) -> TokenSpan:
+    """``span`` with its character offsets moved by ``by``."""
+    return replace(span, start=span.start + by, end=span.end + by)
 
 
 def _chunks(text: str, size: int) -> Iterable[str]:

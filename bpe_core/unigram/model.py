@@ -83,7 +83,15 @@ from ..persistence import (
     json_version,
     training_from_json,
 )
-from ..pretokenize import PATTERNS, compile_pattern, iter_pretoken_strings, resolve_pattern, split_special
+from ..pieces import SplitPieces, piece_tokens_from_spans, regex_pieces
+from ..pretokenize import (
+    PATTERNS,
+    compile_pattern,
+    iter_pretoken_strings,
+    resolve_pattern,
+    split_special,
+    splits_at_spaces,
+)
 from ..spans import TokenSpan
 from .encoder import (
     METASPACE,
@@ -715,17 +723,18 @@ class UnigramTokenizer(ViewCache, JsonFile):
                 out.extend(self._encode_words(list(iter_pretoken_strings(segment, self._rx))))
         return out
 
-    def _segments(self, text: str):
+    def _segments(self, text: str, first: bool = True):
         """``(start, end, lattice word or None for a special token, original text)`` over ``text``.
 
         ``len(word) - (end - start)`` is 1 for the word holding the ``"▁"`` put in front of a stretch, else 0.
+        ``first``: ``text`` starts the whole text (a SentencePiece-style ``"▁"`` goes in front of it).
         """
         offset = 0
         for k, (segment, is_special) in enumerate(split_special(text, tuple(self._st.specials))):
             if is_special:
                 yield offset, offset + len(segment), None, segment
             elif self._metaspace:
-                for a, b, w in word_offsets(segment, k == 0, self._st.prepend):
+                for a, b, w in word_offsets(segment, k == 0 and first, self._st.prepend):
                     yield offset + a, offset + b, w, segment[a:b]
             else:
                 pos = offset
@@ -747,14 +756,38 @@ class UnigramTokenizer(ViewCache, JsonFile):
             TypeError, ValueError: as :meth:`encode`.
         """
         self._check_text(text)
+        return self._spans(text, True)
+
+    def _spans(self, text: str, first: bool) -> list[TokenSpan]:
+        """:meth:`token_spans` of ``text``; ``first``: it starts the whole text (see :meth:`_segments`)."""
         out: list[TokenSpan] = []
         specials = self._st.specials
-        for ws, we, word, orig in self._segments(text):
+        for ws, we, word, orig in self._segments(text, first):
             if word is None:
                 out.append(TokenSpan(specials[orig], orig.encode("utf-8"), orig, ws, we, True))
             else:
                 out.extend(self._word_spans(word, ws, len(word) - (we - ws)))
         return out
+
+    def corpus_pieces(self) -> SplitPieces | None:
+        """How corpus figures measure this view (:class:`bpe_core.interface.CorpusPieces`): by its words.
+
+        A unit is cut at the special tokens and into words (SentencePiece-style:
+        a space or ``▁`` and what follows, up to the next); each word is
+        encoded on its own, knowing whether it starts the text (where a
+        ``"▁"`` goes in front of it).  A word not at the text's start that does
+        not start with a space follows a special token, where the words of one
+        scheme get a ``"▁"`` and the other's not, whatever the text around.
+        ``None`` for a pattern not known to split at spaces.
+        """
+        if not splits_at_spaces(self.pattern):
+            return None
+        specials = tuple(self._st.specials)
+
+        def encode(pieces, first):
+            return piece_tokens_from_spans([self._spans(p, f) for p, f in zip(pieces, first)], self.unknown_id)
+
+        return regex_pieces(self, self.pattern, specials, encode)
 
     def word_spans(self, word: str, text: str) -> list[TokenSpan]:
         """The tokens of one word of a text, offsets from the word's start (:meth:`token_spans`, one word).
@@ -784,7 +817,11 @@ class UnigramTokenizer(ViewCache, JsonFile):
                     qa, qb = max(ws, shift + q), shift + q + 1
                     for x in cb:
                         tid = self._st.byte_ids[x]
-                        out.append(TokenSpan(tid, bytes([x]), f"<0x{x:02X}>", qa, qb, False, len(cb) > 1))
+                        out.append(
+                            TokenSpan(
+                                tid, bytes([x]), f"<0x{x:02X}>", qa, qb, False, len(cb) > 1, is_byte_fallback=True
+                            )
+                        )
             elif i == unk:
                 out.append(TokenSpan(i, pieces[i].encode("utf-8"), word[s:e], a, b, True))
             else:

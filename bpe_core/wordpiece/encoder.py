@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..pretokenize import split_special
+from ..pieces import SplitPieces, regex_pieces
+from ..pretokenize import BERT_PATTERN, split_special
 from ..spans import TokenSpan
 from .words import BERT_RX, bert_words, lowercase_text, normalize_with_origin, surrogate_error
 
@@ -121,6 +122,17 @@ class WordPieceEncoder:
             for word in bert_words(norm):
                 out.extend(encode_word(word))
         return out
+
+    def corpus_pieces(self) -> SplitPieces:
+        """How corpus figures measure this view (:class:`bpe_core.interface.CorpusPieces`): by its words.
+
+        A unit is cut at the special tokens and BERT-style on its own text (its
+        words, punctuation characters and whitespace between): lower-casing
+        changes no character's class, so these are the cuts of the lower-cased
+        text too; each piece is encoded on its own (:meth:`token_spans`).
+        """
+        specials = tuple(self._specials)
+        return regex_pieces(self, BERT_PATTERN, specials)
 
     def words(self, text: str) -> list[str]:
         """The words encoding sees: special tokens, then BERT-style pre-tokens of the (lower-cased) rest.

@@ -463,7 +463,7 @@ def test_tree_figure_by_hand():
 def test_scripts_and_heldout_figures_carry_the_table():
     import pandas as pd
 
-    from bpe_core.analysis.insights import ScriptRow
+    from bpe_core.analysis.scripts import ScriptRow
     from ui.insights_view import heldout_figure, scripts_figure
 
     fig = scripts_figure({"A": [ScriptRow("Latin", 2, 2.0, 1.0), ScriptRow("Han", 1, 3.0, 3.0)]})

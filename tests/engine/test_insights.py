@@ -8,15 +8,14 @@ import tiktoken
 from bpe_core import train_bpe
 from bpe_core.analysis.insights import (
     TooFewDocuments,
-    char_group,
     heldout_split,
     merge_tree,
     production_ranks_of,
-    script_breakdown,
     split_documents,
     unused_tokens,
     vocab_diff,
 )
+from bpe_core.analysis.scripts import char_group, script_breakdown
 from bpe_core.production.encodings import ENCODINGS, load_mergeable_ranks
 
 # The CS336 handout corpus; with whitespace splitting its merges are (see test_bpe_train):

@@ -1,0 +1,623 @@
+r"""Corpus figures by distinct pieces: every Compare figure of a large text under many tokenizers at once.
+
+Every figure of :class:`~bpe_core.analysis.metrics.TextMetrics` is a sum over
+the text (distinct tokens: a union), so a tokenizer need not encode the whole
+text: it can encode each *distinct* piece once and weight it by its count.
+This module does that for any number of tokenizers, and gives exactly what
+:func:`~bpe_core.analysis.metrics.compute_metrics` gives on the whole text's
+``token_spans`` (``tests/engine/test_corpus.py`` compares both on real and
+adversarial texts for every registered tokenizer).
+
+The unit the figures sum over
+-----------------------------
+"Words split" and "tokens per word" count *words* (maximal runs of non-space
+characters, ``regex``'s ``\S``), and a word can span several of a
+tokenizer's pre-tokens (``don`` + ``'t``), so the figures cannot be summed over
+pre-tokens alone.  They are summed over **units**: the text cut before every
+space (U+0020) whose previous character is not whitespace -- and, for the
+few tokenizers that need it, may be cut after (:meth:`CorpusPieces.cut_after
+<bpe_core.interface.CorpusPieces.cut_after>`)::
+
+    "Hello, world  of\ntext"  ->  "Hello,"  " world"  "  of\ntext"
+
+A cut never falls inside a word, so each word lies in one unit, and the
+words' figures of the text are the sums of the units' figures.  Every unit but
+a document's first starts with the space of its cut (whose previous character
+is not whitespace), and every unit but a document's last ends with a
+non-space character followed by a space; so for every tokenizer here a unit
+encodes exactly as it does inside the text, except a document's first unit
+(SentencePiece's dummy ``▁``), which is counted apart.  No named pattern
+matches across such a space (a space only ever *starts* a pre-token), BERT
+splits there, and SentencePiece-style tokenizers start a word there.
+
+Each tokenizer then cuts each distinct unit into **pieces** that no token of
+it crosses -- its pre-tokens, cut out of the unit with the unit as context --
+and encodes each distinct piece once (:class:`~bpe_core.interface.CorpusPieces`,
+declared by the tokenizer; tokenizers with the same split share its count).
+A word can span pieces of one unit; the figures of the unit's words are put
+together from its pieces in order (:func:`bpe_core.analysis.corpus_kernel.walk_units`),
+so they are exact even where a piece holds no token of a word (BERT drops
+characters).  Normalizing tokenizers (BERT's lower-casing and accents, Qwen's
+NFC, XLM-R's charsmap) cut units into pieces of the *original* text at places
+their normalization does not cross, and report each token's characters in the
+original piece.
+
+Documents: a ``str`` is one document; a directory's files are each their own
+document, measured as each would be alone and summed (no token joins two files).
+
+Counting runs once for all tokenizers: the units are counted by the compiled
+counter (:mod:`bpe_core.counting.unit_kernel`), in threads of this process or
+on any ``concurrent.futures`` executor (a Dask cluster's); pieces are counted
+once per distinct split from the distinct units only.
+
+>>> from bpe_core import train_bpe
+>>> tok = train_bpe("low lower lowest " * 20, 270)
+>>> text = "lower lowest, low"
+>>> from bpe_core.analysis.metrics import compute_metrics
+>>> m = measure_corpus(text, [tok])[0]
+>>> w = compute_metrics(text, tok.token_spans(text), tok.vocab_size)
+>>> (m.tokens, m.words, m.words_split, m.distinct_tokens) == (w.tokens, w.words, w.words_split, w.distinct_tokens)
+True
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import regex
+
+from ..counting.kernel import char_classes, read_only
+from ..interface import CorpusPieces, ProgressCallback, Tokenizer, corpus_pieces
+from .corpus_kernel import piece_stats, unit_totals, walk_units
+from .metrics import Counts, TextMetrics, metrics_from_counts, span_counts
+from .scripts import SCRIPT_GROUPS, ScriptRow, char_group_table, script_breakdown
+
+__all__ = [
+    "PieceCounts",
+    "UnitCounts",
+    "count_pieces",
+    "count_units",
+    "measure_corpus",
+    "text_units",
+    "unit_cut_table",
+]
+
+SPACE = 0x20
+CHUNK_BYTES = 1 << 20
+"""Units are counted in chunks of at least this many bytes, cut at a unit cut (threads count them)."""
+
+_CHUNK_CUT = regex.compile(rb"(?<=[A-Za-z0-9]) (?=[A-Za-z])")
+"""Where a long input is cut into chunks: a space after an ASCII letter or digit, before a letter (a unit cut for
+every tokenizer: a :meth:`~bpe_core.interface.CorpusPieces.cut_after` table must allow ASCII letters and digits)."""
+
+_OTHER = SCRIPT_GROUPS.index("Other")
+
+
+# ---------------------------------------------------------------------------
+# units
+
+
+@lru_cache(maxsize=1)
+def space_table() -> np.ndarray:
+    r"""``uint8[0x110000]``: 1 for the whitespace characters (``regex``'s ``\s``, as :func:`~.metrics.word_ranges`)."""
+    from ..counting.kernel import SPACE as SPACE_CLASS
+
+    return (char_classes() == SPACE_CLASS).astype(np.uint8)
+
+
+def unit_cut_table(pieces: Iterable[CorpusPieces | None]) -> np.ndarray:
+    """``uint8[0x110000]``: the characters a unit may end after for every one of the tokenizers' pieces.
+
+    The non-space characters, less those any :meth:`~bpe_core.interface.CorpusPieces.cut_after`
+    leaves out.
+
+    Raises:
+        ValueError: a table forbids cutting after an ASCII letter or digit (chunks are cut there).
+    """
+    table = 1 - space_table()
+    for p in pieces:
+        allowed = p.cut_after() if p is not None else None
+        if allowed is not None:
+            table = table & np.asarray(allowed, dtype=np.uint8)
+    alnum = [ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"]
+    if not table[alnum].all():
+        raise ValueError("a tokenizer's pieces forbid cutting after an ASCII letter or digit")
+    return np.ascontiguousarray(table, dtype=np.uint8)
+
+
+def text_units(text: str, cut_after: np.ndarray | None = None) -> list[str]:
+    r"""The units of ``text``: cut before every space whose previous character is a non-space one may cut after.
+
+    The textbook version of the compiled counter (:mod:`bpe_core.counting.unit_kernel`).
+
+    Args:
+        text: the text (one document).
+        cut_after: :func:`unit_cut_table` (default: every non-space character).
+
+    Returns:
+        The units in order; they concatenate to ``text`` (empty for an empty text).
+
+    >>> text_units("Hello, world  of\ntext")
+    ['Hello,', ' world', '  of\ntext']
+    """
+    table = unit_cut_table(()) if cut_after is None else cut_after
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(text)):
+        if text[i] == " " and table[ord(text[i - 1])] and i > start:
+            out.append(text[start:i])
+            start = i
+    if text:
+        out.append(text[start:])
+    return out
+
+
+@dataclass(slots=True)
+class UnitCounts:
+    """The distinct units of a corpus with their counts.
+
+    Attributes:
+        texts: each distinct unit (a unit that starts a document is apart from the same text elsewhere).
+        counts: ``int64``, its occurrences.
+        first: ``bool``, the unit starts a document.
+        documents: documents counted.
+        seconds: wall time of the counting (seconds).
+    """
+
+    texts: list[str]
+    counts: np.ndarray
+    first: np.ndarray
+    documents: int = 0
+    seconds: float = 0.0
+    _packed: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def packed(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(data, offsets)``: the units' UTF-8 concatenated (``uint8``) and their byte offsets (``int64[n + 1]``)."""
+        if self._packed is None:
+            self._packed = _pack(self.texts)
+        return self._packed
+
+
+def _pack(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return read_only(np.frombuffer(b"".join(encoded), dtype=np.uint8)), offsets
+
+
+class _Units:
+    """Adds the counted units of chunks into one table (compiled accumulator) and the documents' first units."""
+
+    def __init__(self, progress: ProgressCallback | None, total: int) -> None:
+        from ..counting.kernel import CountAccumulator
+
+        self.acc = CountAccumulator()
+        self.first: dict[bytes, int] = {}
+        self.lock = threading.Lock()
+        self.done = 0
+        self.total = total
+        self.progress = progress
+
+    def add(self, part: tuple) -> None:
+        buf, starts, lens, counts, first, last = part
+        with self.lock:
+            if lens.size:
+                self.acc.add(buf, starts, lens, counts)
+            if last is not None:
+                self.acc.add(buf, [last[0]], [last[1] - last[0]], [1])
+            if first is not None:
+                key = bytes(buf[first[0] : first[1]])
+                self.first[key] = self.first.get(key, 0) + 1
+            self.done += 1
+            if self.progress is not None:
+                self.progress("count", self.done, self.total)
+
+    def result(self, documents: int, seconds: float) -> UnitCounts:
+        data, lens, counts = self.acc.result()
+        raw = data.tobytes()
+        ends = np.cumsum(lens)
+        texts = [raw[e - n : e].decode("utf-8") for e, n in zip(ends.tolist(), lens.tolist())]
+        texts += [k.decode("utf-8") for k in self.first]
+        all_counts = np.concatenate([counts, np.fromiter(self.first.values(), dtype=np.int64, count=len(self.first))])
+        first = np.zeros(len(texts), dtype=bool)
+        first[len(lens) :] = True
+        return UnitCounts(texts, all_counts.astype(np.int64), first, documents, seconds)
+
+
+def _units_of_bytes(data: bytes, table: np.ndarray, keep_first: bool, source: str) -> tuple:
+    """The compiled unit counter on one chunk: ``(buf, starts, lens, counts, first, last)``."""
+    from ..counting.unit_kernel import count_units as count_chunk
+
+    done = count_chunk(data, table, keep_first=keep_first)
+    if done is None:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{source} is not valid UTF-8: byte 0x{data[exc.start]:02X} at offset {exc.start} of its chunk "
+                "cannot start or continue a character"
+            ) from None
+        raise AssertionError("unreachable: the unit counter refused valid UTF-8")
+    buf, starts, lens, counts, _n, first, last = done
+    return buf, starts, lens, counts, first, last
+
+
+def _byte_chunks(data: bytes, chunk_bytes: int) -> list[tuple[int, int]]:
+    """``[(start, end), ...]`` covering ``data``, cut at :data:`_CHUNK_CUT` after at least ``chunk_bytes``."""
+    out: list[tuple[int, int]] = []
+    start, n = 0, len(data)
+    while n - start > chunk_bytes:
+        m = _CHUNK_CUT.search(data, start + chunk_bytes)
+        if m is None:
+            break
+        out.append((start, m.start()))
+        start = m.start()
+    if start < n:
+        out.append((start, n))
+    return out
+
+
+def _file_chunks(path: str, chunk_bytes: int) -> list[tuple[int, int]]:
+    """As :func:`_byte_chunks` for a file, reading only a window around each cut."""
+    size = os.path.getsize(path)
+    out: list[tuple[int, int]] = []
+    start = 0
+    window = 1 << 16
+    with open(path, "rb") as f:
+        while size - start > chunk_bytes:
+            pos = start + chunk_bytes
+            cut = size
+            while pos < size:
+                f.seek(pos - 1)
+                block = f.read(window + 2)
+                m = _CHUNK_CUT.search(block, 1)
+                if m is not None and m.start() <= window:
+                    cut = pos - 1 + m.start()
+                    break
+                pos += window
+            if cut >= size:
+                break
+            out.append((start, cut))
+            start = cut
+    if start < size:
+        out.append((start, size))
+    return out
+
+
+def _count_range(path: str, start: int, end: int, table: np.ndarray) -> tuple:
+    """Count the units of bytes ``[start, end)`` of a file (a byte-order mark at its very start dropped)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    if start == 0 and data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return _units_of_bytes(data, table, start == 0, path)
+
+
+def count_units(
+    source: str | Sequence[str | os.PathLike],
+    cut_after: np.ndarray,
+    *,
+    files: bool = False,
+    num_workers: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
+) -> UnitCounts:
+    """Count the distinct units of a text, or of files (each its own document), with the compiled counter.
+
+    Args:
+        source: the text (``files=False``), or file paths (``files=True``;
+            directories and patterns expanded by :func:`bpe_core.counting.stream.expand_inputs`).
+        cut_after: :func:`unit_cut_table` of the tokenizers measured.
+        files: ``source`` names files.
+        num_workers: threads counting chunks (default: all cores); ignored with ``executor``.
+        chunk_bytes: the shortest chunk, in bytes (chunks end at :data:`_CHUNK_CUT`).
+        progress: ``progress("count", chunks done, chunks)``; may raise to stop.
+        executor: a ``concurrent.futures.Executor`` counting file chunks instead
+            of local threads (each task reads its own byte range: a Dask
+            cluster's ``client.get_executor()`` whose workers see the files).
+
+    Returns:
+        A :class:`UnitCounts`.
+
+    Raises:
+        ValueError: not UTF-8 (the message names the file), a bad ``chunk_bytes``.
+        OSError: a file cannot be read.
+        TypeError: ``source`` is not a ``str`` when ``files`` is false.
+    """
+    from ..counting.stream import expand_inputs
+
+    t0 = time.perf_counter()
+    if chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be at least 1, got {chunk_bytes}")
+    table = read_only(cut_after)
+    if files:
+        paths = expand_inputs(source)
+        tasks = [(p, s, e, table) for p in paths for s, e in _file_chunks(p, chunk_bytes)]
+        fn: Callable = _count_range
+        documents = len(paths)
+    else:
+        if not isinstance(source, str):
+            raise TypeError(f"text must be a str, got {type(source).__name__}")
+        data = source.encode("utf-8")  # an unpaired surrogate raises here, as encoding would
+        view = memoryview(data)
+        tasks = [(view[s:e], table, s == 0, "the text") for s, e in _byte_chunks(data, chunk_bytes)]
+        fn = _units_of_bytes
+        documents = 1
+        executor = None  # a str's chunks are counted here
+    units = _Units(progress, len(tasks))
+    if progress is not None:
+        progress("count", 0, len(tasks))
+    workers = max(1, min(os.cpu_count() or 1 if num_workers is None else num_workers, len(tasks)))
+    if executor is not None:
+        for fut in [executor.submit(fn, *t) for t in tasks]:
+            units.add(fut.result())
+    elif workers == 1:
+        for t in tasks:
+            units.add(fn(*t))
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bpe-units") as pool:
+            for part in pool.map(lambda t: fn(*t), tasks):
+                units.add(part)
+    return units.result(documents, time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------------------
+# pieces
+
+
+@dataclass(slots=True)
+class PieceCounts:
+    """The distinct pieces of a corpus's units under one split, with their counts and where they occur.
+
+    Attributes:
+        pieces: each distinct piece (a document's first piece apart from the same text elsewhere).
+        first: ``bool``, the piece starts a document.
+        counts: ``int64``, its occurrences in the corpus.
+        refs: ``int64``, for each unit in order, its pieces' indices in order.
+        unit_offsets: ``int64[units + 1]``: unit ``u``'s pieces are ``refs[unit_offsets[u]:unit_offsets[u + 1]]``.
+        unit_counts: ``int64``, each unit's occurrences (:attr:`UnitCounts.counts`).
+        data, offsets: the pieces' UTF-8 concatenated and their byte offsets.
+    """
+
+    pieces: list[str]
+    first: np.ndarray
+    counts: np.ndarray
+    refs: np.ndarray
+    unit_offsets: np.ndarray
+    unit_counts: np.ndarray
+    data: np.ndarray
+    offsets: np.ndarray
+
+
+def count_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts:
+    """Cut every distinct unit with one tokenizer's split and count the distinct pieces.
+
+    Raises:
+        ValueError: the split's pieces do not put the unit back together.
+    """
+    flat, sizes = split.split_units(units.texts, units.first)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    unit_offsets = np.zeros(len(units) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=unit_offsets[1:])
+    if unit_offsets[-1] != len(flat):
+        raise ValueError("a split gave a different number of pieces than it reported")
+    index: dict[str, int] = {}
+    first_index: dict[str, int] = {}
+    refs = np.empty(len(flat), dtype=np.int64)
+    pieces: list[str] = []
+    first: list[bool] = []
+    starts_doc = np.zeros(len(flat), dtype=bool)
+    starts_doc[unit_offsets[:-1][units.first & (sizes > 0)]] = True
+    for k, piece in enumerate(flat):
+        table = first_index if starts_doc[k] else index
+        i = table.get(piece)
+        if i is None:
+            i = table[piece] = len(pieces)
+            pieces.append(piece)
+            first.append(bool(starts_doc[k]))
+        refs[k] = i
+    weights = np.repeat(units.counts, sizes)
+    counts = np.bincount(refs, weights=weights.astype(np.float64), minlength=len(pieces)).astype(np.int64)
+    data, offsets = _pack(pieces)
+    _check_cover(units, data, offsets, refs, unit_offsets)
+    return PieceCounts(pieces, np.array(first, dtype=bool), counts, refs, unit_offsets, units.counts, data, offsets)
+
+
+def _check_cover(units: UnitCounts, data, offsets, refs, unit_offsets) -> None:
+    """The pieces of each unit, in order, must spell the unit (checked on their byte lengths, then sampled)."""
+    _data, unit_off = units.packed()
+    lens = np.diff(offsets)
+    per_unit = np.add.reduceat(lens[refs], unit_offsets[:-1]) if refs.size else np.zeros(0, dtype=np.int64)
+    per_unit[np.diff(unit_offsets) == 0] = 0
+    if not np.array_equal(per_unit, np.diff(unit_off)):
+        bad = int(np.flatnonzero(per_unit != np.diff(unit_off))[0])
+        raise ValueError(f"a split's pieces do not spell the unit {units.texts[bad]!r}")
+
+
+# ---------------------------------------------------------------------------
+# figures
+
+
+@dataclass(slots=True)
+class _Totals:
+    """The tokenizer-independent figures of the units."""
+
+    characters: int
+    bytes: int
+    words: int
+    group_chars: np.ndarray
+
+
+def _unit_totals(units: UnitCounts) -> _Totals:
+    data, offsets = units.packed()
+    totals, group_chars = unit_totals(data, offsets, units.counts, space_table(), char_group_table(), _OTHER)
+    return _Totals(int(totals[0]), int(totals[1]), int(totals[2]), group_chars)
+
+
+def piece_figures(tokenizer: Tokenizer, pieces: PieceCounts, tokens, totals: _Totals) -> TextMetrics:
+    """:class:`TextMetrics` of the corpus under one tokenizer from its tokens of the distinct pieces.
+
+    Args:
+        tokenizer: the tokenizer (its ``vocab_size``).
+        pieces: the split's :class:`PieceCounts`.
+        tokens: the tokenizer's :class:`~bpe_core.pieces.PieceTokens` of ``pieces.pieces``.
+        totals: the units' tokenizer-independent figures.
+    """
+    if len(tokens) != len(pieces.pieces):
+        raise ValueError(f"{tokenizer.name}: tokens for {len(tokens)} pieces, not {len(pieces.pieces)}")
+    stats, lead, shares = piece_stats(
+        pieces.data, pieces.offsets, pieces.counts, space_table(), char_group_table(), tokens
+    )
+    split = walk_units(pieces.unit_offsets, pieces.refs, pieces.unit_counts, stats, lead, _OTHER, shares)
+    c = pieces.counts
+    counts = Counts(
+        tokens=int(c @ stats[:, 0]),
+        characters=totals.characters,
+        bytes=totals.bytes,
+        words=totals.words,
+        words_split=split,
+        special_tokens=int(c @ stats[:, 1]),
+        unknown_tokens=int(c @ stats[:, 2]),
+        byte_fallback_tokens=int(c @ stats[:, 3]),
+    )
+    ids = set(np.unique(tokens.ids).tolist())
+    return metrics_from_counts(counts, ids, tokenizer.vocab_size, _script_rows(totals.group_chars, shares))
+
+
+def _script_rows(group_chars: np.ndarray, shares: np.ndarray) -> tuple[ScriptRow, ...]:
+    rows = []
+    for g, name in enumerate(SCRIPT_GROUPS):
+        n = int(group_chars[g])
+        if n:
+            t = float(shares[g])
+            rows.append(ScriptRow(name, n, t, t / n))
+    return tuple(rows)
+
+
+# ---------------------------------------------------------------------------
+# the entry point
+
+
+def _has_inner_cut(special: str) -> bool:
+    """Whether a special token holds a unit cut (a space after a non-space character): counting would cut it."""
+    return any(special[i] == " " and not special[i - 1].isspace() for i in range(1, len(special)))
+
+
+def _declared(tokenizers: Sequence[Tokenizer]) -> list[CorpusPieces | None]:
+    """Each tokenizer's :class:`~bpe_core.interface.CorpusPieces`, or ``None`` when it is measured on the whole text."""
+    out: list[CorpusPieces | None] = []
+    for tok in tokenizers:
+        pieces = corpus_pieces(tok)
+        if pieces is not None and any(_has_inner_cut(s) for s in tok.special_tokens):
+            pieces = None
+        out.append(pieces)
+    return out
+
+
+def measure_corpus(
+    source: str | Sequence[str | os.PathLike],
+    tokenizers: Sequence[Tokenizer],
+    *,
+    files: bool = False,
+    num_workers: int | None = None,
+    executor: Executor | None = None,
+    progress: ProgressCallback | None = None,
+) -> list[TextMetrics]:
+    r"""Every :class:`~bpe_core.analysis.metrics.TextMetrics` figure of a corpus under each tokenizer, scripts included.
+
+    The units are counted once (:func:`count_units`), the pieces once per
+    distinct split (:func:`count_pieces`), and each tokenizer encodes each
+    distinct piece once (see the module docstring).  A tokenizer that declares
+    no pieces (:func:`bpe_core.interface.corpus_pieces`), or whose special
+    tokens hold a unit cut, is measured by encoding each document's text.
+
+    Args:
+        source: the text, or (``files=True``) file names, directories or glob patterns.
+        tokenizers: any :class:`~bpe_core.interface.Tokenizer`\ s.
+        files: ``source`` names files, each a document of its own.
+        num_workers: threads counting units (default: all cores).
+        executor: a ``concurrent.futures.Executor`` to count file chunks on (a Dask cluster's).
+        progress: ``progress(phase, done, total)`` with phases ``"count"``
+            (chunks), ``"split"`` (distinct splits) and ``"encode"``
+            (tokenizers); raise in it (``bpe_core.interface.TrainingCancelled``) to stop.
+
+    Returns:
+        One :class:`TextMetrics` per tokenizer, in order, equal to
+        ``compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id, scripts=True)``
+        (summed over the documents; the scripts' token shares up to float rounding).
+
+    Raises:
+        ValueError: text that is not UTF-8 (or holds an unpaired surrogate); as the tokenizers' ``encode``.
+        OSError: a file cannot be read.
+        Whatever ``progress`` raises.
+    """
+    declared = _declared(tokenizers)
+    table = unit_cut_table(declared)
+    units = count_units(source, table, files=files, num_workers=num_workers, progress=progress, executor=executor)
+    totals = _unit_totals(units)
+    keys = list(dict.fromkeys(p.key for p in declared if p is not None))
+    counted: dict = {}
+    for k, key in enumerate(keys):
+        if progress is not None:
+            progress("split", k, len(keys))
+        split = next(p for p in declared if p is not None and p.key == key)
+        counted[key] = count_pieces(units, split)
+    if progress is not None:
+        progress("split", len(keys), len(keys))
+        progress("encode", 0, len(tokenizers))
+    out: list[TextMetrics] = []
+    for k, (tok, split) in enumerate(zip(tokenizers, declared)):
+        if split is None:
+            out.append(_whole_text(tok, source, files))
+        else:
+            pieces = counted[split.key]
+            out.append(piece_figures(tok, pieces, split.encode(pieces.pieces, pieces.first), totals))
+        if progress is not None:
+            progress("encode", k + 1, len(tokenizers))
+    return out
+
+
+def _documents(source: str | Sequence[str | os.PathLike], files: bool) -> Iterable[str]:
+    if not files:
+        yield source  # type: ignore[misc]
+        return
+    from ..counting.stream import expand_inputs
+    from ..formats.upload import decode_text_upload
+
+    for path in expand_inputs(source):
+        with open(path, "rb") as f:
+            yield decode_text_upload(f.read(), path, max_bytes=1 << 62)
+
+
+def _whole_text(tok: Tokenizer, source: str | Sequence[str | os.PathLike], files: bool) -> TextMetrics:
+    """The textbook figures, document by document, chunk by chunk (cut where no token changes)."""
+    from ..pretokenize import aligned_chunks, tokenizer_split
+
+    total = Counts()
+    ids: set[int] = set()
+    shares: dict[str, list] = {}
+    split = tokenizer_split(tok)
+    for text in _documents(source, files):
+        for start, end in aligned_chunks(text, 500_000, [split]):
+            piece = text[start:end]
+            spans = tok.token_spans(piece)
+            total.add(span_counts(piece, spans, tok.unknown_id))
+            ids.update(s.id for s in spans)
+            for row in script_breakdown(piece, spans):
+                acc = shares.setdefault(row.group, [0, 0.0])
+                acc[0] += row.characters
+                acc[1] += row.tokens
+    rows = tuple(ScriptRow(g, n, t, t / n) for g in SCRIPT_GROUPS if g in shares for n, t in [shares[g]])
+    return metrics_from_counts(total, ids, tok.vocab_size, rows)

@@ -1,0 +1,326 @@
+r"""Pieces: what a tokenizer declares so that its figures over a corpus come from counted distinct pieces.
+
+Corpus figures (:mod:`bpe_core.analysis.corpus`) cut a text into *units* at
+spaces that follow a non-space character, count the distinct units once for
+every tokenizer, and then ask each tokenizer's :class:`~bpe_core.interface.CorpusPieces`
+two things:
+
+* ``split_units(units, first)``: cut each distinct unit into *pieces*, places
+  no token of that tokenizer crosses; tokenizers whose splits are equal share
+  one ``key`` and one count of pieces;
+* ``encode(pieces, first)``: the tokens of each distinct piece as they are in
+  the text -- ids, each token's character range inside its piece, and whether
+  it is a special, unknown or byte-fallback token (a :class:`PieceTokens`).
+
+The contract that makes the figures exact: for every text, the tokenizer's
+``token_spans(text)`` equals the concatenation, over the text's units and each
+unit's pieces, of ``encode``'s tokens, each range moved by the piece's offset.
+``first`` marks the pieces that start a document (where a SentencePiece-style
+tokenizer puts its dummy ``▁``).  Every non-first unit starts with the space of
+its cut, preceded by a non-space character; every unit but a document's last
+ends with a non-space character followed by that space.
+
+The implementations here serve the tokenizers of the package:
+:class:`SplitPieces` takes a splitter and, by default, encodes each piece on
+its own with ``token_spans`` (the textbook way; a tokenizer passes a faster
+encoder of the same tokens); :func:`regex_splitter` cuts at special tokens and
+at the pre-tokens of a pattern (tiktoken-style tokenizers, trained BPE);
+:func:`piece_tokens_from_spans` and :func:`piece_tokens_from_ids` build the
+:class:`PieceTokens`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .pretokenize import compile_pattern, iter_pretoken_strings, resolve_pattern, split_special, validate_special_tokens
+from .spans import TokenSpan
+
+__all__ = [
+    "KIND_BYTE_FALLBACK",
+    "KIND_SPECIAL",
+    "KIND_UNKNOWN",
+    "PieceTokens",
+    "SplitPieces",
+    "combine_piece_tokens",
+    "piece_tokens_from_ids",
+    "piece_tokens_from_spans",
+    "regex_pieces",
+    "regex_splitter",
+    "span_kind",
+    "token_lengths",
+]
+
+KIND_SPECIAL, KIND_UNKNOWN, KIND_BYTE_FALLBACK = 1, 2, 4
+"""Bits of :attr:`PieceTokens.kinds`: a special token, an unknown-word token, a byte-fallback piece."""
+
+
+@dataclass(frozen=True, slots=True)
+class PieceTokens:
+    """The tokens of ``n`` distinct pieces, as flat arrays.
+
+    Token ``t`` of piece ``i`` (``offsets[i] <= t < offsets[i + 1]``, in order)
+    has id ``ids[t]`` and covers the piece's characters ``starts[t]:ends[t]``
+    (empty for a token that stands for no character, such as a dummy ``▁``).
+
+    Attributes:
+        offsets: ``int64[n + 1]``.
+        ids: ``int64[T]``.
+        starts: ``int64[T]``, characters from the piece's start.
+        ends: ``int64[T]``.
+        kinds: ``uint8[T]``: :data:`KIND_SPECIAL`, :data:`KIND_UNKNOWN`, :data:`KIND_BYTE_FALLBACK` bits.
+    """
+
+    offsets: np.ndarray
+    ids: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    kinds: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.offsets.size) - 1
+
+
+def span_kind(span: TokenSpan, unknown_id: int | None) -> int:
+    """The :attr:`PieceTokens.kinds` bits of one span, by :func:`bpe_core.analysis.metrics.compute_metrics`' rules.
+
+    An unknown-word token is the unknown id standing for text other than its own
+    string; any other special span is a special token; ``is_byte_fallback`` adds its bit.
+    """
+    kind = KIND_BYTE_FALLBACK if span.is_byte_fallback else 0
+    if (
+        unknown_id is not None
+        and span.id == unknown_id
+        and span.display.encode("utf-8", "surrogatepass") != (span.token_bytes)
+    ):
+        return kind | KIND_UNKNOWN
+    return kind | (KIND_SPECIAL if span.is_special else 0)
+
+
+def piece_tokens_from_spans(spans: Sequence[Sequence[TokenSpan]], unknown_id: int | None) -> PieceTokens:
+    """A :class:`PieceTokens` from each piece's spans (offsets counted from the piece's start).
+
+    >>> from bpe_core.spans import TokenSpan
+    >>> pt = piece_tokens_from_spans([[TokenSpan(5, b"ab", "ab", 0, 2)], []], None)
+    >>> pt.offsets.tolist(), pt.ids.tolist(), pt.ends.tolist()
+    ([0, 1, 1], [5], [2])
+    """
+    offsets = np.zeros(len(spans) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in spans], out=offsets[1:])
+    flat = [s for group in spans for s in group]
+    return PieceTokens(
+        offsets,
+        np.fromiter((s.id for s in flat), dtype=np.int64, count=len(flat)),
+        np.fromiter((s.start for s in flat), dtype=np.int64, count=len(flat)),
+        np.fromiter((s.end for s in flat), dtype=np.int64, count=len(flat)),
+        np.fromiter((span_kind(s, unknown_id) for s in flat), dtype=np.uint8, count=len(flat)),
+    )
+
+
+def piece_tokens_from_ids(
+    pieces: Sequence[str], ids: Sequence[Sequence[int]], lengths: np.ndarray, special_ids: frozenset[int] = frozenset()
+) -> PieceTokens:
+    """A :class:`PieceTokens` of a byte-level tokenizer from each piece's ids and the tokens' byte lengths.
+
+    For a tokenizer whose tokens' bytes concatenate to the piece's UTF-8
+    (byte-level BPE, the tiktoken encodings), each token's character range
+    follows from the byte lengths: it covers every character one of its bytes
+    belongs to (a token holding part of a character shares that character's
+    range), as :func:`bpe_core.spans.spans_from_token_bytes` lays it out.
+
+    Args:
+        pieces: the pieces.
+        ids: each piece's token ids.
+        lengths: token id -> bytes (:func:`bpe_core.analysis.metrics.byte_lengths`).
+        special_ids: the special tokens' ids (kind :data:`KIND_SPECIAL`).
+
+    Raises:
+        ValueError: a piece's tokens do not hold exactly its UTF-8 bytes.
+    """
+    counts = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    flat = np.fromiter((i for group in ids for i in group), dtype=np.int64, count=int(offsets[-1]))
+    data = "".join(pieces).encode("utf-8")
+    buf = np.frombuffer(data, dtype=np.uint8)
+    piece_bytes = np.fromiter((len(p.encode("utf-8")) for p in pieces), dtype=np.int64, count=len(pieces))
+    tok_len = lengths[flat] if flat.size else np.zeros(0, dtype=np.int64)
+    per_piece = np.add.reduceat(tok_len, offsets[:-1]) if flat.size else np.zeros(len(pieces), dtype=np.int64)
+    per_piece[counts == 0] = 0
+    if not np.array_equal(per_piece, piece_bytes):
+        bad = int(np.flatnonzero(per_piece != piece_bytes)[0])
+        raise ValueError(f"the tokens of piece {pieces[bad]!r} hold {per_piece[bad]} bytes, not {piece_bytes[bad]}")
+    char_of = np.cumsum((buf & 0xC0) != 0x80) - 1  # each byte's character, counted over all pieces
+    tok_end = np.cumsum(tok_len)  # byte offsets over all pieces (the pieces are laid end to end)
+    tok_start = tok_end - tok_len
+    piece_start_b = np.zeros(len(pieces) + 1, dtype=np.int64)
+    np.cumsum(piece_bytes, out=piece_start_b[1:])
+    first_char = np.append(char_of, char_of[-1] + 1 if char_of.size else 0)[piece_start_b[:-1]]
+    owner = np.repeat(np.arange(len(pieces)), counts)
+    starts = char_of[tok_start] - first_char[owner] if flat.size else tok_start
+    ends = char_of[np.maximum(tok_end - 1, 0)] + 1 - first_char[owner] if flat.size else tok_end
+    kinds = np.isin(flat, list(special_ids)).astype(np.uint8) * KIND_SPECIAL if special_ids else None
+    if kinds is None:
+        kinds = np.zeros(flat.size, dtype=np.uint8)
+    return PieceTokens(offsets, flat, starts.astype(np.int64), ends.astype(np.int64), kinds)
+
+
+def combine_piece_tokens(n: int, parts: Sequence[tuple[Sequence[int], PieceTokens]]) -> PieceTokens:
+    """One :class:`PieceTokens` of ``n`` pieces from parts that each cover some of them.
+
+    Args:
+        n: the number of pieces.
+        parts: ``(indices, tokens)``: ``tokens`` holds the pieces ``indices`` (in that order);
+            together the parts hold every piece once.
+
+    >>> a = piece_tokens_from_spans([[TokenSpan(1, b"a", "a", 0, 1)]], None)
+    >>> b = piece_tokens_from_spans([[], [TokenSpan(2, b"b", "b", 0, 1)]], None)
+    >>> combine_piece_tokens(3, [([1], a), ([0, 2], b)]).ids.tolist()
+    [1, 2]
+    """
+    parts = [(np.asarray(idx, dtype=np.int64), pt) for idx, pt in parts if len(idx)]
+    if len(parts) == 1 and np.array_equal(parts[0][0], np.arange(n)):
+        return parts[0][1]
+    counts = np.zeros(n, dtype=np.int64)
+    for idx, pt in parts:
+        counts[idx] = np.diff(pt.offsets)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    ids, starts, ends = (np.zeros(total, dtype=np.int64) for _ in range(3))
+    kinds = np.zeros(total, dtype=np.uint8)
+    for idx, pt in parts:
+        sizes = np.diff(pt.offsets)
+        # where each token of the part goes: its piece's new offset plus its rank inside the piece
+        dest = np.repeat(offsets[idx], sizes) + (np.arange(int(pt.offsets[-1])) - np.repeat(pt.offsets[:-1], sizes))
+        ids[dest], starts[dest], ends[dest], kinds[dest] = pt.ids, pt.starts, pt.ends, pt.kinds
+    return PieceTokens(offsets, ids, starts, ends, kinds)
+
+
+def token_lengths(vocab: dict[int, bytes]) -> np.ndarray:
+    """Token id -> length in bytes (``int64``; ids not in ``vocab`` hold 0), for :func:`piece_tokens_from_ids`."""
+    table = np.zeros(max(vocab, default=-1) + 1, dtype=np.int64)
+    for i, b in vocab.items():
+        table[i] = len(b)
+    return table
+
+
+def regex_splitter(pattern: str, special_tokens: Sequence[str] = ()) -> Callable[[str], list[str]]:
+    """``unit -> pieces``: a unit cut at its special tokens and, between them, at the pattern's pre-tokens.
+
+    The pieces are what :func:`bpe_core.pretokenize.pretokenize` gives on the
+    unit (gaps a custom pattern leaves included), so for a tokenizer that
+    encodes each pre-token on its own, and whose pattern cuts a unit as it cuts
+    the unit inside the text (true of the named patterns at every unit cut:
+    no alternative matches across a space that follows a non-space), each piece
+    is one of its pre-tokens.
+
+    Args:
+        pattern: pattern name or regex source.
+        special_tokens: the special-token strings, cut out first (longest match first).
+
+    Raises:
+        TypeError, ValueError: a bad pattern or special-token list.
+    """
+    rx = compile_pattern(pattern)
+    specials = validate_special_tokens(special_tokens)
+
+    def split(unit: str) -> list[str]:
+        if not specials:
+            return iter_pretoken_strings(unit, rx)
+        out: list[str] = []
+        for segment, is_special in split_special(unit, specials):
+            if is_special:
+                out.append(segment)
+            else:
+                out += iter_pretoken_strings(segment, rx)
+        return out
+
+    return split
+
+
+class SplitPieces:
+    """A :class:`~bpe_core.interface.CorpusPieces` from a splitter and an encoder of single pieces.
+
+    Args:
+        tokenizer: the tokenizer measured (its ``token_spans`` and ``unknown_id`` serve the default encoder).
+        key: tokenizers with equal keys cut units alike (a hashable value naming the split).
+        split: ``unit -> pieces`` (strings that concatenate to the unit); ``None``: the unit is one piece.
+        encode: ``(pieces, first) -> PieceTokens``; default: each piece's ``token_spans`` on its own
+            (right when a piece encodes alone as it does in the text).
+        cut_after: ``uint8[0x110000]``: the non-space characters a unit may end after (1), or ``None``: any.
+    """
+
+    def __init__(
+        self,
+        tokenizer,
+        key: Hashable,
+        split: Callable[[str], list[str]] | None = None,
+        encode: Callable[[Sequence[str], Sequence[bool]], PieceTokens] | None = None,
+        cut_after: np.ndarray | None = None,
+    ) -> None:
+        self._tokenizer = tokenizer
+        self.key = key
+        self._split = split
+        self._encode = encode
+        self._cut_after = cut_after
+
+    def cut_after(self) -> np.ndarray | None:
+        """The characters a unit may end after (``uint8[0x110000]``), or ``None`` for every non-space one."""
+        return self._cut_after
+
+    def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
+        """Every unit's pieces, flat, and how many each unit has (``int64[len(units)]``).
+
+        ``first`` is passed for the tokenizers that cut a document's first unit
+        otherwise (none here: the splitter sees the unit alone either way).
+        """
+        split = self._split
+        if split is None:
+            return list(units), np.ones(len(units), dtype=np.int64)
+        flat: list[str] = []
+        sizes = np.empty(len(units), dtype=np.int64)
+        extend = flat.extend
+        for k, unit in enumerate(units):
+            pieces = split(unit)
+            extend(pieces)
+            sizes[k] = len(pieces)
+        return flat, sizes
+
+    def encode(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The tokens of each piece (see :class:`PieceTokens`); ``first``: the piece starts a document."""
+        if self._encode is not None:
+            return self._encode(pieces, first)
+        tok = self._tokenizer
+        return piece_tokens_from_spans([tok.token_spans(p) for p in pieces], tok.unknown_id)
+
+
+def regex_pieces(
+    tokenizer,
+    pattern: str,
+    special_tokens: Sequence[str] = (),
+    encode: Callable[[Sequence[str], Sequence[bool]], PieceTokens] | None = None,
+    cut_after: np.ndarray | None = None,
+) -> SplitPieces:
+    """The :class:`SplitPieces` of a tokenizer whose pieces are its special tokens and a pattern's pre-tokens.
+
+    Its key is ``("pre-tokens", pattern source, sorted special tokens)``: every
+    tokenizer split this way shares one count of pieces.
+
+    Args:
+        tokenizer: the tokenizer (its ``token_spans`` is the default encoder).
+        pattern: pattern name or regex source (see :func:`regex_splitter`).
+        special_tokens: the special-token strings its text reads.
+        encode: a faster encoder of the same tokens (see :class:`SplitPieces`).
+        cut_after: the characters a unit may end after (see :class:`SplitPieces`; default: any).
+
+    Raises:
+        TypeError, ValueError: a bad pattern or special-token list.
+    """
+    source = resolve_pattern(pattern)
+    specials = validate_special_tokens(special_tokens)
+    key = ("pre-tokens", source, tuple(sorted(specials)))
+    return SplitPieces(tokenizer, key, regex_splitter(source, specials), encode, cut_after)

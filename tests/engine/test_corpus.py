@@ -1,0 +1,218 @@
+"""Corpus figures by distinct pieces equal the whole text's figures, for every registered tokenizer.
+
+The expectation is the textbook: :func:`bpe_core.analysis.metrics.compute_metrics` on
+``tok.token_spans(text)`` of the whole text (one call, no units, no pieces, no
+counting), with the per-script figures of :func:`bpe_core.analysis.scripts.script_breakdown`.
+The tokenizers: every production tokenizer of the registry that loads here, the trained
+BPE (each named pattern that splits at spaces), WordPiece (plain and lower-casing) and
+Unigram (plain and with byte fallback), and each of them imported back from the files the
+export writes (Hugging Face ``tokenizer.json``, tiktoken ranks, BERT ``vocab.txt``).
+The texts: real ones (English, multilingual, code, the seeds) and adversarial ones
+(whitespace of every kind, combining marks at piece starts, special-token strings glued
+to words, ``▁`` written in the text, ZWJ emoji, characters lower-casing expands).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from bpe_core.analysis.corpus import count_units, measure_corpus, text_units, unit_cut_table
+from bpe_core.analysis.metrics import TextMetrics, compute_metrics
+from bpe_core.analysis.scripts import INHERITED, SCRIPT_GROUPS, char_group, char_group_table
+from bpe_core.formats.bert import wordpiece_to_vocab_txt
+from bpe_core.formats.huggingface import to_hf_json
+from bpe_core.formats.tiktoken import bpe_to_tiktoken_files
+from bpe_core.formats.upload import load_tokenizer_bytes
+from bpe_core.interface import TrainingCancelled, TrainingSpec, corpus_pieces
+from bpe_core.production.encodings import EncodingUnavailable
+from bpe_core.production.registry import PRODUCTION, load_production
+from tests.conftest import sample, seed_text, stdlib_code
+
+EOT = "<|endoftext|>"
+WP_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+ADVERSARIAL = [
+    "",
+    " ",
+    "   ",
+    "a",
+    " lead and trail  ",
+    "  Hello,  world!\n\n  don't DON'T 's' 'll\t\tx\r\n\r\ny \u00a0z \x0bq \x85r \u3000w é e\u0301 \u0301x \u0301 \u0301\u0302",
+    "👩\u200d👩\u200d👧 中文字 日本語のテキスト 한국어 ▁a ▁ ▁▁b ▁▁ x▁y a ▁",
+    f"{EOT}x{EOT} {EOT}  {EOT}\n{EOT}word{EOT}. <|endoftext|",
+    "≠ İstanbul ΣΑΣ ǅemal ß ﬁn 1234567 3.14 1,000,000 ١٢٣ x²",
+    "[CLS] [UNK] [SEP]x [MASK]. <unk> <s> </s> [PAD][PAD]",
+    "tab\tseparated\tcolumns\n\tindented\n    spaces\n\n\n\ttrailing \t\n",
+    "\x00\x01 control\x7f chars\u200b zero\u200dwidth \ufeffbom \ufffd",
+    "words, with, commas. And (parentheses) [brackets] {braces} -- dashes... 'quotes' \"double\"",
+    "\U00010940 \U0001fae8 \U000e0041 emoji tags \U0001f1fa\U0001f1f8 flags 🏳️\u200d🌈",
+    "a" * 300 + " " + "b" * 5 + "  " * 40 + "c",
+]
+
+
+def real_texts() -> list[str]:
+    return [
+        sample("english"),
+        sample("multilingual"),
+        stdlib_code()[:20_000],
+        seed_text()[:30_000],
+        sample("numbers") + f"\n{EOT}\n" + sample("python"),
+    ]
+
+
+def trained_tokenizers() -> list:
+    text = sample("english") + sample("multilingual") + stdlib_code()[:10_000]
+    out = [TrainingSpec("bpe", 700, pattern=p, special_tokens=(EOT,)).train(text) for p in ("gpt2", "cl100k", "o200k")]
+    out += [TrainingSpec("bpe", 600, pattern=p).train(text) for p in ("sentencepiece", "bert")]
+    out += [
+        TrainingSpec("wordpiece", 1200, special_tokens=WP_SPECIALS).train(text),
+        TrainingSpec("wordpiece", 1200, special_tokens=WP_SPECIALS, lowercase=True).train(text),
+        TrainingSpec("unigram", 900, pattern="sentencepiece", special_tokens=("<unk>",)).train(text),
+        TrainingSpec(
+            "unigram", 400, pattern="sentencepiece", special_tokens=("<unk>", "<s>"), byte_fallback=True
+        ).train(sample("english")),
+    ]
+    return out
+
+
+def imported_tokenizers(trained: list) -> list:
+    out = []
+    for tok in trained:
+        out.append(load_tokenizer_bytes(to_hf_json(tok).encode("utf-8"), "tokenizer.json"))
+    bpe = trained[0]
+    ranks, meta = bpe_to_tiktoken_files(bpe, "mine")
+    out.append(load_tokenizer_bytes(ranks, "mine.tiktoken", meta))
+    wordpiece = next(t for t in trained if t.algorithm == "wordpiece")
+    out.append(load_tokenizer_bytes(wordpiece_to_vocab_txt(wordpiece), "vocab.txt"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def tokenizers() -> list:
+    out = []
+    for key in PRODUCTION:
+        try:
+            out.append(load_production(key))
+        except EncodingUnavailable:
+            continue
+    trained = trained_tokenizers()
+    return out + trained + imported_tokenizers(trained)
+
+
+def assert_same(got: TextMetrics, want: TextMetrics, name: str) -> None:
+    """Every figure equal; the per-script token shares up to float rounding (they are sums of fractions)."""
+    for f in TextMetrics.__dataclass_fields__:
+        a, b = getattr(got, f), getattr(want, f)
+        if f == "scripts":
+            assert [(r.group, r.characters) for r in a] == [(r.group, r.characters) for r in b], name
+            for r, q in zip(a, b, strict=True):
+                assert math.isclose(r.tokens, q.tokens, rel_tol=1e-9, abs_tol=1e-9), (name, r, q)
+        else:
+            assert a == b, (name, f, a, b)
+
+
+def whole_text(tok, text: str) -> TextMetrics:
+    return compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id, scripts=True)
+
+
+def test_every_tokenizer_declares_its_pieces(tokenizers):
+    assert len(tokenizers) >= 7 + 9 + 11
+    for tok in tokenizers:
+        assert corpus_pieces(tok) is not None, tok.name
+
+
+@pytest.mark.parametrize("kind", ["real", "adversarial"])
+def test_figures_by_distinct_pieces_equal_the_whole_texts(tokenizers, kind):
+    texts = real_texts() if kind == "real" else [*ADVERSARIAL, "\n".join(ADVERSARIAL) * 3]
+    for text in texts:
+        got = measure_corpus(text, tokenizers)
+        for tok, m in zip(tokenizers, got, strict=True):
+            assert_same(m, whole_text(tok, text), tok.name)
+
+
+def test_files_and_directories_are_documents_measured_alone(tokenizers, tmp_path):
+    docs = [sample("english"), " starts with a space\n\n", ADVERSARIAL[5], sample("multilingual"), "", "x"]
+    (tmp_path / "sub").mkdir()
+    paths = [tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "sub" / "c.txt"]
+    paths += [tmp_path / "sub" / "d.txt", tmp_path / "e.txt", tmp_path / "f.txt"]
+    for p, d in zip(paths, docs, strict=True):
+        p.write_text(d, encoding="utf-8")
+    picked = tokenizers[:: max(1, len(tokenizers) // 8)]
+    got = measure_corpus([tmp_path], picked, files=True)
+    for tok, m in zip(picked, got, strict=True):
+        parts = [whole_text(tok, d) for d in sorted(docs, key=lambda d: str(paths[docs.index(d)]))]
+        assert m.tokens == sum(p.tokens for p in parts), tok.name
+        assert m.words == sum(p.words for p in parts)
+        assert m.words_split == sum(p.words_split for p in parts)
+        assert m.characters == sum(p.characters for p in parts)
+        ids = {s.id for d in docs for s in tok.token_spans(d)}
+        assert m.distinct_tokens == len(ids)
+
+
+def test_a_pattern_not_known_to_split_at_spaces_is_measured_on_the_whole_text():
+    text = sample("english")
+    custom = TrainingSpec("bpe", 400, pattern=r"\S+\s*").train(text)
+    lines = TrainingSpec("bpe", 400, pattern="none").train(text)
+    spaced = TrainingSpec("bpe", 300, special_tokens=("end of text",)).train(text)
+    assert corpus_pieces(custom) is None and corpus_pieces(lines) is None
+    probe = text[:3000] + " end of text " + ADVERSARIAL[5]
+    for tok, m in zip((custom, lines, spaced), measure_corpus(probe, [custom, lines, spaced]), strict=True):
+        assert_same(m, whole_text(tok, probe), tok.name)
+
+
+# ---------------------------------------------------------------------------
+# units
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+def test_the_compiled_unit_counter_equals_the_textbook_units(chunk):
+    text = "\n".join(ADVERSARIAL) + " " + sample("multilingual") + "  tail words " * 50
+    table = unit_cut_table([])
+    units = count_units(text, table, chunk_bytes=chunk, num_workers=2)
+    want = Counter(text_units(text, table))
+    first = text_units(text, table)[0]
+    want[first] -= 1
+    got = Counter({u: int(c) for u, c, f in zip(units.texts, units.counts, units.first, strict=True) if not f})
+    assert +got == +want
+    assert [u for u, f in zip(units.texts, units.first, strict=True) if f] == [first]
+    assert "".join(text_units(text, table)) == text
+
+
+def test_units_never_cut_inside_a_word_or_after_a_forbidden_character():
+    text = "a b  c\td ▁ e\u00a0f"
+    assert text_units(text) == ["a", " b", "  c\td", " ▁", " e\u00a0f"]
+    table = unit_cut_table([])
+    table[ord("▁")] = 0
+    assert text_units(text, table) == ["a", " b", "  c\td", " ▁ e\u00a0f"]
+
+
+def test_not_utf8_and_cancelling(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine text \xff\xfe broken")
+    tok = load_production("gpt2")
+    with pytest.raises(ValueError, match=r"bad\.txt is not valid UTF-8"):
+        measure_corpus([bad], [tok], files=True)
+    seen = []
+
+    def progress(phase, done, total):
+        seen.append(phase)
+        if phase == "encode" and done:
+            raise TrainingCancelled
+
+    with pytest.raises(TrainingCancelled):
+        measure_corpus(sample("english"), [tok, tok], progress=progress)
+    assert seen[0] == "count" and "split" in seen
+
+
+def test_the_group_table_is_char_group_on_every_code_point():
+    table = char_group_table()
+    for cp in [*range(0, 0x3000), *range(0x3000, 0x110000, 7)]:
+        if 0xD800 <= cp < 0xE000:
+            continue
+        g = char_group(chr(cp), "previous")
+        assert table[cp] == (INHERITED if g == "previous" else SCRIPT_GROUPS.index(g)), hex(cp)
+    assert np.count_nonzero(table == INHERITED) > 500
