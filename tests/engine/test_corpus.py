@@ -41,7 +41,8 @@ ADVERSARIAL = [
     "   ",
     "a",
     " lead and trail  ",
-    "  Hello,  world!\n\n  don't DON'T 's' 'll\t\tx\r\n\r\ny \u00a0z \x0bq \x85r \u3000w é e\u0301 \u0301x \u0301 \u0301\u0302",
+    "  Hello,  world!\n\n  don't DON'T 's' 'll\t\tx\r\n\r\ny "
+    "\u00a0z \x0bq \x85r \u3000w é e\u0301 \u0301x \u0301 \u0301\u0302",
     "👩\u200d👩\u200d👧 中文字 日本語のテキスト 한국어 ▁a ▁ ▁▁b ▁▁ x▁y a ▁",
     f"{EOT}x{EOT} {EOT}  {EOT}\n{EOT}word{EOT}. <|endoftext|",
     "≠ İstanbul ΣΑΣ ǅemal ß ﬁn 1234567 3.14 1,000,000 ١٢٣ x²",
