@@ -4,6 +4,7 @@ Usage (the peers live in requirements-dev.txt: ``pip install -r requirements-dev
 
     python benchmarks/bench_train.py [--corpora small,medium] [--dir /work/corpora] [--workers 2]
                                      [--long] [--scaling] [--repeat 1] [--peers hf,gigabpe,rustbpe,bpeasy]
+                                     [--huge] [--huge-peers gigabpe]
 
 Trainers, each run in a fresh process so that peak memory is measured cleanly
 (the kernels' shared library is built first, if it is not, so no timed run
@@ -25,8 +26,12 @@ tokens get one id less), the GPT-2 split pattern, ``--workers`` processes/thread
 * ``bpeasy``: ``bpeasy.train_bpe(lines of the file, GPT-2's pattern, max_token_length=128)``.
 
 Cases: the corpora of ``../shared/bench/make_corpora.sh`` (about 1, 20 and 100 MB
-of real text; vocab 10,000) and, with ``--long``, single long pre-tokens (random
-letters a-j of 100 KB, 300 KB and 1 MB, and 1 MB of one letter; vocab 1,000).
+of real text; vocab 10,000); with ``--huge``, a 1 GB corpus: ``large.txt`` ten
+times over, the copies separated by ``<|endoftext|>`` as its documents are,
+written once to ``huge.txt`` beside it (:func:`huge_corpus`; vocab 10,000, and
+by default only ``gigabpe`` of the peers, ``--huge-peers``: the others take many
+minutes on it); and, with ``--long``, single long pre-tokens (random letters a-j
+of 100 KB, 300 KB and 1 MB, and 1 MB of one letter; vocab 1,000).
 Columns: wall seconds of the training call (imports and start-up excluded),
 its CPU seconds (user + system, all threads, and our counting processes),
 for ours the counting and merging split, MB/s (input bytes / wall), and peak
@@ -55,6 +60,7 @@ import math
 import os
 import platform
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -158,7 +164,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
     return out | {"wall": wall, "cpu": _cpu_seconds() - cpu0, "base_mib": base, "hwm_mib": _status_mib("VmHWM")}
 
 
-TIME_LIMIT = {"corpus": 600.0, "long": 120.0}
+TIME_LIMIT = {"corpus": 600.0, "huge": 3600.0, "long": 120.0}
 """Seconds a trainer may take on one case before it is stopped (reported as ``> limit``)."""
 
 
@@ -279,6 +285,39 @@ def bench_case(
     row["distinct"] = ours.get("distinct")
     row["load"] = round(os.getloadavg()[0], 1)  # 1-minute load average when the case's runs ended
     return row
+
+
+HUGE_COPIES = 10
+"""The 1 GB case is the 100 MB corpus this many times over."""
+
+
+def huge_corpus(d: Path, copies: int = HUGE_COPIES) -> Path:
+    """``d / "huge.txt"``: ``d / "large.txt"`` ``copies`` times over, written once (reused when its size is right).
+
+    The copies are separated by ``<|endoftext|>`` and a line break, as the
+    corpus's documents are, so no pre-token spans two copies.  Written to a
+    temporary name and renamed, so an interrupted build leaves no short file.
+
+    Raises:
+        FileNotFoundError: ``large.txt`` is missing.
+    """
+    src, out = d / "large.txt", d / "huge.txt"
+    sep = (EOT + "\n").encode()
+    size = copies * src.stat().st_size + (copies - 1) * len(sep)
+    if out.is_file() and out.stat().st_size == size:
+        return out
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            for k in range(copies):
+                if k:
+                    f.write(sep)
+                with open(src, "rb") as part:
+                    shutil.copyfileobj(part, f, 1 << 22)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
 
 
 def long_inputs(tmp: Path) -> list[tuple[str, Path]]:
@@ -473,10 +512,15 @@ def main() -> None:
     ap.add_argument("--no-check", action="store_true", help="skip the identical-merges check")
     ap.add_argument("--python-too", action="store_true", help="also ours without numba (BPE_CORE_KERNELS=python)")
     ap.add_argument("--peers", default=",".join(PEERS), help=f"comma-separated peers to run (of {','.join(PEERS)})")
+    ap.add_argument(
+        "--huge", action="store_true", help="also the 1 GB corpus (large.txt x10, written once to huge.txt)"
+    )
+    ap.add_argument("--huge-peers", default="gigabpe", help="comma-separated peers to run on the 1 GB corpus")
     args = ap.parse_args()
     peers = tuple(filter(None, args.peers.split(",")))
-    if set(peers) - set(PEERS):
-        ap.error(f"unknown peers {sorted(set(peers) - set(PEERS))}; choose from {', '.join(PEERS)}")
+    huge_peers = tuple(filter(None, args.huge_peers.split(",")))
+    if set(peers + huge_peers) - set(PEERS):
+        ap.error(f"unknown peers {sorted(set(peers + huge_peers) - set(PEERS))}; choose from {', '.join(PEERS)}")
     print(warm_kernels())
 
     d = Path(args.dir)
@@ -486,12 +530,21 @@ def main() -> None:
         for name in filter(None, args.corpora.split(",")):
             p = d / f"{name}.txt"
             if p.is_file():
-                cases.append((f"{name} ({p.stat().st_size / 1e6:.0f} MB)", p, 10_000, [EOT], TIME_LIMIT["corpus"]))
+                size = f"{p.stat().st_size / 1e6:.0f} MB"
+                cases.append((f"{name} ({size})", p, 10_000, [EOT], TIME_LIMIT["corpus"], args.python_too, peers))
+        if args.huge:
+            t0 = time.perf_counter()
+            p = huge_corpus(d)
+            print(f"{p}: {p.stat().st_size / 1e9:.2f} GB ready in {time.perf_counter() - t0:.1f} s", flush=True)
+            label = f"huge ({p.stat().st_size / 1e9:.1f} GB, large x{HUGE_COPIES})"
+            cases.append((label, p, 10_000, [EOT], TIME_LIMIT["huge"], False, huge_peers))
         if args.long:
-            cases += [(label, p, 1_000, [], TIME_LIMIT["long"]) for label, p in long_inputs(Path(tmp))]
-        for label, path, vocab, specials, limit in cases:
+            cases += [
+                (label, p, 1_000, [], TIME_LIMIT["long"], args.python_too, peers) for label, p in long_inputs(Path(tmp))
+            ]
+        for label, path, vocab, specials, limit, python_too, case_peers in cases:
             rows.append(
-                bench_case(label, path, vocab, args.workers, args.repeat, specials, limit, args.python_too, peers)
+                bench_case(label, path, vocab, args.workers, args.repeat, specials, limit, python_too, case_peers)
             )
             print(json.dumps(rows[-1]), flush=True)
     print()

@@ -219,8 +219,39 @@ def _index_pairs(pair_keys, hkeys, hvals):
 
 
 # the fields of _run_merges' state vector ``st``
-NEXT_ID, TB_USED, PAIRS, POOL_USED, HEAP_SIZE, HASH_USED, DONE, PENDING, PENDING_COUNT, ROOM, TB_NEED = range(11)
-STATE_FIELDS = 11
+(
+    NEXT_ID, TB_USED, PAIRS, POOL_USED, HEAP_SIZE, HASH_USED, DONE, PENDING, PENDING_COUNT, ROOM, TB_NEED,
+    PAIR_ROOM, POOL_LIMIT,
+) = range(13)  # fmt: skip
+STATE_FIELDS = 13
+
+
+def _hash_size(n: int) -> int:
+    """Slots of a pair hash table for ``n`` keys: a power of two, at most 3/4 full.
+
+    :func:`_run_merges` asks for a larger table before a merge could fill more
+    than 3/4 of it.  Linear probing with Fibonacci hashing stays short at that
+    load (eight keys share a cache line); at 1/2 the table doubled near the end
+    of the 20 MB corpus's training (258,000 pairs: 12 MiB more, plus the old
+    table's while it was copied), the run's peak memory.
+    """
+    size = 16
+    while 4 * n > 3 * size:
+        size *= 2
+    return size
+
+
+POOL_SLACK = 4
+
+_AHEAD = 16
+"""The merge loads the rows and ids of this many words of the pair's vector at once, a block ahead of its rewrite.
+
+Visited one by one, each word's row and ids were two cache misses in a row,
+waited for in turn (two fifths of the loop's time on the 100 MB corpus); loaded
+together, the misses overlap.  (The pass before, which bounds what the merge
+adds, loads them too, but a vector of many thousands of words leaves the cache
+before the rewrite reaches them.)"""
+"""After a compaction the pool may grow by ``1 / POOL_SLACK`` of what it then holds before the next one."""
 
 NO_PAIR_LEFT, STEPS_DONE, NEEDS_ROOM = 0, 1, 2
 """What :func:`_run_merges` returns."""
@@ -256,7 +287,8 @@ def _run_merges(
         new_q: ``int64`` scratch: the pair of each index entry one merge makes.
         new_w: ``int32`` scratch: the word of each.
         st: ``int64[STATE_FIELDS]``, the loop's counters (see the ``*_USED`` names above),
-            updated in place.
+            updated in place; ``st[POOL_LIMIT]`` (at most ``pool.size``) is
+            where the pool is compacted before it grows further.
         out: ``int64[4, n_merges]``: column ``rank`` gets the merge's left id, right
             id, count and weighted occurrences replaced (rank = ``st[DONE]`` before it).
         n_steps: merges to do at most in this call.
@@ -264,9 +296,15 @@ def _run_merges(
     Returns:
         :data:`STEPS_DONE`, :data:`NO_PAIR_LEFT`, or :data:`NEEDS_ROOM`: the next
         merge (its pair popped and kept in ``st[PENDING]``) may add up to
-        ``st[ROOM]`` pairs, index entries and heap entries and needs
-        ``st[TB_NEED]`` token bytes; the caller grows what is short
+        ``st[ROOM]`` index entries and ``st[PAIR_ROOM]`` pairs and heap entries
+        and needs ``st[TB_NEED]`` token bytes; the caller grows what is short
         (:class:`MergeLoop`) and calls again.  No array is allocated here.
+
+    Bounds: a merge files a word under at most one new pair per token of the
+    word, so ``room``, the summed lengths of the words it visits, bounds the
+    new index entries; every pair it makes holds the new token next to a token
+    that exists (``(x, new)`` with ``x <= new``, ``(new, y)`` with ``y < new``),
+    so it makes at most ``2 * new + 1`` pairs whatever the words' lengths.
     """
     done = 0
     while done < n_steps:
@@ -303,15 +341,17 @@ def _run_merges(
             touch |= ids[words[w, 0]]
         if touch < 0:  # never (ids are >= 0): keeps the loads of ``ids`` above
             room += 1
+        pair_room = min(room, 2 * st[NEXT_ID] + 2)
         if (
             st[TB_USED] + la + lb > tb.size
-            or st[PAIRS] + room > pa.size
-            or 2 * (st[HASH_USED] + room) > hkeys.size
+            or st[PAIRS] + pair_room > pa.size
+            or 4 * (st[HASH_USED] + pair_room) > 3 * hkeys.size
             or room > new_q.size
-            or st[POOL_USED] + room > pool.size
-            or st[HEAP_SIZE] + room > hc.size
+            or st[POOL_USED] + room > st[POOL_LIMIT]
+            or st[HEAP_SIZE] + pair_room > hc.size
         ):
             st[ROOM] = room
+            st[PAIR_ROOM] = pair_room
             st[TB_NEED] = st[TB_USED] + la + lb
             return NEEDS_ROOM
         st[PENDING] = -1
@@ -331,6 +371,12 @@ def _run_merges(
         n_new = 0
         replaced = 0
         for k in range(vn):
+            if k % _AHEAD == 0:  # the next block's rows and first ids as independent loads: their misses overlap
+                touch = 0
+                for t in range(k + _AHEAD if k else 0, min(k + 2 * _AHEAD, vn)):
+                    touch |= ids[words[pool[vs + t], 0]]
+                if touch < 0:  # never (ids are >= 0): keeps the loads
+                    replaced -= 1
             w = pool[vs + k]
             s = words[w, 0]
             n = words[w, 1]
@@ -461,7 +507,9 @@ class MergeLoop:
         self.vlen = np.zeros(room, dtype=np.int32)
         pid = np.full(65536, -1, dtype=np.int64)
         pid[codes] = np.arange(n_pairs)
-        self.pool = np.empty(used + used // 4 + 1024, dtype=np.int32)
+        # reserved, not touched: only the pages up to ``st[POOL_LIMIT]`` are ever written (the
+        # pool is compacted there), so growing seldom copies it (a copy holds both at once)
+        self.pool = np.empty(2 * used + 1024, dtype=np.int32)
         last[:] = -1
         _file_pairs(self.ids, words, pid, self.vstart, self.vlen, self.pool, last)
         del pcnt, nvec, last, pid
@@ -475,9 +523,7 @@ class MergeLoop:
         self.tb = np.zeros(2 * len(known) + 1024, dtype=np.uint8)
         self.tb[: len(known)] = np.frombuffer(known, dtype=np.uint8)
 
-        size = 16
-        while size < 2 * n_pairs + 16:
-            size *= 2
+        size = _hash_size(n_pairs + 16)
         self.hkeys = np.full(size, _EMPTY, dtype=np.int64)
         self.hvals = np.empty(size, dtype=np.int32)
         _index_pairs(pair_keys, self.hkeys, self.hvals)
@@ -493,8 +539,8 @@ class MergeLoop:
         self.new_q = np.empty(0, dtype=np.int64)
         self.new_w = np.empty(0, dtype=np.int32)
         self.st = np.zeros(STATE_FIELDS, dtype=np.int64)
-        self.st[[NEXT_ID, TB_USED, PAIRS, POOL_USED, HEAP_SIZE, HASH_USED, DONE, PENDING]] = (
-            len(token_bytes), len(known), n_pairs, used, n_pairs, n_pairs, 0, -1,
+        self.st[[NEXT_ID, TB_USED, PAIRS, POOL_USED, HEAP_SIZE, HASH_USED, DONE, PENDING, POOL_LIMIT]] = (
+            len(token_bytes), len(known), n_pairs, used, n_pairs, n_pairs, 0, -1, used + used // POOL_SLACK + 1024,
         )  # fmt: skip
         self.out = np.zeros((4, max(n_merges, 1)), dtype=np.int64)
 
@@ -519,21 +565,22 @@ class MergeLoop:
             if status == NO_PAIR_LEFT:
                 break
             if status == NEEDS_ROOM:
-                self._grow(int(st[ROOM]), int(st[TB_NEED]))
+                self._grow(int(st[ROOM]), int(st[PAIR_ROOM]), int(st[TB_NEED]))
         return int(st[DONE]) - (target - n_steps)
 
-    def _grow(self, room: int, tb_need: int) -> None:
-        """Make room for a merge that may add ``room`` pairs, index and heap entries and needs ``tb_need`` bytes."""
+    def _grow(self, room: int, pair_room: int, tb_need: int) -> None:
+        """Make room for a merge that may add ``room`` index entries and ``pair_room`` pairs and heap entries.
+
+        ``tb_need``: the token bytes it needs in all.
+        """
         st = self.st
         self.tb = _grown(self.tb, tb_need)
-        need = int(st[PAIRS]) + room
+        need = int(st[PAIRS]) + pair_room
         if need > self.pa.size:
             self.pa, self.pb, self.pcount = _grown(self.pa, need), _grown(self.pb, need), _grown(self.pcount, need)
             self.vstart, self.vlen = _grown(self.vstart, need), _grown(self.vlen, need)
-        if 2 * (int(st[HASH_USED]) + room) > self.hkeys.size:
-            size = self.hkeys.size
-            while 2 * (int(st[HASH_USED]) + room) > size:
-                size *= 2
+        size = _hash_size(int(st[HASH_USED]) + pair_room)
+        if size > self.hkeys.size:
             nk = np.full(size, _EMPTY, dtype=np.int64)
             nv = np.empty(size, dtype=np.int32)
             _rehash(self.hkeys, self.hvals, nk, nv)
@@ -541,10 +588,12 @@ class MergeLoop:
         if room > self.new_q.size:
             self.new_q = np.empty(2 * room, dtype=np.int64)
             self.new_w = np.empty(2 * room, dtype=np.int32)
-        if int(st[POOL_USED]) + room > self.pool.size:
+        if int(st[POOL_USED]) + room > int(st[POOL_LIMIT]):
             # first drop the vectors of pairs that are gone (count 0: merged, or all their occurrences
             # merged away; a pair's count never grows again), sliding the others left
-            st[POOL_USED] = _compact_pool(self.pool, self.vstart, self.vlen, self.pcount, int(st[PAIRS]))
-            self.pool = _grown(self.pool, int(st[POOL_USED]) + room + self.pool.size // 4)
-        self.hc = _grown(self.hc, int(st[HEAP_SIZE]) + room)
-        self.hp = _grown(self.hp, int(st[HEAP_SIZE]) + room)
+            used = _compact_pool(self.pool, self.vstart, self.vlen, self.pcount, int(st[PAIRS]))
+            st[POOL_USED] = used
+            st[POOL_LIMIT] = limit = used + room + used // POOL_SLACK + 1024
+            self.pool = _grown(self.pool, limit)
+        self.hc = _grown(self.hc, int(st[HEAP_SIZE]) + pair_room)
+        self.hp = _grown(self.hp, int(st[HEAP_SIZE]) + pair_room)

@@ -372,8 +372,8 @@ def count_gpt2(buf: np.ndarray, bounds: np.ndarray, cls: np.ndarray) -> tuple | 
         _rehash(table, grown)
         table = grown
     _SCRATCH.table = table
-    rows = table[table[:, 0] >= 0]
-    return rows[:, 0], rows[:, 1], rows[:, 2], int(st[3])
+    used = np.flatnonzero(table[:, 0] >= 0)  # three contiguous columns: no copy of the whole rows
+    return table[used, 0], table[used, 1], table[used, 2], int(st[3])
 
 
 @kernel("i4[]", "i8[:,:]", "u1[]", "i8[]", "u1[]", "i8[]", "i8[]", "i8[]", returns=None)

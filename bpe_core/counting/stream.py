@@ -315,12 +315,19 @@ def _special_regex_bytes(specials: tuple[str, ...]) -> regex.Pattern | None:
     return regex.compile(b"|".join(regex.escape(t.encode("utf-8")) for t in ordered))
 
 
-def _count_utf8_fast(data: bytes, specials: tuple[str, ...]) -> tuple | None:
+def _count_utf8_fast(data: bytes | np.ndarray, specials: tuple[str, ...], *, reuse: bool = False) -> tuple | None:
     """The compiled counter on UTF-8 bytes: special tokens cut out, the rest split and counted by the kernel.
 
     Special tokens are found in the bytes (UTF-8 is self-synchronising, so the
     matches are those of :func:`bpe_core.pretokenize.split_special` on the text);
     the kernel checks the UTF-8 as it decodes each character.
+
+    Args:
+        data: the UTF-8 bytes (``bytes`` or a ``uint8`` array).
+        specials: special-token strings.
+        reuse: join the pieces between special tokens in this thread's
+            ``joined`` buffer (:func:`_thread_buffer`), so ``buf`` below is valid
+            only until the thread's next call; else in a new array.
 
     Returns:
         ``((buf, starts, lens, counts), pretokens, special occurrences)``: the
@@ -330,24 +337,22 @@ def _count_utf8_fast(data: bytes, specials: tuple[str, ...]) -> tuple | None:
     from . import kernel as count_kernel
 
     rx = _special_regex_bytes(specials)
-    n_special = 0
-    if rx is None:
-        joined, sizes = data, [len(data)]
-    else:
-        parts: list[bytes] = []
+    src = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
+    buf, sizes = src, [src.size]
+    found = [m.span() for m in rx.finditer(data)] if rx is not None else []
+    n_special = len(found)
+    if found:
+        cuts = [0, *(x for span in found for x in span), src.size]
+        parts = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=True) if b > a]
+        sizes = [b - a for a, b in parts]
+        total = sum(sizes)
+        buf = _thread_buffer("joined", total)[:total] if reuse else np.empty(total, dtype=np.uint8)
         pos = 0
-        for m in rx.finditer(data):
-            if m.start() > pos:
-                parts.append(data[pos : m.start()])
-            n_special += 1
-            pos = m.end()
-        if pos < len(data):
-            parts.append(data[pos:])
-        joined, sizes = (b"".join(parts), list(map(len, parts))) if n_special else (data, [len(data)])
-        del parts
+        for (a, b), n in zip(parts, sizes, strict=True):
+            buf[pos : pos + n] = src[a:b]
+            pos += n
     bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=bounds[1:])
-    buf = np.frombuffer(joined, dtype=np.uint8)
     done = count_kernel.count_gpt2(buf, bounds, count_kernel.char_classes())
     if done is None:
         return None
@@ -401,6 +406,42 @@ def _read_range(path: str, start: int, end: int) -> bytes:
         return f.read(end - start)
 
 
+_THREAD_BUFFERS = threading.local()
+"""Each counting thread's reusable byte buffers (``read``, ``joined``), kept from one chunk to the next."""
+
+
+def _thread_buffer(name: str, size: int) -> np.ndarray:
+    """The calling thread's reusable ``uint8`` buffer ``name``, at least ``size`` bytes long.
+
+    A chunk's buffers are as large as :data:`bpe_core.counting.native.MMAP_THRESHOLD`
+    or more, so a fresh one per chunk is fresh pages from the system each time,
+    faulted in and zeroed; reused, the same pages serve every chunk of the thread.
+    """
+    buf = getattr(_THREAD_BUFFERS, name, None)
+    if buf is None or buf.size < size:
+        buf = np.empty(size + size // 8, dtype=np.uint8)
+        setattr(_THREAD_BUFFERS, name, buf)
+    return buf
+
+
+def _read_range_reused(path: str, start: int, end: int) -> np.ndarray:
+    """Bytes ``[start, end)`` of a file (fewer if it ends first), in the calling thread's ``read`` buffer.
+
+    A view of that buffer: valid until the thread's next read.
+    """
+    n = end - start
+    view = memoryview(_thread_buffer("read", n))[:n]
+    got = 0
+    with open(path, "rb") as f:
+        f.seek(start)
+        while got < n:
+            k = f.readinto(view[got:])
+            if not k:
+                break
+            got += k
+    return np.frombuffer(view[:got], dtype=np.uint8)
+
+
 def _decode(path: str, start: int, data: bytes) -> str:
     """``data`` (bytes ``start..`` of ``path``) as text; a ``ValueError`` naming the offset if not UTF-8."""
     try:
@@ -415,18 +456,28 @@ def _decode(path: str, start: int, data: bytes) -> str:
 def _count_file_range_packed(path: str, start: int, end: int, specials: tuple[str, ...]) -> tuple:
     """Count bytes ``[start, end)`` of a file with the compiled counter, never decoding them into a ``str``.
 
+    The bytes are read into this thread's reusable buffers (:func:`_thread_buffer`),
+    so the table that comes back holds its own copy of the distinct pre-tokens.
+
     Returns:
-        ``(table, pretokens, special occurrences)`` as :func:`_count_utf8_fast`.
+        ``((data, starts, lens, counts), pretokens, special occurrences)``: the
+        distinct pre-tokens' bytes concatenated (``uint8``), where each starts
+        in ``data`` and its length (``int64``), its count (``int64``).
 
     Raises:
         ValueError: the range is not UTF-8 (worded as :func:`_count_file_range` words it).
     """
-    data = _read_range(path, start, end)
-    done = _count_utf8_fast(data[3:] if start == 0 and data.startswith(b"\xef\xbb\xbf") else data, specials)
+    from .kernel import gather
+
+    raw = _read_range_reused(path, start, end)
+    bom = start == 0 and raw[:3].tobytes() == b"\xef\xbb\xbf"
+    done = _count_utf8_fast(raw[3:] if bom else raw, specials, reuse=True)
     if done is None:
-        _decode(path, start, data)  # raises with the offset
+        _decode(path, start, raw.tobytes())  # raises with the offset
         raise AssertionError("unreachable: the compiled counter refused valid UTF-8")
-    return done
+    (buf, starts, lens, counts), n, n_special = done
+    data = gather(buf, starts, lens)  # out of the thread's buffers, which its next chunk overwrites
+    return (data, np.cumsum(lens) - lens, lens, counts), n, n_special
 
 
 def _count_file_range_shipped(path: str, start: int, end: int, source: str, specials: tuple[str, ...]) -> tuple:
@@ -443,17 +494,11 @@ def _count_file_range_shipped(path: str, start: int, end: int, source: str, spec
         ``((data, starts, lens, counts), pretokens, special occurrences)``.
     """
     if _use_fast_here():
-        from .kernel import gather
-
-        (buf, starts, lens, counts), n, n_special = _count_file_range_packed(path, start, end, specials)
-        lens = np.ascontiguousarray(lens)
-        data = gather(buf, starts, lens)
-        counts = np.ascontiguousarray(counts)
-    else:
-        table, n, n_special = _count_file_range(path, start, end, source, specials)
-        data = b"".join(table)
-        lens = np.fromiter(map(len, table), dtype=np.int64, count=len(table))
-        counts = np.fromiter(table.values(), dtype=np.int64, count=len(table))
+        return _count_file_range_packed(path, start, end, specials)
+    table, n, n_special = _count_file_range(path, start, end, source, specials)
+    data = b"".join(table)
+    lens = np.fromiter(map(len, table), dtype=np.int64, count=len(table))
+    counts = np.fromiter(table.values(), dtype=np.int64, count=len(table))
     starts = np.cumsum(lens) - lens
     return (data, starts, lens, counts), n, n_special
 
