@@ -189,4 +189,26 @@ def run(state: Warmup | None = None) -> Warmup:
     gc.freeze()
     state.steps.append(("gc.freeze", time.perf_counter() - t0, None))
     state.done.set()
+    _log(state)
     return state
+
+
+DONE_LOG = "BPE Playground warm-up done"
+"""How the server's log line that the warm-up ended begins (``benchmarks/`` wait for it)."""
+
+
+def _log(state: Warmup) -> None:
+    """One line in the server's log: the warm-up's total, its slowest jobs and any that failed (seconds)."""
+    from streamlit.logger import get_logger
+
+    total = sum(seconds for _name, seconds, _error in state.steps)
+    slowest = sorted(state.steps, key=lambda step: -step[1])[:5]
+    failed = [f"{name} ({error})" for name, _s, error in state.steps if error]
+    get_logger(__name__).info(
+        "%s: %d jobs in %.1f s; slowest %s; failed: %s",
+        DONE_LOG,
+        len(state.steps),
+        total,
+        ", ".join(f"{name} {seconds:.2f} s" for name, seconds, _e in slowest),
+        "; ".join(failed) or "none",
+    )
