@@ -284,7 +284,8 @@ async def student(s: Session, url: str, start: float, think: float, rng: random.
         await s.request(ws, "size", widgets=[(s.widgets["Vocabulary size to train"], "double_value", s.size)])
         s.seen["trained size"] = (s.live or {}).get("hi")
         await pause()
-        dragged = s.size - 40 - s.i % 13  # a smaller size, distinct per session
+        top = (s.live or {}).get("hi", s.size)  # the slider's right end: the size trained (a short text may stop early)
+        dragged = max(top - 40 - s.i % 13, 257)  # a smaller size, distinct per session
         version = (s.live or {}).get("v")
         report = {"size": {"n": dragged, "t": time.time() * 1000, "v": version}}
         await s.request(ws, "drag", widgets=[(s.widgets["bpe_playground.live_view"], "json_value", json.dumps(report))])
@@ -455,7 +456,12 @@ def main() -> None:
     mib = [r / 2**20 for r in rss]
     print(f"server RSS: {mib[0]:.0f} MiB after the warm-up, peak {max(mib):.0f} MiB, {mib[-1]:.0f} MiB at the end")
 
-    problems = {s.i: check(s) for s in sessions}
+    problems = {}
+    for s in sessions:
+        try:
+            problems[s.i] = check(s)
+        except (ValueError, KeyError, TypeError) as exc:  # what the session saw cannot even be compared
+            problems[s.i] = [f"check failed: {type(exc).__name__}: {exc}"]
     bad = {i: p for i, p in problems.items() if p}
     print(f"own text and tokens: {len(sessions) - len(bad)} of {len(sessions)} sessions exactly their own")
     for i, p in sorted(bad.items()):
