@@ -437,7 +437,7 @@ def vocab_byte_lengths(built: Built) -> np.ndarray:
     return _byte_lengths(built.cache_key, built.tokenizer)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=256, show_spinner=False)  # the warm-up's samples x production ones fit, and more
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
     """:func:`bpe_core.analysis.metrics.measure` of ``text`` under a built tokenizer (cached by key and text).
 

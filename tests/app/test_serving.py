@@ -239,3 +239,39 @@ def test_every_production_tokenizer_is_warmed_and_no_click_loads_or_verifies_a_f
     assert verified == []
     assert (registry.load_production.cache_info().misses, bpe_from_encoding.cache_info().misses) == misses
     assert registry.load_production.cache_info().currsize >= len(registry.PRODUCTION)
+
+
+def test_after_the_warm_up_compare_buttons_on_a_sample_draw_no_production_column_again(monkeypatch):
+    # the warm-up builds every production tokenizer's Compare column of each built-in sample; a session
+    # choosing them finds the HTML in the shared cache (no token spans drawn again), and its columns are the
+    # very ones it would draw by itself
+    from ui import render
+    from ui.compare import VIEW_CSS
+
+    warmup.run()
+    drawn = []
+    original = render.tokens_html
+
+    def counting(spans, **kwargs):  # notes the production columns Compare draws (the cache key of its caller)
+        key = sys._getframe(1).f_locals.get("cache_key", "")
+        if str(key).startswith("prod|"):
+            drawn.append(key)
+        return original(spans, **kwargs)
+
+    monkeypatch.setattr(render, "tokens_html", counting)
+    keys = ["gpt2", "llama3", "mistral_v1", "bert", "qwen3_5"]
+    at = _session("app_pages/compare.py", sample="python", cmp=",".join(["bpe", *keys]))
+    assert drawn == []
+    text = load_sample("python")
+    html_bodies = [e.proto.body.strip() for e in at.main if type(e).__name__ == "Html"]
+    for key in keys:
+        tok = registry.load_production(key)
+        spans = tok.token_spans(text)
+        expected = (
+            render.CSS
+            + VIEW_CSS
+            + original(spans, show_whitespace=True, total_tokens=len(spans), text=text, mode="cycle")
+        )
+        assert expected.strip() in html_bodies, key
+    _session("app_pages/compare.py", src="paste", text="Not a sample: 12345 tokens.", cmp="bpe,gpt2")
+    assert drawn == ["prod|gpt2"]  # a text that is not a sample: its column is drawn
