@@ -1,50 +1,323 @@
-"""Server-side page times of the Streamlit app, through ``streamlit.testing.v1.AppTest``, in one run.
+"""Page times of the Streamlit app as a visitor meets them, in real Chromium (and, with ``--apptest``, on the server).
 
 Usage::
 
-    python benchmarks/bench_app.py [--repeat 5] [--upload FILE] [--compare-production]
+    python benchmarks/bench_app.py [--samples english,python,multilingual,numbers] [--repeat 3]
+    python benchmarks/bench_app.py --apptest [--repeat 5] [--upload FILE] [--compare-production]
 
-For each built-in sample (``ui.samples.SAMPLES``) with the default settings
-(byte-level BPE, GPT-2 pattern, vocab 1,000):
+**In Chromium** (the default; issue 31 item 4).  Starts ``streamlit run app.py`` on a free port as a visitor's
+server runs it (the background warm-up of :mod:`ui.warmup` included) and drives Debian's Chromium through
+Playwright (``/usr/bin/chromium``, flags as in ``tests/browser/helpers.py``; never ``playwright install``):
 
-* **first render** of each page in a fresh session, training included (the
-  training cache is emptied first), then the same page again with the
-  tokenizer already cached (``cached``);
-* **slider move** on the Playground: the time of the script run after
-  ``slider.set_value(...)`` (median over ``--repeat`` moves between sizes).
+* **start-up**: the first visit after the server started (it starts the warm-up), then how long until the
+  warm-up ended (its line in the server's log, which also names its slowest jobs and any that failed);
+* **first render** of each page (Playground, Merges, Compare, Insights, Encode step by step, Learn) on each
+  built-in sample, opened from a link (``/<page>?src=sample&sample=<key>``) in a new session: in a fresh
+  browser context (*cold*: nothing cached, the whole frontend downloaded) and in a new tab of a context that
+  has loaded the app once (*new tab*: the frontend's files in the browser cache, as for a returning student);
+* **page switch**: in one session, a click on each page's link in the sidebar, twice around all pages;
+* **Compare buttons**: on Compare, each tokenizer pill clicked on and then off.
 
-**Compare with five production encodings** (``--compare-production`` runs
-only this): the first render of Compare opened on a link choosing the trained
-BPE and GPT-2, cl100k, o200k, Llama 3 and Mistral v1 (issue 18), on each
-sample; *cold* = the encodings' files not yet loaded in this process (their
-loaders' caches emptied), *warm* = loaded by an earlier session (what every
-later visitor meets; the Streamlit caches are emptied either way).
+A time runs from navigation start (first render) or the pointer press (switch, button) to the end of the last
+script run it caused: Streamlit's ``script_finished`` message read off the page's websocket, taken after the
+next animation frame (the run's elements drawn), once no run has ended for 0.4 s and the app says no script
+runs.  All times are the page's own clock (``performance.now()``).  Targets (issue 31): first render <= 1.5 s
+and a page switch <= 0.5 s at the median, each Compare button <= 0.5 s.
 
-With ``--upload FILE`` (for example the 20 MB corpus), the same for that file
-uploaded in the sidebar, as one session would meet it: the upload's run
-(training included, on the Playground), slider moves, then the first render of
-each other page (the tokenizer already trained) and a second one (cached).
+**On the server** (``--apptest``): the script run times through ``streamlit.testing.v1.AppTest``, in this
+process, no browser -- the page's Python work alone (training, encoding, HTML building):
 
-AppTest runs the script in this process without a browser, so these are the
-server's times (Python work: training, encoding, HTML building), not what a
-browser adds.  The machine is shared with other jobs: numbers are noisy.
-Target: a slider move on a built-in sample in at most 100 ms.
+* for each built-in sample with the default settings (byte-level BPE, GPT-2 pattern, vocab 1,000): the first
+  render of each page in a fresh session, training included (the training cache emptied first), then the
+  same page again with the tokenizer cached (``cached``); a Playground slider move (median over ``--repeat``);
+* **Compare with five production encodings** (``--compare-production`` runs only this): the first render of
+  Compare opened on a link choosing the trained BPE and GPT-2, cl100k, o200k, Llama 3 and Mistral v1;
+  *cold* = the encodings' files not yet loaded in this process, *warm* = loaded by an earlier session;
+* ``--upload FILE``: one session with that file uploaded in the sidebar (the upload's run, slider moves, the
+  first and a second render of every other page).
+
+The machine is shared with other jobs: numbers are noisy; the load average is printed with them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("BPE_PLAYGROUND_ENCODINGS", str(ROOT.parent / "shared" / "data" / "encodings"))
 
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium (``apt-get install chromium``)."""
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+"""As in ``tests/browser/helpers.py``."""
+
+WATCH = """
+(() => {
+  // page-clock times (performance.now()) of: pointer presses; messages sent to the server; each script run's end
+  // (Streamlit's ForwardMsg script_finished, field 6, read off the websocket): its arrival, and after the next
+  // frame (the run drawn)
+  window.__bpeClicks = []; window.__bpeFinished = [];
+  document.addEventListener('pointerdown', () => window.__bpeClicks.push(performance.now()), true);
+  const finished = (buf) => {
+    const b = new Uint8Array(buf); let i = 0;
+    const varint = () => { let x = 0, m = 1, c; do { c = b[i++]; x += (c & 127) * m; m *= 128; } while (c & 128);
+                           return x; };
+    while (i < b.length) {
+      const tag = varint(), field = Math.floor(tag / 8), wt = tag % 8;
+      if (wt === 0) { const v = varint(); if (field === 6) return v; }
+      else if (wt === 2) { const n = varint(); i += n; }  // (not i += varint(): i is read first)
+      else if (wt === 1) i += 8; else if (wt === 5) i += 4; else return null;
+    }
+    return null;
+  };
+  const Native = window.WebSocket;
+  window.__bpeSent = [];
+  window.WebSocket = class extends Native {
+    send(data) { window.__bpeSent.push(performance.now()); return super.send(data); }
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (ev) => {
+        if (!(ev.data instanceof ArrayBuffer)) return;
+        if (finished(ev.data) === null) return;
+        const end = [performance.now()];  // the message's arrival, then (when frames are drawn) the next frame's
+        window.__bpeFinished.push(end);
+        requestAnimationFrame(() => setTimeout(() => end.push(performance.now()), 0));
+      });
+    }
+  };
+})();
+"""
+"""Init script of every benchmark page: notes pointer presses and the end of each script run (page clock)."""
+
+IDLE = """() => { const a = document.querySelector('[data-testid="stApp"]');
+                   return !!a && a.getAttribute('data-test-script-state') === 'notRunning'; }"""
+
 PAGES = {
+    "Playground": ("", "BPE Playground"),
+    "Merges": ("merges", "Merges"),
+    "Compare": ("compare", "Compare tokenizers"),
+    "Insights": ("insights", "Insights"),
+    "Encode step by step": ("encode", "Encode step by step"),
+    "Learn": ("learn", None),
+}
+"""Page (its link's text in the sidebar) -> (URL path, its title; ``None``: the lesson's own)."""
+
+COMPARE_BUTTONS = (
+    "GPT-4o (o200k_base)",
+    "Llama 3",
+    "Llama 4",
+    "Mistral Tekken",
+    "Mistral v1 (SentencePiece)",
+    "WordPiece",
+    "Unigram",
+    "GPT-2 (r50k_base)",
+)
+"""Compare's pills clicked on and off (GPT-2 last: it is on when the page opens, so off then on)."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(log, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free port (output to ``log``); returns the process and its URL."""
+    port = free_port()
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(env or {}))
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
+    cmd += ["--server.headless", "true", "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
+                return proc, url
+        except OSError:
+            if proc.poll() is not None:
+                raise SystemExit("streamlit exited early") from None
+            time.sleep(0.25)
+    proc.kill()
+    raise SystemExit("streamlit did not start")
+
+
+def warmed(log, proc: subprocess.Popen, limit: float = 600.0) -> str:
+    """Wait for the server's log line that its warm-up ended (:data:`ui.warmup.DONE_LOG`); that line.
+
+    ``log``: the server's output file (as given to :func:`start_server`).  Raises ``SystemExit`` when the server
+    exits or ``limit`` seconds pass first.
+    """
+    from ui.warmup import DONE_LOG
+
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        log.seek(0)
+        for line in log.read().decode("utf-8", "replace").splitlines():
+            if DONE_LOG in line:
+                return line[line.index(DONE_LOG) :]
+        if proc.poll() is not None:
+            raise SystemExit("streamlit exited before its warm-up ended")
+        time.sleep(0.25)
+    raise SystemExit(f"no warm-up line in the server's log after {limit:.0f} s")
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def answer(pg, since: float, quiet_ms: int = 400, timeout: float = 180.0) -> tuple[float, float]:
+    """From ``since`` (page clock) to the end of the last script run, once the page is quiet: ``(total, server)``.
+
+    ``total``: milliseconds to the frame after the last run's end; ``server``: of those, the milliseconds
+    between the last message the page sent before that run ended and the run's end arriving (the server's
+    script run as the page waits for it; the rest is the browser: booting the frontend, drawing).
+    """
+    deadline = time.time() + timeout
+    seen = -1
+    while time.time() < deadline:
+        ends = [end for end in pg.evaluate("() => window.__bpeFinished") if end[0] >= since]
+        if ends and len(ends) == seen and pg.evaluate(IDLE):
+            sent = [t for t in pg.evaluate("() => window.__bpeSent") if since <= t <= ends[-1][0]]
+            return ends[-1][-1] - since, ends[-1][0] - (sent[-1] if sent else since)
+        seen = len(ends)
+        pg.wait_for_timeout(quiet_ms if ends else 20)
+    raise TimeoutError("no script run ended")
+
+
+def open_page(ctx, url: str, page: str, query: str):
+    """A new tab of ``ctx`` on ``page`` opened from a link; ``(tab, (total, server) ms of its first render)``."""
+    path, title = PAGES[page]
+    pg = ctx.new_page()
+    pg.goto(f"{url}/{path}?{query}")
+    if title:
+        pg.wait_for_selector(f"h1:has-text('{title}')", timeout=180_000)
+    return pg, answer(pg, 0.0)
+
+
+def click(pg, locator) -> tuple[float, float]:
+    """Click ``locator``; ``(total, server)`` milliseconds from the pointer press to the end of the runs it caused."""
+    n = pg.evaluate("() => window.__bpeClicks.length")
+    locator.click()
+    pg.wait_for_function(f"() => window.__bpeClicks.length > {n}")
+    return answer(pg, pg.evaluate("() => window.__bpeClicks[window.__bpeClicks.length - 1]"))
+
+
+def new_context(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.add_init_script(WATCH)
+    return ctx
+
+
+def chromium_rows(browser, url: str, samples: list[str], repeat: int) -> list[dict]:
+    """Every measurement of the Chromium run: ``{"what", "page", "sample", "ms"}``."""
+    rows = []
+
+    def note(what: str, page: str, sample: str, ms: tuple[float, float]) -> None:
+        rows.append({"what": what, "page": page, "sample": sample, "ms": ms[0], "server": ms[1]})
+        print(f"  {what:<18} {page:<28} {sample:<13} {ms[0]:7.0f} ms (server {ms[1]:5.0f} ms)", flush=True)
+
+    for sample in samples:
+        query = f"src=sample&sample={sample}"
+        for _ in range(repeat):
+            for page in PAGES:
+                ctx = new_context(browser)
+                _pg, ms = open_page(ctx, url, page, query)
+                note("first render", page, sample, ms)
+                ctx.close()
+        ctx = new_context(browser)  # a returning student: the frontend in the browser cache, a new session
+        open_page(ctx, url, "Playground", query)[0].close()
+        for _ in range(repeat):
+            for page in PAGES:
+                pg, ms = open_page(ctx, url, page, query)
+                note("first render (tab)", page, sample, ms)
+                pg.close()
+        pg = open_page(ctx, url, "Playground", query)[0]
+        for lap in range(2):
+            for page in [*list(PAGES)[1:], "Playground"]:
+                link = pg.locator('[data-testid="stSidebarNav"] a', has_text=page).first
+                note("switch" if lap == 0 else "switch again", page, sample, click(pg, link))
+        click(pg, pg.locator('[data-testid="stSidebarNav"] a', has_text="Compare").first)
+        for label in COMPARE_BUTTONS:
+            for state in ("on", "off") if label != "GPT-2 (r50k_base)" else ("off", "on"):
+                button = pg.locator('[data-testid="stMain"] button', has_text=label).first
+                note(f"button {state}", label, sample, click(pg, button))
+        ctx.close()
+    return rows
+
+
+def chromium_main(args: argparse.Namespace) -> None:
+    """The Chromium run (see the module docstring); prints each time, then the tables and the targets."""
+    import pandas as pd
+    import psutil
+    from playwright.sync_api import sync_playwright
+
+    samples = args.samples.split(",")
+    load0 = os.getloadavg()
+    with tempfile.TemporaryFile() as log, sync_playwright() as p:
+        proc, url = start_server(log)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        t0 = time.perf_counter()
+        ctx = new_context(browser)
+        first = open_page(ctx, url, "Playground", "src=sample&sample=english")[1][0]
+        ctx.close()
+        line = warmed(log, proc)
+        waited = time.perf_counter() - t0
+        rss0 = psutil.Process(proc.pid).memory_info().rss
+        print(f"first visit after start-up: {first:.0f} ms; warm-up done {waited:.1f} s after it began; "
+              f"RSS {rss0 / 2**20:.0f} MiB\n  {line}", flush=True)  # fmt: skip
+        rows = chromium_rows(browser, url, samples, args.repeat)
+        rss1 = psutil.Process(proc.pid).memory_info().rss
+        browser.close()
+        proc.terminate()
+        proc.wait(30)
+    load1 = os.getloadavg()
+    df = pd.DataFrame(rows)
+    table = df.pivot_table(index=["what", "page"], columns="sample", values="ms", aggfunc="median").round()
+    table["median"] = df.groupby(["what", "page"])["ms"].median().round()
+    table["p95"] = df.groupby(["what", "page"])["ms"].apply(lambda v: pct(list(v), 0.95)).round()
+    table["server"] = df.groupby(["what", "page"])["server"].median().round()
+    print()
+    print(f"Chromium, ms (median over {args.repeat} opens per page and sample for first renders; server: the "
+          f"part between the page's last message and the run's end arriving); "
+          f"load average {load0[0]:.1f} at the start, {load1[0]:.1f} at the end; "
+          f"server RSS {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MiB")  # fmt: skip
+    print(table.astype(int).to_string())
+    print()
+    for what, target in (("first render", 1500), ("first render (tab)", 1500), ("switch", 500),
+                         ("switch again", 500)):  # fmt: skip
+        part = df[df["what"] == what]
+        per_page = part.groupby("page")["ms"].median()
+        print(f"{what}: median {part['ms'].median():.0f} ms (server {part['server'].median():.0f} ms), "
+              f"p95 {pct(list(part['ms']), 0.95):.0f} ms; worst page {per_page.idxmax()} {per_page.max():.0f} ms "
+              f"(target <= {target} ms at the median)")  # fmt: skip
+    buttons = df[df["what"].str.startswith("button")]
+    per_button = buttons.groupby(["what", "page"])["ms"].median()
+    print(f"Compare buttons: median {buttons['ms'].median():.0f} ms (server {buttons['server'].median():.0f} ms), "
+          f"p95 {pct(list(buttons['ms']), 0.95):.0f} ms; "
+          f"worst {' '.join(per_button.idxmax())} {per_button.max():.0f} ms (target <= 500 ms each)")  # fmt: skip
+
+
+APPTEST_PAGES = {
     "Playground": "app_pages/playground.py",
     "Merges": "app_pages/merges.py",
     "Compare": "app_pages/compare.py",
@@ -90,7 +363,7 @@ def bench_upload(app: str, path: Path, repeat: int) -> None:
     rows.append(
         {"what": "Playground: slider move (median)", "ms": round(statistics.median(slider_moves(at, repeat)) * 1000)}
     )
-    for page, page_path in list(PAGES.items())[1:]:
+    for page, page_path in list(APPTEST_PAGES.items())[1:]:
         at.switch_page(page_path)
         rows.append({"what": f"{page}: first render", "ms": round(timed_run(at) * 1000)})
         rows.append({"what": f"{page}: again, cached", "ms": round(timed_run(at) * 1000)})
@@ -147,15 +420,8 @@ def bench_compare_production(app: str, repeat: int) -> None:
     print(table.to_string())
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeat", type=int, default=5, help="slider moves per sample (median reported)")
-    ap.add_argument("--upload", type=Path, default=None, help="also time one session with this file uploaded")
-    ap.add_argument(
-        "--compare-production", action="store_true", help="only the Compare render with five production encodings"
-    )
-    args = ap.parse_args()
-
+def apptest_main(args: argparse.Namespace) -> None:
+    """The server-side tables (``--apptest``): page runs, slider moves, Compare with five production encodings."""
     import pandas as pd
     import streamlit as st
     from streamlit.testing.v1 import AppTest
@@ -171,7 +437,7 @@ def main() -> None:
 
     rows = []
     for key, (label, _file) in SAMPLES.items():
-        for page, path in PAGES.items():
+        for page, path in APPTEST_PAGES.items():
             st.cache_resource.clear()
             st.cache_data.clear()
             at = AppTest.from_file(app, default_timeout=120)
@@ -206,6 +472,22 @@ def main() -> None:
     bench_compare_production(app, args.repeat)
     if args.upload is not None:
         bench_upload(app, args.upload, args.repeat)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", default="english,python,multilingual,numbers", help="Chromium: samples, by key")
+    ap.add_argument("--repeat", type=int, default=3, help="opens per page and sample (AppTest: slider moves)")
+    ap.add_argument("--apptest", action="store_true", help="the server-side tables through AppTest instead")
+    ap.add_argument("--upload", type=Path, default=None, help="AppTest: also time one session with this file")
+    ap.add_argument(
+        "--compare-production", action="store_true", help="AppTest: only Compare with five production encodings"
+    )
+    args = ap.parse_args()
+    if args.apptest or args.upload is not None or args.compare_production:
+        apptest_main(args)
+    else:
+        chromium_main(args)
 
 
 if __name__ == "__main__":

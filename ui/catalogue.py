@@ -307,14 +307,14 @@ def warm_production(key: str) -> None:
     """Build what Compare measures the production tokenizer ``key`` with, before a visitor asks (:mod:`ui.warmup`).
 
     Loads it (:func:`~bpe_core.production.registry.load_production`) and, for a byte-level one, its
-    byte-length table (:func:`_byte_lengths`).
+    byte-length table (:func:`vocab_byte_lengths`).
 
     Raises:
         EncodingUnavailable, ValueError: as :func:`~bpe_core.production.registry.load_production`.
     """
     built = production_entry(key).build(None, None)
     if built.tokenizer.is_byte_level:
-        _byte_lengths(built.cache_key, built.tokenizer)
+        vocab_byte_lengths(built)
 
 
 def variant_entry(pattern: str, size: int | None) -> Entry:
@@ -410,7 +410,7 @@ def encode_fast(built: Built, text: str) -> list[int]:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
-    """:func:`~bpe_core.analysis.metrics.byte_lengths` of a byte-level tokenizer's vocabulary (cached by key).
+    """:func:`~bpe_core.analysis.metrics.byte_lengths` of a trained byte-level tokenizer's vocabulary (by key).
 
     Reads ``vocab`` (``{id: bytes}``), which the byte-level tokenizers here
     (trained BPE, the production encodings) have but :class:`~bpe_core.interface.Tokenizer`
@@ -419,7 +419,25 @@ def _byte_lengths(cache_key: str, _tok: Tokenizer) -> np.ndarray:
     return byte_lengths(_tok.vocab)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(show_spinner=False)  # one per registered production tokenizer: none dropped
+def _production_byte_lengths(key: str) -> np.ndarray:
+    """:func:`~bpe_core.analysis.metrics.byte_lengths` of production tokenizer ``key``'s vocabulary, once a process."""
+    return byte_lengths(load_production(key).vocab)
+
+
+def vocab_byte_lengths(built: Built) -> np.ndarray:
+    """The byte length of each id of a byte-level ``built`` tokenizer (``numpy`` int array indexed by id).
+
+    A production tokenizer's table is built once per process and kept (:mod:`ui.warmup` builds all of
+    them at start-up), so that the sessions' trained tokenizers, kept in a bounded cache, never push
+    one out and make a click rebuild it.
+    """
+    if built.kind == "production" and built.tag in PRODUCTION:
+        return _production_byte_lengths(built.tag)
+    return _byte_lengths(built.cache_key, built.tokenizer)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)  # the warm-up's samples x production ones fit, and more
 def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
     """:func:`bpe_core.analysis.metrics.measure` of ``text`` under a built tokenizer (cached by key and text).
 
@@ -427,8 +445,8 @@ def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
     a byte-level tokenizer (trained BPE, the tiktoken-form encodings) is
     measured from its ids (through its fast encoder), any other (WordPiece,
     Mistral v1's SentencePiece) from its spans.  The byte-length table of a
-    byte-level vocabulary is kept per tokenizer (:func:`_byte_lengths`).
+    byte-level vocabulary is kept per tokenizer (:func:`vocab_byte_lengths`).
     """
     tok = _built.tokenizer
-    lengths = _byte_lengths(cache_key, tok) if tok.is_byte_level else None
+    lengths = vocab_byte_lengths(_built) if tok.is_byte_level else None
     return measure_metrics(tok, text, MEASURE_CHUNK_CHARS, tokenizer_split(tok), lengths=lengths)

@@ -445,13 +445,13 @@ def algorithm_badge(tok: Tokenizer) -> str:
     return f":gray-badge[{md(label)}]" if label else ""
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False)  # the warm-up's 4 samples x 21 production ones, and more
 def _spans(cache_key: str, prefix_digest: bytes, _tok: Tokenizer, _prefix: str) -> list[TokenSpan]:
     """``_tok.token_spans(_prefix)``, kept per tokenizer view and drawn text (shared: never change it)."""
     return _tok.token_spans(_prefix)
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False)
 def _column_html(
     cache_key: str,
     prefix_digest: bytes,
@@ -531,3 +531,36 @@ def draw_views(
                 flags = tuple(mark) if mark is not None else None
                 st.html(_column_html(b.cache_key, digest, show_whitespace, m.tokens, mode, flags, shown, prefix))
     return len(differing), n_words
+
+
+def warm_production_columns(text: str, keys: Sequence[str]) -> int:
+    """Build what Compare draws of ``text`` for each production tokenizer of ``keys``, before a visitor asks.
+
+    For a text short enough to be drawn whole (at most :data:`~ui.limits.COMPARE_DRAW_CHARS` characters: the
+    drawn prefix is then the text whatever columns are shown together), each tokenizer's figures
+    (:func:`ui.catalogue.measure`), spans and column HTML (:func:`draw_views`'s, with the page's default
+    options: whitespace shown, the session's default colours, no highlight) go into the caches every session
+    reads, so that a Compare button on a built-in sample finds them (:mod:`ui.warmup` calls this per sample).
+
+    Args:
+        text: the text (a built-in sample).
+        keys: keys of :data:`~bpe_core.production.registry.PRODUCTION` (unavailable ones are skipped).
+
+    Returns:
+        How many columns were built (``0`` for a longer text).
+    """
+    if len(text) > COMPARE_DRAW_CHARS:
+        return 0
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    built = 0
+    for key in keys:
+        try:
+            b = catalogue.production_entry(key).build(None, None)
+        except (ValueError, TypeError, catalogue.EncodingUnavailable):  # the page says why, as before
+            continue
+        m = catalogue.measure(b.cache_key, text, b)
+        spans = _spans(b.cache_key, digest, b.tokenizer, text)
+        shown = spans[:COMPARE_DRAW_TOKENS]
+        _column_html(b.cache_key, digest, True, m.tokens, render.session_colour_mode(), None, shown, text)
+        built += 1
+    return built

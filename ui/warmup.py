@@ -15,7 +15,10 @@ call returns at once.  The thread, in order (:func:`jobs`):
    Compare first, and runs each one's encoder and step-by-step encoder once on a short text, so
    whatever they build on first use (tiktoken's tables, the merge list the Encode page replays,
    the byte lengths Compare measures with) is built here;
-4. collects garbage once and moves every object alive at that point into the permanent generation
+4. builds what Compare draws of each built-in sample under every production tokenizer (its figures, spans
+   and column HTML with the default options: :func:`ui.compare.warm_production_columns`), so that a Compare
+   button on a sample finds them in the shared caches;
+5. collects garbage once and moves every object alive at that point into the permanent generation
    (:func:`gc.freeze`): Streamlit runs a full collection after every script run
    (``runner.postScriptGC``), which otherwise walks all of these long-lived objects again each time
    (about 0.15 s a run on this machine, holding the GIL against every other session).
@@ -155,6 +158,16 @@ def _production_job(key: str) -> Callable[[], None]:
     return job
 
 
+def _columns_job(sample: str, keys: list[str]) -> Callable[[], None]:
+    def job() -> None:
+        from ui import compare
+        from ui.samples import load_sample
+
+        compare.warm_production_columns(load_sample(sample), keys)
+
+    return job
+
+
 def jobs() -> Iterator[tuple[str, Callable[[], None]]]:
     """``(name, job)`` in the order the thread runs them (see the module docstring)."""
     yield "import ui", _import_ui
@@ -162,6 +175,10 @@ def jobs() -> Iterator[tuple[str, Callable[[], None]]]:
     keys = [*DEFAULT_PRODUCTION, *(k for k in PRODUCTION if k not in DEFAULT_PRODUCTION)]
     for key in keys:
         yield f"load {key}", _production_job(key)
+    from ui.samples import SAMPLES
+
+    for sample in SAMPLES:
+        yield f"Compare columns on {sample}", _columns_job(sample, keys)
 
 
 def run(state: Warmup | None = None) -> Warmup:
@@ -189,4 +206,26 @@ def run(state: Warmup | None = None) -> Warmup:
     gc.freeze()
     state.steps.append(("gc.freeze", time.perf_counter() - t0, None))
     state.done.set()
+    _log(state)
     return state
+
+
+DONE_LOG = "BPE Playground warm-up done"
+"""How the server's log line that the warm-up ended begins (``benchmarks/`` wait for it)."""
+
+
+def _log(state: Warmup) -> None:
+    """One line in the server's log: the warm-up's total, its slowest jobs and any that failed (seconds)."""
+    from streamlit.logger import get_logger
+
+    total = sum(seconds for _name, seconds, _error in state.steps)
+    slowest = sorted(state.steps, key=lambda step: -step[1])[:5]
+    failed = [f"{name} ({error})" for name, _s, error in state.steps if error]
+    get_logger(__name__).info(
+        "%s: %d jobs in %.1f s; slowest %s; failed: %s",
+        DONE_LOG,
+        len(state.steps),
+        total,
+        ", ".join(f"{name} {seconds:.2f} s" for name, seconds, _e in slowest),
+        "; ".join(failed) or "none",
+    )

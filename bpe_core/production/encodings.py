@@ -48,7 +48,7 @@ import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -1055,7 +1055,7 @@ class TiktokenTokenizer:
         return f"TiktokenTokenizer(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
 
 
-@lru_cache(maxsize=16)
+@cache  # one per encoding name (unknown names raise): none dropped
 def load_encoding(name: str) -> TiktokenTokenizer:
     """A tiktoken-format encoding behind the common tokenizer interface, from the first source that has it.
 
@@ -1102,7 +1102,7 @@ def load_mergeable_ranks(name: str) -> Mapping[bytes, int]:
     return load_encoding(name).mergeable_ranks
 
 
-@lru_cache(maxsize=8)
+@cache  # one per encoding name (unknown names raise): none dropped
 def bpe_from_encoding(name: str) -> BPETokenizer:
     """A :class:`~bpe_core.bpe.BPETokenizer` running a reference encoding with this project's encoder.
 

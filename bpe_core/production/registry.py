@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..interface import Tokenizer
 from .encodings import (
@@ -155,9 +155,14 @@ def production_spec(key: str) -> ProductionSpec:
     return spec
 
 
-@lru_cache(maxsize=16)
+@cache
 def load_production(key: str) -> Tokenizer:
     """The production tokenizer ``key``, loaded offline (cached per process; failures are not cached).
+
+    Every registered tokenizer stays cached once loaded (at most ``len(PRODUCTION)`` entries: an
+    unknown key raises, and exceptions are not cached): a bounded cache smaller than the registry would
+    drop one the server's warm-up loaded (:mod:`ui.warmup`) and make a visitor's click load and verify
+    its file again.
 
     Args:
         key: a key of :data:`PRODUCTION`.

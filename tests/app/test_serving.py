@@ -8,6 +8,8 @@ session gets the very same objects.
 
 from __future__ import annotations
 
+import hashlib
+import sys
 import threading
 import time
 
@@ -210,3 +212,66 @@ def test_compare_columns_kept_between_sessions_follow_each_sessions_options(whit
         assert expected.strip() in drawn, colour
         bodies.setdefault(colour, expected)
     assert bodies["cycle"] != bodies["rank"]
+
+
+def test_every_production_tokenizer_is_warmed_and_no_click_loads_or_verifies_a_file(monkeypatch):
+    # all the registered production tokenizers (21 on 2026-11-28) are loaded by the warm-up and stay loaded:
+    # a session choosing any one of them on Compare or Encode neither loads it again nor sha256-checks a file
+    done = warmup.run()
+    warmed = [name.removeprefix("load ") for name, _s, error in done.steps if name.startswith("load ") and not error]
+    assert sorted(warmed) == sorted(registry.PRODUCTION) and len(warmed) >= 21
+    misses = registry.load_production.cache_info().misses, bpe_from_encoding.cache_info().misses
+    verified = []  # the module of every sha256 computed in bpe_core.production (each is a file being checked)
+    real_sha256 = hashlib.sha256
+
+    def sha256(*args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller.startswith("bpe_core.production"):
+            verified.append(caller)
+        return real_sha256(*args, **kwargs)
+
+    monkeypatch.setattr(hashlib, "sha256", sha256)
+    for key in registry.PRODUCTION:  # one session per tokenizer, in the registry's order (the oldest loaded first)
+        at = _session("app_pages/compare.py", sample="multilingual", cmp=f"bpe,{key}")
+        heads = [m.value.replace("\\", "") for m in at.main.markdown]  # a column's title, markdown escapes off
+        assert f"**{registry.PRODUCTION[key].label}**" in heads, key
+    _session("app_pages/encode.py", sample="multilingual")
+    assert verified == []
+    assert (registry.load_production.cache_info().misses, bpe_from_encoding.cache_info().misses) == misses
+    assert registry.load_production.cache_info().currsize >= len(registry.PRODUCTION)
+
+
+def test_after_the_warm_up_compare_buttons_on_a_sample_draw_no_production_column_again(monkeypatch):
+    # the warm-up builds every production tokenizer's Compare column of each built-in sample; a session
+    # choosing them finds the HTML in the shared cache (no token spans drawn again), and its columns are the
+    # very ones it would draw by itself
+    from ui import render
+    from ui.compare import VIEW_CSS
+
+    warmup.run()
+    drawn = []
+    original = render.tokens_html
+
+    def counting(spans, **kwargs):  # notes the production columns Compare draws (the cache key of its caller)
+        key = sys._getframe(1).f_locals.get("cache_key", "")
+        if str(key).startswith("prod|"):
+            drawn.append(key)
+        return original(spans, **kwargs)
+
+    monkeypatch.setattr(render, "tokens_html", counting)
+    keys = ["gpt2", "llama3", "mistral_v1", "bert", "qwen3_5"]
+    at = _session("app_pages/compare.py", sample="python", cmp=",".join(["bpe", *keys]))
+    assert drawn == []
+    text = load_sample("python")
+    html_bodies = [e.proto.body.strip() for e in at.main if type(e).__name__ == "Html"]
+    for key in keys:
+        tok = registry.load_production(key)
+        spans = tok.token_spans(text)
+        expected = (
+            render.CSS
+            + VIEW_CSS
+            + original(spans, show_whitespace=True, total_tokens=len(spans), text=text, mode="cycle")
+        )
+        assert expected.strip() in html_bodies, key
+    _session("app_pages/compare.py", src="paste", text="Not a sample: 12345 tokens.", cmp="bpe,gpt2")
+    assert drawn == ["prod|gpt2"]  # a text that is not a sample: its column is drawn
