@@ -423,7 +423,13 @@ def live_slider(tok: TrainedTokenizer) -> int:
 
     Returns the size the server knows (the shared ``vocab_size``, written when a drag ends).
     """
-    return live_view.group_slider(tok, group=LIVE_GROUP, key=sk.COMPARE_LIVE_SLIDER, size_key=sk.VOCAB_SIZE)
+    return live_view.group_slider(
+        tok,
+        group=LIVE_GROUP,
+        key=sk.COMPARE_LIVE_SLIDER,
+        size_key=sk.VOCAB_SIZE,
+        present=bool(st.session_state.get(sk.PRESENT)),
+    )
 
 
 def draws_live(tok: Tokenizer, text: str = "") -> bool:
@@ -523,6 +529,7 @@ def draw_views(
                         show_whitespace=show_whitespace,
                         colour_mode=render.session_colour_mode(),
                         max_tokens=COMPARE_DRAW_TOKENS,
+                        present=bool(st.session_state.get(sk.PRESENT)),
                     )
                     continue
                 st.markdown(f"**{md(b.label)}**")

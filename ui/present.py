@@ -13,7 +13,7 @@ player does this itself).  Everything here is CSS on the app's own class names
 and Streamlit's ``data-testid`` attributes; the live views (:mod:`ui.live_view`)
 are told with their ``present`` argument and compact their own slider and
 counts (the slider and the token count on one row, token text at
-:data:`ui.live_view.PRESENTATION_SCALE` times 15 px).
+:data:`PRESENTATION_SCALE` times 15 px, as the server views: every token column at one size).
 """
 
 from __future__ import annotations
@@ -22,8 +22,13 @@ import streamlit as st
 
 from ui import state_keys as sk
 
-TOKEN_FONT = "1.4rem"
-"""The coloured text's font size in presentation mode (the normal view uses 15 px)."""
+PRESENTATION_SCALE = 1.5
+"""Token text size factor in presentation mode: every coloured view, drawn on the server or live, goes from
+15 px to 22.5 px (one size for every token column)."""
+
+TOKEN_FONT = f"{15 * PRESENTATION_SCALE:g}px"
+"""The server-drawn coloured text's font size in presentation mode (the live views scale by
+:data:`PRESENTATION_SCALE`: the same 22.5 px)."""
 
 CSS = f"""<style>
 [data-testid=stHeader] {{ background: transparent !important; }}
