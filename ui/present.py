@@ -6,7 +6,11 @@ text and hides the secondary parts -- captions, legends, every metric card
 but the token count (and its delta), the whitespace toggle, the Merges page's
 charts and tables -- and tightens the
 page's top padding, so at 1280x720 the Playground shows ten or more lines of
-tokens and the Merges page its card beside the text.  On the server-drawn
+tokens and the Merges page its card beside the text.  Insights' tabs keep their
+cards (side by side, not one stretched over the width), tables and charts: they
+are the page's content.  Encode step by step draws its chips at :data:`ENCODE_FONT`
+(its column titles and id lines stay one line each, so the columns line up).
+The sidebar opens collapsed (:func:`initial_sidebar`).  On the server-drawn
 Merges page a small script keeps the tokens the current merge made in view
 inside the text's scroll box (the page itself does not move; the browser
 player does this itself).  Everything here is CSS on the app's own class names
@@ -30,25 +34,41 @@ TOKEN_FONT = f"{15 * PRESENTATION_SCALE:g}px"
 """The server-drawn coloured text's font size in presentation mode (the live views scale by
 :data:`PRESENTATION_SCALE`: the same 22.5 px)."""
 
+PARTIAL_FONT = f"{11 * PRESENTATION_SCALE:g}px"
+"""A byte piece of a character (``<0xF0>``, 11 px normally) in presentation mode: scaled as the live views do."""
+
+ENCODE_FONT = "20px"
+"""Encode step by step's token chips in presentation mode (14 px otherwise): "tokenization" byte by byte still fits
+one line of a third of 1,280 px."""
+
+_OUTSIDE_TABS = ":not([data-testid=stTabs] *)"
+"""Insights' tabs keep their cards, tables and charts: they are what the page shows (elsewhere they are extras)."""
+
 CSS = f"""<style>
 [data-testid=stHeader] {{ background: transparent !important; }}
 [data-testid=stMainBlockContainer] {{ padding-top: 1.2rem !important; padding-bottom: 1rem !important; }}
 [data-testid=stMain] h1 {{ font-size: 1.6rem !important; padding: 0 0 .2rem 0 !important; }}
 [data-testid=stMain] [data-testid=stCaptionContainer],
 [data-testid=stMain] .bpe-legend,
-[data-testid=stMain] .js-plotly-plot,
-[data-testid=stMain] [data-testid=stPlotlyChart],
-[data-testid=stMain] [data-testid=stDataFrame],
-[data-testid=stMain] [data-testid=stExpander],
+[data-testid=stMain] .js-plotly-plot{_OUTSIDE_TABS},
+[data-testid=stMain] [data-testid=stPlotlyChart]{_OUTSIDE_TABS},
+[data-testid=stMain] [data-testid=stDataFrame]{_OUTSIDE_TABS},
+[data-testid=stMain] [data-testid=stExpander]{_OUTSIDE_TABS},
 [data-testid=stMain] .merge-examples,
 [data-testid=stMain] [data-testid=stMetricDelta],
 [data-testid=stMain] [data-testid=stCheckbox] {{ display: none !important; }}
-[data-testid=stMain] [data-testid=stHorizontalBlock]:has([data-testid=stMetric])
+[data-testid=stMain] [data-testid=stHorizontalBlock]:has([data-testid=stMetric]){_OUTSIDE_TABS}
     > [data-testid=stColumn]:not(:first-child) {{ display: none !important; }}
+[data-testid=stMain] [data-testid=stHorizontalBlock]:has([data-testid=stMetric]){_OUTSIDE_TABS}
+    > [data-testid=stColumn]:first-child {{ flex: 0 1 22rem !important; }}
 [data-testid=stMain] [data-testid=stMetric] {{ padding: .15rem .6rem !important; }}
 [data-testid=stMain] [data-testid=stMetricValue] {{ font-size: 1.3rem !important; }}
 [data-testid=stMain] .bpe-view:not(.live-text) {{ font-size: {TOKEN_FONT} !important; line-height: 1.7 !important;
     max-height: calc(100vh - 260px) !important; padding: .4rem .7rem !important; }}
+[data-testid=stMain] .bpe-view:not(.live-text) .partial {{ font-size: {PARTIAL_FONT} !important; }}
+[data-testid=stMain] .enc-steps {{ font-size: 16px !important; }}
+[data-testid=stMain] .enc-tok {{ font-size: {ENCODE_FONT} !important; }}
+[data-testid=stMain] .enc-piece .head, [data-testid=stMain] .enc-line .what {{ font-size: 14px !important; }}
 </style>"""
 
 SCROLL_JS = """<script>
