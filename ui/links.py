@@ -38,6 +38,7 @@ from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
+from ui.lessons.base import MAX_INPUT_CHARS
 from ui.lessons.catalogue import slugs
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
@@ -206,6 +207,12 @@ def _list_of(item: Callable[[str], str]) -> Callable[[str], list[str]]:
     return parse
 
 
+def _example(raw: str) -> str:
+    if len(raw) > MAX_INPUT_CHARS:
+        raise ValueError(f"longer than {MAX_INPUT_CHARS} characters")
+    return raw
+
+
 def _special_token(raw: str) -> str:
     if not raw or len(raw) > 100:
         raise ValueError("a special token of 1 to 100 characters")
@@ -293,7 +300,7 @@ def params() -> tuple[Param, ...]:
     toggle of each algorithm that offers one (:attr:`ui.algorithms.AlgorithmView.lowercase_key`;
     a link carries the one of the algorithm it names), ``special`` each algorithm's special tokens
     (:attr:`ui.algorithms.AlgorithmView.special_tokens_key`), in the link when they differ from the
-    algorithm's defaults.
+    algorithm's defaults.  ``example`` is the Learn page's input box of the lesson on screen.
     """
     lower = tuple(
         Param("lower", view_of(name).lowercase_key, _bool, _dump_bool)
@@ -310,7 +317,8 @@ def params() -> tuple[Param, ...]:
         )
         for name in algorithm_names()
     )
-    return (*_SIDEBAR, *lower, *special, *_DISPLAY_AND_PAGES)
+    examples = tuple(Param("example", sk.lesson_key(slug, "text"), _example, page="learn") for slug in slugs())
+    return (*_SIDEBAR, *lower, *special, *_DISPLAY_AND_PAGES, *examples)
 
 
 def _applies(p: Param, state: Mapping[str, Any]) -> bool:
@@ -327,6 +335,8 @@ def _applies(p: Param, state: Mapping[str, Any]) -> bool:
         return get_algorithm(algo).uses_lowercase and view_of(algo).lowercase_key == p.state
     if p.url == "special":
         return view_of(algo).special_tokens_key == p.state
+    if p.url == "example":
+        return sk.lesson_key(state.get(sk.LESSON) or slugs()[0], "text") == p.state
     if p.url == "cmptext":
         return state.get(sk.COMPARE_SOURCE) == "Other text" and len(state.get(sk.COMPARE_TEXT) or "") <= URL_TEXT_LIMIT
     if p.url == "ptext":  # only an edited pattern: the base's own is implied by pbase
@@ -369,6 +379,8 @@ def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
     for p in params():  # the link's special tokens are those of the algorithm it names, not every algorithm's
         if p.url == "special" and p.state != view_of(named).special_tokens_key:
             out.pop(p.state, None)
+        if p.url == "example" and p.state != sk.lesson_key(out.get(sk.LESSON) or slugs()[0], "text"):
+            out.pop(p.state, None)
     if algorithm is not None and sk.PATTERN not in out and not get_algorithm(algorithm).fixed_pattern:
         # a link that names an algorithm but no pattern (typed by hand) means that algorithm's own
         # default, as choosing it in the sidebar does -- not the pattern the session happened to start with
@@ -396,7 +408,7 @@ def query_from_state(state: Mapping[str, Any], page: str | None = None) -> dict[
         if p.default is not None:
             if _same(value, p.default):
                 continue
-        elif value in ("", []) and p.url != "text":
+        elif value in ("", []) and p.url not in ("text", "example"):
             continue
         out[p.url] = p.dump(value)
     if out.get("text") == "":

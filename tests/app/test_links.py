@@ -274,3 +274,14 @@ def test_special_tokens_in_the_link_are_the_named_algorithms():
     got = links.parse_query({"algo": "wordpiece", "special": "[CLS],[SEP]"})
     assert got["wp_special_tokens"] == ["[CLS]", "[SEP]"] and "special_tokens" not in got
     assert links.parse_query({"special": "x" * 101}) == {} and links.parse_query({"enc": "trained,gpt5"}) == {}
+
+
+def test_the_lessons_own_example_is_in_the_link():
+    at = fresh({"lesson": "bytes", "example": "naïve 🙂"})
+    at.switch_page("app_pages/learn.py").run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="lesson_bytes_text").value == "naïve 🙂"
+    assert at.query_params["example"] == "naïve 🙂"
+    assert len(at.table[0].value) == 7  # the lesson's table: one row per character of the link's example
+    assert links.parse_query({"lesson": "bpe-by-hand", "example": "x"}) == {"lesson": "bpe-by-hand",
+                                                                            "lesson_bpe_by_hand_text": "x"}  # fmt: skip
