@@ -119,6 +119,8 @@ LAYOUT = deep(
         titleCut: titles.filter(t => t.scrollWidth > t.clientWidth).map(t => t.title),
         boxTops: firstBoxes.map(e => Math.round(e.getBoundingClientRect().top)),
         cardWidths: cards.map(c => c.getBoundingClientRect().width),
+        viewTops: deepAll('.bpe-view', main).filter(shown).map(v => Math.round(v.getBoundingClientRect().top)),
+        counts: (deepText(main).match(/[\\d,]+ tokens · [\\d.]+ bytes\\/token/g) || []),
     };
 }"""
 )
@@ -160,6 +162,8 @@ def test_every_page_is_laid_out_for_a_projector(browser, server, name):
             assert set(got["byteSizes"]) <= {16.5}, got  # a character's byte pieces: 11 px x 1.5, as in live views
         if name == "compare":  # the trained BPE's live column and the production columns drawn on the server
             assert got["liveTokens"] > 0 and got["serverTokens"] > 0, got
+            assert len(got["viewTops"]) == 3 and max(got["viewTops"]) - min(got["viewTops"]) <= 4, got  # aligned
+            assert len(got["counts"]) == 3, got  # each column says its count
         if name == "insights-genealogy":
             assert len(got["cardWidths"]) == 4 and max(got["cardWidths"]) < got["content"] / 3, got
     finally:
