@@ -24,7 +24,7 @@ if settings.problem:
     st.stop()
 view.previous_if_stopped(settings)  # after a Cancel or a failure: the previous tokenizer and its settings
 
-picked = compare.tokenizer_picker(settings.spec.algorithm)  # opens on the algorithm the sidebar trains
+picked = compare.picker_in_place(settings.spec.algorithm)  # opens on the algorithm the sidebar trains
 with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     left, right = st.columns(2)
     patterns = left.multiselect(

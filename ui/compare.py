@@ -128,6 +128,21 @@ def tokenizer_picker(algorithm: str | None = None) -> list[str]:
     return picked_keys()
 
 
+def picker_in_place(algorithm: str | None = None) -> list[str]:
+    """:func:`tokenizer_picker`, in presentation mode folded into a button that names the choice (returns the keys).
+
+    On a projector the picker's nine families would fill the first screen at 1280x720; folded, the columns
+    start under the text's source and the slider, and the teacher still changes the choice in one click.
+    """
+    if not st.session_state.get(sk.PRESENT):
+        return tokenizer_picker(algorithm)
+    chosen = picked_keys(algorithm)  # once: it follows the sidebar's algorithm and notes that it did
+    st.session_state[sk.COMPARE_TOKENIZERS] = chosen
+    names = ", ".join(_pill_label(k) for k in chosen)
+    with st.popover(f"Tokenizers: {names}" if names else "Tokenizers", icon=":material/tune:"):
+        return tokenizer_picker()
+
+
 PICKER_FAMILIES_PER_ROW = 3
 """Families side by side in the picker: nine (yours and eight production families) make three rows of three, each
 wide enough for its pills' labels at 1280 px (one row of nine squeezed "Meta" and "Google" to a letter a line)."""

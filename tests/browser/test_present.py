@@ -164,6 +164,15 @@ def test_every_page_is_laid_out_for_a_projector(browser, server, name):
             assert got["liveTokens"] > 0 and got["serverTokens"] > 0, got
             assert len(got["viewTops"]) == 3 and max(got["viewTops"]) - min(got["viewTops"]) <= 4, got  # aligned
             assert len(got["counts"]) == 3, got  # each column says its count
+            # the picker, folded into one button on a projector, still changes the choice
+            pg.get_by_role("button", name="Tokenizers: BPE, GPT-2 (r50k_base), GPT-4 (cl100k_base)").click()
+            pg.get_by_role("button", name="GPT-4o (o200k_base)").click()
+            pg.wait_for_function("() => new URL(location.href).searchParams.get('cmp')?.includes('o200k_base')")
+            pg.keyboard.press("Escape")
+            pg.wait_for_timeout(800)
+            wait_idle(pg)
+            pg.get_by_role("button", name="Tokenizers: BPE, GPT-2 (r50k_base), GPT-4 (cl100k_base), GPT-4o").wait_for()
+            assert len(pg.evaluate(LAYOUT)["counts"]) == 4
         if name == "insights-genealogy":
             assert len(got["cardWidths"]) == 4 and max(got["cardWidths"]) < got["content"] / 3, got
     finally:
