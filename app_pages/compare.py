@@ -24,7 +24,7 @@ if settings.problem:
     st.stop()
 view.previous_if_stopped(settings)  # after a Cancel or a failure: the previous tokenizer and its settings
 
-picked = compare.tokenizer_picker(settings.spec.algorithm)  # opens on the algorithm the sidebar trains
+picked = compare.picker_in_place(settings.spec.algorithm)  # opens on the algorithm the sidebar trains
 with st.expander("More BPE variants: other patterns or vocabulary sizes"):
     left, right = st.columns(2)
     patterns = left.multiselect(
@@ -34,9 +34,10 @@ with st.expander("More BPE variants: other patterns or vocabulary sizes"):
         key=sk.COMPARE_PATTERNS,
         persist_state="session",
     )
+    offered = ["500", "2000", "5000", "10000"]
     typed = right.multiselect(
         "BPE at other vocabulary sizes (the sidebar's pattern)",
-        ["500", "2000", "5000", "10000"],
+        offered + [s for s in st.session_state.get(sk.COMPARE_SIZES) or [] if s not in offered],  # typed, or a link's
         key=sk.COMPARE_SIZES,
         accept_new_options=True,
         persist_state="session",

@@ -31,10 +31,10 @@ word = st.text_input(
     help="Try a rare word, a number such as 2024, an accented word (naïve) or an emoji.",
 )
 options = ["trained", *steps_view.PRODUCTION_KEYS]
+links.keep(sk.ENCODE_TOKENIZERS, list(steps_view.DEFAULT_CHOICE))  # not default=: links set it
 chosen = st.multiselect(
     "Tokenizers",
     options,
-    default=list(steps_view.DEFAULT_CHOICE),
     format_func=steps_view.choice_label,
     key=sk.ENCODE_TOKENIZERS,
     persist_state="session",

@@ -128,6 +128,21 @@ def tokenizer_picker(algorithm: str | None = None) -> list[str]:
     return picked_keys()
 
 
+def picker_in_place(algorithm: str | None = None) -> list[str]:
+    """:func:`tokenizer_picker`, in presentation mode folded into a button that names the choice (returns the keys).
+
+    On a projector the picker's nine families would fill the first screen at 1280x720; folded, the columns
+    start under the text's source and the slider, and the teacher still changes the choice in one click.
+    """
+    if not st.session_state.get(sk.PRESENT):
+        return tokenizer_picker(algorithm)
+    chosen = picked_keys(algorithm)  # once: it follows the sidebar's algorithm and notes that it did
+    st.session_state[sk.COMPARE_TOKENIZERS] = chosen
+    names = ", ".join(_pill_label(k) for k in chosen)
+    with st.popover(f"Tokenizers: {names}" if names else "Tokenizers", icon=":material/tune:"):
+        return tokenizer_picker()
+
+
 PICKER_FAMILIES_PER_ROW = 3
 """Families side by side in the picker: nine (yours and eight production families) make three rows of three, each
 wide enough for its pills' labels at 1280 px (one row of nine squeezed "Meta" and "Google" to a letter a line)."""
@@ -423,7 +438,13 @@ def live_slider(tok: TrainedTokenizer) -> int:
 
     Returns the size the server knows (the shared ``vocab_size``, written when a drag ends).
     """
-    return live_view.group_slider(tok, group=LIVE_GROUP, key=sk.COMPARE_LIVE_SLIDER, size_key=sk.VOCAB_SIZE)
+    return live_view.group_slider(
+        tok,
+        group=LIVE_GROUP,
+        key=sk.COMPARE_LIVE_SLIDER,
+        size_key=sk.VOCAB_SIZE,
+        present=bool(st.session_state.get(sk.PRESENT)),
+    )
 
 
 def draws_live(tok: Tokenizer, text: str = "") -> bool:
@@ -523,6 +544,7 @@ def draw_views(
                         show_whitespace=show_whitespace,
                         colour_mode=render.session_colour_mode(),
                         max_tokens=COMPARE_DRAW_TOKENS,
+                        present=bool(st.session_state.get(sk.PRESENT)),
                     )
                     continue
                 st.markdown(f"**{md(b.label)}**")

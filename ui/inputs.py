@@ -250,10 +250,13 @@ def _trained_settings(text: str, label: str, problem: str | None) -> Settings:
         ),
     )
     defaults = list(alg.default_special_tokens)
+    # not default=: links set it (ui.links.keep, inlined: ui.links imports this module)
+    st.session_state[view.special_tokens_key] = st.session_state.get(view.special_tokens_key, defaults)
+    offered = defaults + [t for t in COMMON_SPECIALS if t not in defaults]
+    offered += [t for t in st.session_state[view.special_tokens_key] if t not in offered]  # a link's own tokens
     specials = st.multiselect(
         "Special tokens",
-        defaults + [t for t in COMMON_SPECIALS if t not in defaults],
-        default=defaults,
+        offered,
         key=view.special_tokens_key,
         accept_new_options=True,
         persist_state="session",

@@ -23,6 +23,7 @@ writes a select widget's display label into the URL.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,12 +32,13 @@ import streamlit as st
 
 from bpe_core import algorithm_names, get_algorithm
 from bpe_core.pretokenize import PATTERN_LABELS, PATTERNS, compile_pattern
-from bpe_core.production.registry import PRODUCTION
+from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION
 from ui import catalogue
 from ui import state_keys as sk
 from ui.algorithms import view_of
 from ui.inputs import CUSTOM, SOURCES, URL_TEXT_LIMIT
 from ui.insights_tabs import VIEWS
+from ui.lessons.base import MAX_INPUT_CHARS
 from ui.lessons.catalogue import slugs
 from ui.render import COLOUR_MODES
 from ui.samples import SAMPLES
@@ -136,6 +138,10 @@ class Param:
     """The ``url_path`` of the one page the setting belongs to (``None``: every page)."""
     old: tuple[str, ...] = ()
     """Earlier names of the query-string key, still read (a link shared before a rename keeps working)."""
+    default: Any = None
+    """The value the widget has without a link: left out of the URL (``None``: always written when set).  A
+    setting with a default is written even when empty (``special=``: no special tokens), since leaving it out
+    would mean the default."""
 
 
 def _dump_bool(v: Any) -> str:
@@ -174,6 +180,61 @@ def _word(raw: str) -> str:
 
 _COMPARE_SOURCES = {"training": "Training text", "other": "Other text"}
 
+MAX_LIST = 32
+"""At most this many items in a list-valued setting (special tokens, sizes, tokenizers)."""
+
+
+def _dump_list(items: Any) -> str:
+    """A list of strings for the URL: ``a,b,c``, or a JSON array when an item holds a comma (a special token may)."""
+    items = [str(x) for x in items]
+    return json.dumps(items, ensure_ascii=False) if any("," in x for x in items) else ",".join(items)
+
+
+def _list_of(item: Callable[[str], str]) -> Callable[[str], list[str]]:
+    """A parser of :func:`_dump_list`'s form whose items each pass ``item`` (``""``: the empty list)."""
+
+    def parse(raw: str) -> list[str]:
+        if raw.startswith('["') and raw.endswith('"]'):  # "[CLS],[SEP]" is a comma list
+            items = json.loads(raw)
+            if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+                raise ValueError("a JSON list of strings")
+        else:
+            items = [x for x in raw.split(",") if x] if raw else []
+        if len(items) > MAX_LIST:
+            raise ValueError(f"more than {MAX_LIST} items")
+        return list(dict.fromkeys(item(x) for x in items))
+
+    return parse
+
+
+def _example(raw: str) -> str:
+    if len(raw) > MAX_INPUT_CHARS:
+        raise ValueError(f"longer than {MAX_INPUT_CHARS} characters")
+    return raw
+
+
+def _special_token(raw: str) -> str:
+    if not raw or len(raw) > 100:
+        raise ValueError("a special token of 1 to 100 characters")
+    return raw
+
+
+def _typed_size(raw: str) -> str:
+    """A size as typed in Compare's "other vocabulary sizes" (``3000``, ``3k``; checked by the page, which warns)."""
+    if not raw or len(raw) > 12:
+        raise ValueError("a size of 1 to 12 characters")
+    return raw
+
+
+def _merge_query(raw: str) -> str:
+    if len(raw) > 100:
+        raise ValueError("a search of at most 100 characters")
+    return raw
+
+
+ENCODE_CHOICES = ("trained", *PRODUCTION)
+"""Encode step by step's tokenizer keys (as ``ui.steps_view``: the trained one, then every production encoding)."""
+
 
 _SIDEBAR: tuple[Param, ...] = (
     Param("src", sk.SOURCE, lambda r: _SOURCE_KEYS[_choice(tuple(_SOURCE_KEYS))(r)], lambda v: str(v).lower()),
@@ -190,6 +251,7 @@ _DISPLAY_AND_PAGES: tuple[Param, ...] = (
     Param("colour", sk.COLOUR_MODE, _choice(COLOUR_MODES)),
     Param("ws", sk.SHOW_WS, _bool, _dump_bool),
     Param("present", sk.PRESENT, _bool, _dump_bool),
+    Param("server", sk.SERVER_VIEW, _bool, _dump_bool, default=False),
     # the Compare and Encode pages
     Param("cmp", sk.COMPARE_TOKENIZERS, _compare_keys, ",".join, page="compare"),
     Param(
@@ -199,8 +261,22 @@ _DISPLAY_AND_PAGES: tuple[Param, ...] = (
         lambda v: next((k for k, x in _COMPARE_SOURCES.items() if x == v), "training"),
         page="compare",
     ),
+    Param("cmptext", sk.COMPARE_TEXT, _text, page="compare"),
+    Param("cmppat", sk.COMPARE_PATTERNS, _list_of(_choice(PATTERN_LABELS)), _dump_list, page="compare", default=[]),
+    Param("cmpsizes", sk.COMPARE_SIZES, _list_of(_typed_size), _dump_list, page="compare", default=[]),
+    Param("hl", sk.COMPARE_HIGHLIGHT, _bool, _dump_bool, page="compare", default=False),
     Param("word", sk.ENCODE_WORD, _word, page="encode"),
+    Param(
+        "enc",
+        sk.ENCODE_TOKENIZERS,
+        _list_of(_choice(ENCODE_CHOICES)),
+        _dump_list,
+        page="encode",
+        default=["trained", *DEFAULT_PRODUCTION],
+    ),
     Param("step", sk.MERGE_STEP, _int_in(0, 10_000_000), page="merges"),
+    Param("find", sk.MERGE_QUERY, _merge_query, page="merges", default=""),
+    Param("allmerges", sk.MERGE_TABLE_ALL, _bool, _dump_bool, page="merges", default=False),
     Param("lesson", sk.LESSON, _choice(tuple(slugs())), page="learn"),
     # the Insights page
     Param("view", sk.INS_TAB, lambda r: VIEWS[r], _view_key, page="insights"),
@@ -222,14 +298,27 @@ def params() -> tuple[Param, ...]:
 
     The algorithms' own widgets come from their registrations: ``lower`` is the lower-casing
     toggle of each algorithm that offers one (:attr:`ui.algorithms.AlgorithmView.lowercase_key`;
-    a link carries the one of the algorithm it names).
+    a link carries the one of the algorithm it names), ``special`` each algorithm's special tokens
+    (:attr:`ui.algorithms.AlgorithmView.special_tokens_key`), in the link when they differ from the
+    algorithm's defaults.  ``example`` is the Learn page's input box of the lesson on screen.
     """
     lower = tuple(
         Param("lower", view_of(name).lowercase_key, _bool, _dump_bool)
         for name in algorithm_names()
         if get_algorithm(name).uses_lowercase
     )
-    return (*_SIDEBAR, *lower, *_DISPLAY_AND_PAGES)
+    special = tuple(
+        Param(
+            "special",
+            view_of(name).special_tokens_key,
+            _list_of(_special_token),
+            _dump_list,
+            default=list(get_algorithm(name).default_special_tokens),
+        )
+        for name in algorithm_names()
+    )
+    examples = tuple(Param("example", sk.lesson_key(slug, "text"), _example, page="learn") for slug in slugs())
+    return (*_SIDEBAR, *lower, *special, *_DISPLAY_AND_PAGES, *examples)
 
 
 def _applies(p: Param, state: Mapping[str, Any]) -> bool:
@@ -244,9 +333,22 @@ def _applies(p: Param, state: Mapping[str, Any]) -> bool:
         return not get_algorithm(algo).fixed_pattern and (p.url == "pattern" or state.get(sk.PATTERN) == CUSTOM)
     if p.url == "lower":
         return get_algorithm(algo).uses_lowercase and view_of(algo).lowercase_key == p.state
+    if p.url == "special":
+        return view_of(algo).special_tokens_key == p.state
+    if p.url == "example":
+        return sk.lesson_key(state.get(sk.LESSON) or slugs()[0], "text") == p.state
+    if p.url == "cmptext":
+        return state.get(sk.COMPARE_SOURCE) == "Other text" and len(state.get(sk.COMPARE_TEXT) or "") <= URL_TEXT_LIMIT
     if p.url == "ptext":  # only an edited pattern: the base's own is implied by pbase
         return state.get(sk.INS_PATTERN_TEXT) != PATTERNS.get(state.get(sk.INS_PATTERN_BASE, "gpt2"))
     return True
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a widget's value is its default (a list and a tuple of the same items are the same)."""
+    if isinstance(value, list | tuple) and isinstance(default, list | tuple):
+        return list(value) == list(default)
+    return value == default
 
 
 def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
@@ -273,6 +375,12 @@ def parse_query(query: Mapping[str, str | list[str]]) -> dict[str, Any]:
         except (ValueError, TypeError, KeyError):
             continue  # a bad value is ignored: the widget keeps its default
     algorithm = out.get(sk.ALGORITHM)
+    named = algorithm or algorithm_names()[0]
+    for p in params():  # the link's special tokens are those of the algorithm it names, not every algorithm's
+        if p.url == "special" and p.state != view_of(named).special_tokens_key:
+            out.pop(p.state, None)
+        if p.url == "example" and p.state != sk.lesson_key(out.get(sk.LESSON) or slugs()[0], "text"):
+            out.pop(p.state, None)
     if algorithm is not None and sk.PATTERN not in out and not get_algorithm(algorithm).fixed_pattern:
         # a link that names an algorithm but no pattern (typed by hand) means that algorithm's own
         # default, as choosing it in the sidebar does -- not the pattern the session happened to start with
@@ -297,7 +405,10 @@ def query_from_state(state: Mapping[str, Any], page: str | None = None) -> dict[
         value = state.get(p.state)
         if value is None or not _applies(p, state):
             continue
-        if value in ("", []) and p.url != "text":
+        if p.default is not None:
+            if _same(value, p.default):
+                continue
+        elif value in ("", []) and p.url not in ("text", "example"):
             continue
         out[p.url] = p.dump(value)
     if out.get("text") == "":

@@ -123,7 +123,8 @@ STEPS_CSS = """
   padding: 0 3px; }
 .enc-line .tried { display: flex; flex-wrap: wrap; gap: 3px; margin-bottom: 3px; align-items: center; }
 .enc-line .tried .lead { font-size: 12px; opacity: .65; }
-.enc-final { font-size: 13px; margin: 4px 0 12px 0; }
+.enc-title { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; margin-bottom: .5rem; }
+.enc-final { font-size: 13px; margin: 4px 0 12px 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .enc-final code { font-size: 12px; }
 </style>
 """
@@ -218,8 +219,9 @@ def final_html(pieces: Sequence[PieceSteps]) -> str:
     """One line: how many tokens, and their ids."""
     ids = [i for p in pieces for i in p.ids]
     shown = ", ".join(str(i) for i in ids[:60]) + (", …" if len(ids) > 60 else "")
-    return (
-        f'{STEPS_CSS}<div class="enc-final"><b>{len(ids):,} token{"s" * (len(ids) != 1)}</b> · ids '
+    return (  # one line in every column (the boxes below stay aligned), the whole list on hover
+        f'{STEPS_CSS}<div class="enc-final" title="ids [{shown}]">'
+        f"<b>{len(ids):,} token{'s' * (len(ids) != 1)}</b> · ids "
         f"<code>[{shown}]</code></div>"
     )
 
@@ -238,7 +240,8 @@ def encoder_column(
         draw: ``draw(steps, colour)``: the drawing of steps that are not merge lines (Unigram's
             lattices: :attr:`ui.algorithms.AlgorithmView.steps_html`); ``None`` for :func:`steps_html`.
     """
-    st.markdown(f"**{md(title)}**")
+    # one line, cut with an ellipsis (the whole title on hover): the columns' boxes start at one height
+    st.html(f'{STEPS_CSS}<div class="enc-title" title="{html.escape(title)}">{html.escape(title)}</div>')
     try:
         pieces = tokenizer.encode_steps(text)
     except TypeError as exc:

@@ -232,3 +232,56 @@ def test_link_restored_widgets_have_no_value_argument():
             if name and getattr(sk, name, None) in linked and {"value", "default", "index"} & set(kw):
                 offenders.append(f"{path.name}:{node.lineno} key=sk.{name}")
     assert offenders == []
+
+
+def test_every_setting_that_changes_the_view_is_in_the_link():
+    """Issue 32.2: Compare's other text, patterns, sizes and highlight; Encode's tokenizers; the sidebar's special
+    tokens; the Merges table's search and "All merges"; the server view -- each reopens from the link."""
+    other = "Other text, with its own words: Zürich 2024."
+    at = fresh({"special": "<|endoftext|>,<|im_start|>", "vocab": "400", "cmpon": "other", "cmptext": other,
+                "cmppat": "cl100k", "cmpsizes": "300,3k", "hl": "1", "enc": "trained,llama3",
+                "find": "·the", "allmerges": "1"})  # fmt: skip
+    assert at.multiselect(key="special_tokens").value == ["<|endoftext|>", "<|im_start|>"]
+    assert at.session_state["settings"].spec.special_tokens == ("<|endoftext|>", "<|im_start|>")
+    assert at.query_params["special"] == "<|endoftext|>,<|im_start|>"
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="compare_text").value == other
+    assert at.multiselect(key="compare_patterns").value == ["cl100k"]
+    assert at.multiselect(key="compare_sizes").value == ["300", "3k"]
+    assert at.toggle(key="compare_highlight").value is True
+    q = at.query_params
+    assert (q["cmptext"], q["cmppat"], q["cmpsizes"], q["hl"]) == (other, "cl100k", "300,3k", "1")
+    at.switch_page("app_pages/encode.py").run()
+    assert at.multiselect(key="encode_tokenizers").value == ["trained", "llama3"]
+    assert at.query_params["enc"] == "trained,llama3" and "cmptext" not in at.query_params  # Compare's own: gone
+    at.multiselect(key="encode_tokenizers").set_value([]).run()
+    assert at.query_params["enc"] == ""  # none chosen: said, since leaving it out would mean the default
+    assert fresh({"enc": ""}).session_state["encode_tokenizers"] == []
+    at.switch_page("app_pages/merges.py").run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="merge_query").value == "·the" and at.toggle(key="merge_table_all").value is True
+    assert (at.query_params["find"], at.query_params["allmerges"]) == ("·the", "1")
+
+
+def test_special_tokens_in_the_link_are_the_named_algorithms():
+    # the defaults go without saying; none at all is said; a comma inside a token takes the JSON form
+    assert "special" not in links.query_from_state({"algorithm": "bpe", "special_tokens": ["<|endoftext|>"]})
+    assert links.query_from_state({"algorithm": "bpe", "special_tokens": []})["special"] == ""
+    odd = ["<a,b>", "<|endoftext|>"]
+    raw = links.query_from_state({"algorithm": "bpe", "special_tokens": odd})["special"]
+    assert raw == '["<a,b>", "<|endoftext|>"]' and links.parse_query({"special": raw})["special_tokens"] == odd
+    got = links.parse_query({"algo": "wordpiece", "special": "[CLS],[SEP]"})
+    assert got["wp_special_tokens"] == ["[CLS]", "[SEP]"] and "special_tokens" not in got
+    assert links.parse_query({"special": "x" * 101}) == {} and links.parse_query({"enc": "trained,gpt5"}) == {}
+
+
+def test_the_lessons_own_example_is_in_the_link():
+    at = fresh({"lesson": "bytes", "example": "naïve 🙂"})
+    at.switch_page("app_pages/learn.py").run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="lesson_bytes_text").value == "naïve 🙂"
+    assert at.query_params["example"] == "naïve 🙂"
+    assert len(at.table[0].value) == 7  # the lesson's table: one row per character of the link's example
+    assert links.parse_query({"lesson": "bpe-by-hand", "example": "x"}) == {"lesson": "bpe-by-hand",
+                                                                            "lesson_bpe_by_hand_text": "x"}  # fmt: skip

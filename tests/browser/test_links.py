@@ -1,12 +1,15 @@
-"""Links equal the screen (issue 17.2), in Debian's Chromium.
+"""Links equal the screen (issues 17.2 and 32.2), in Debian's Chromium.
 
-One user walks through more than ten interactions -- samples, paste, algorithm,
-pattern, sizes, the slider, colours, whitespace, the Merges step (Next,
-Previous, Play, Pause), Compare's choices, an Insights tab, an upload -- and
-after each one the address bar is opened in a fresh browser context (a new
-session of the same server).  That second browser must show the same page,
-tokens, counts, slider positions, merge card, comparison and tab, and keep the
-same address.
+One user walks through more than twenty interactions on every page -- samples,
+paste, algorithm, pattern, sizes, the slider, colours, whitespace, special
+tokens, drawing on the server, the Merges step (Next, Previous, Play, Pause),
+its table's search and "All merges", Compare's choices, highlight, other text
+and pattern variants, Encode's word and tokenizers, a lesson and its example,
+an Insights tab, an upload -- and after each one the address bar is opened in
+a fresh browser context (a new session of the same server).  That second
+browser must show the same page, tokens, counts, slider positions, merge card,
+comparison, tab and widget states (text boxes, toggles, radios, menus, pills),
+and keep the same address.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from tests.browser.helpers import deep, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
+OTHER = "Zürich, 2024: another text to compare on, typed and never sent with Ctrl+Enter."
 PASTED = "Links should reopen exactly what you saw: the same tokens, the same counts, the same sizes. " * 3
 
 
@@ -48,6 +52,16 @@ def observe(pg) -> dict:
             tab: txt('[role=tab][aria-selected=true]'),
             counts: (main ? deepText(main) : '').match(/[\\d,]+ tokens · [^\\n]*/g) || [],
             warnings: (document.body.innerText.match(/[^\\n]*Session State API[^\\n]*/g) || []),
+            // widget states: text boxes, toggles/radios, menus (their chips), pills
+            boxes: [...document.querySelectorAll('textarea, input[type=text], input[type=number]')]
+                       .filter(e => e.getAttribute('role') !== 'combobox')
+                       .map(e => (e.getAttribute('aria-label') || '') + '=' + e.value),
+            checks: [...document.querySelectorAll('input[type=checkbox], input[type=radio]')]
+                       .map(e => (e.checked ? '1' : '0')).join(''),
+            menus: [...document.querySelectorAll('[data-testid=stSelectbox], [data-testid=stMultiSelect]')]
+                       .map(e => e.textContent + '=' + [...e.querySelectorAll('input')].map(i => i.value).join(',')),
+            pills: [...document.querySelectorAll('[data-testid=stButtonGroup] button[aria-pressed=true]')]
+                       .map(b => b.innerText),
         };
     }"""
         )
@@ -93,6 +107,23 @@ def _select(pg, label: str, option: str) -> None:
     settle(pg)
 
 
+def _pick(pg, label: str, option: str) -> None:
+    """Add ``option`` to the multiselect ``label`` (again if a rerun closed its menu before the click)."""
+    box = pg.get_by_role("combobox", name=label, exact=True)
+    for attempt in range(4):
+        wait_idle(pg)
+        box.click()
+        try:
+            pg.get_by_role("option", name=option, exact=True).click(timeout=5_000)
+            break
+        except Exception:  # playwright's TimeoutError: a rerun closed the menu under us; try again
+            pg.keyboard.press("Escape")
+            if attempt == 3:
+                raise
+    pg.keyboard.press("Escape")
+    settle(pg)
+
+
 def _radio(pg, option: str) -> None:
     pg.locator("[data-testid=stSidebar] label").filter(has_text=option).first.click()
     settle(pg)
@@ -109,6 +140,7 @@ def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browse
 
     def check(what: str) -> dict:
         seen = reopen_and_compare(browser, pg, what)
+        assert seen["menus"] and seen["checks"], f"after {what}: no widget states read"  # the selectors still match
         steps.append(what)
         return seen
 
@@ -163,7 +195,7 @@ def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browse
     # the Merges page: Next, Next, Previous, Play then Pause
     _nav(pg, "Merges")
     pg.wait_for_selector(".merge-card", timeout=60_000)
-    for button, want in (("Next", "2"), ("Next", "3"), ("Prev", "2")):
+    for button, want in (("Next", "2"), ("Prev", "1")):
         pg.get_by_role("button", name=button).click()
         settle(pg)
         assert query(pg.url)["step"] == want, f"after {button}"
@@ -173,7 +205,7 @@ def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browse
     pg.get_by_role("button", name="Pause").click()
     settle(pg)
     seen = check("merges: play, pause")
-    assert int(query(pg.url)["step"]) > 2
+    assert int(query(pg.url)["step"]) > 1
 
     # Compare: add GPT-4o
     _nav(pg, "Compare")
@@ -181,7 +213,8 @@ def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browse
     pg.get_by_role("button", name="GPT-4o (o200k_base)").click()
     settle(pg)
     assert "o200k_base" in query(pg.url)["cmp"].split(",")
-    check("compare: GPT-4o added")
+    seen = check("compare: GPT-4o added")
+    assert "GPT-4o (o200k_base)" in seen["pills"]
 
     # Insights: another tab
     _nav(pg, "Insights")
@@ -189,6 +222,69 @@ def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browse
     settle(pg)
     assert query(pg.url)["view"] == "diff"
     check("insights: vocabulary diff")
+
+    # issue 32.2: the settings links used to miss
+    _nav(pg, "Merges")
+    pg.wait_for_selector(".merge-card", timeout=60_000)
+    find = pg.get_by_label("Find a merge", exact=True)
+    find.fill("th")
+    find.press("Enter")
+    settle(pg)
+    assert query(pg.url)["find"] == "th"
+    check("merges: find 'th'")
+    pg.locator("[data-testid=stMain] label").filter(has_text="All merges").first.click()
+    settle(pg)
+    assert query(pg.url)["allmerges"] == "1"
+    check("merges: all merges")
+
+    _nav(pg, "Compare")
+    pg.wait_for_selector(".bpe-view", timeout=90_000)
+    pg.locator("[data-testid=stMain] label").filter(has_text="Highlight words split differently").first.click()
+    settle(pg)
+    assert query(pg.url)["hl"] == "1"
+    check("compare: highlight words split differently")
+    pg.get_by_text("More BPE variants").click()
+    _pick(pg, "BPE with other patterns (at the slider's size)", "GPT-2 (r50k_base)")
+    assert query(pg.url)["cmppat"] == "gpt2"
+    check("compare: a pattern variant")
+    pg.get_by_role("radiogroup", name="Text to compare on").get_by_text("Other text").click()
+    settle(pg)
+    other = pg.locator('textarea[aria-label="Other text to compare on"]')
+    other.fill(OTHER)
+    pg.wait_for_function("t => new URL(location.href).searchParams.get('cmptext') === t", arg=OTHER, timeout=30_000)
+    seen = check("compare: other text, followed as typed")
+    assert any("Zürich" in v.replace("\u2502", "") for v in seen["views"])  # the columns show the other text
+
+    _nav(pg, "Encode step by step")
+    pg.wait_for_selector(".enc-piece", timeout=60_000)
+    word = pg.get_by_label("Word or phrase", exact=True)
+    word.fill("naïve café")
+    word.press("Enter")
+    settle(pg)
+    assert query(pg.url)["word"] == "naïve café"
+    pg.get_by_role("button", name="Remove OpenAI · GPT-2 (r50k_base)").click()
+    settle(pg)
+    assert query(pg.url)["enc"].split(",") == ["trained", "cl100k_base"]
+    seen = check("encode: GPT-2 removed")
+    assert [m for m in seen["menus"] if m.startswith("Tokenizers")] == [
+        "TokenizersTrained on your textOpenAI · GPT-4 (cl100k_base)="
+    ]
+
+    _nav(pg, "Learn")
+    example = pg.locator('textarea[aria-label="Your own example"]')
+    example.fill("naïve 🙂")
+    pg.wait_for_function("() => new URL(location.href).searchParams.get('example') === 'naïve 🙂'", timeout=30_000)
+    check("learn: the lesson's example")
+
+    _nav(pg, "Playground")
+    _pick(pg, "Special tokens", "<|im_start|>")
+    assert query(pg.url)["special"] == "<|endoftext|>,<|im_start|>"
+    check("sidebar: a special token added")
+    pg.locator("[data-testid=stSidebar] summary").filter(has_text="Advanced").click()
+    pg.locator("[data-testid=stSidebar] label").filter(has_text="Draw on the server").first.click()
+    settle(pg)
+    assert query(pg.url)["server"] == "1"
+    check("sidebar: draw on the server")
 
     # back to the Playground, then an upload: the link says so, and carries no other text
     _nav(pg, "Playground")
@@ -201,4 +297,4 @@ def test_every_interaction_leaves_a_link_that_reopens_the_same_view(page, browse
     q = query(pg.url)
     assert q["src"] == "upload" and "text" not in q and "sample" not in q
     screenshot(pg, "links-last-step")
-    assert len(steps) >= 10
+    assert len(steps) >= 22

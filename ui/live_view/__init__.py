@@ -36,14 +36,13 @@ from bpe_core.pretokenize import pretoken_prefix
 from ui import state_keys as sk
 from ui.algorithms import LiveTables, view_of
 from ui.limits import MAX_DRAW_CHARS, MAX_DRAW_TOKENS, MAX_STEP_CHARS, MAX_STEP_TOKENS
+from ui.present import PRESENTATION_SCALE  # 15 px -> 22.5 px, as the server views (ui.present.TOKEN_FONT)
 from ui.view import session_size  # one rule for the shared slider value, server slider and live view
 
 _HERE = Path(__file__).resolve().parent
 _JS = (_HERE / "live.js").read_text(encoding="utf-8") + (_HERE / "group.js").read_text(encoding="utf-8")
 _CSS = (_HERE / "live.css").read_text(encoding="utf-8")
 
-PRESENTATION_SCALE = 1.5
-"""Token text size factor in presentation mode (:data:`ui.state_keys.PRESENT`): 15 px -> 22.5 px."""
 
 _component = st.components.v2.component("bpe_playground.live_view", js=_JS, css=_CSS, isolate_styles=True)
 
@@ -471,6 +470,7 @@ def group_slider(
     group: str,
     key: str,
     size_key: str = "vocab_size",
+    present: bool = False,
 ) -> int:
     """A vocabulary-size slider drawn in the browser that drives the :func:`group_column` views of ``group``.
 
@@ -485,13 +485,14 @@ def group_slider(
         group: the name the columns share.
         key: the component's widget key.
         size_key: the session-state key of the shared vocabulary size.
+        present: presentation mode (the compact slider row).
 
     Returns:
         The vocabulary size the server knows.
     """
     size = session_size(tok, size_key)
     payload = dict(_memo_payload(tok, ("slider",), lambda full: text_payload(full, "", "", None)))
-    payload.update(size=size, ws=True, mode="cycle", scale=1.0, role="slider", group=group)
+    payload.update(size=size, ws=True, mode="cycle", role="slider", group=group, **_presentation(None, present))
     st.session_state[sk.component_version_key(key)] = payload["v"]
     _component(key=key, data=payload, on_size_change=lambda: _copy_size(key, size_key))
     return st.session_state.get(size_key, size)
@@ -509,6 +510,7 @@ def group_column(
     show_whitespace: bool = True,
     colour_mode: str = "cycle",
     max_tokens: int = MAX_DRAW_TOKENS,
+    present: bool = False,
 ) -> None:
     """A live column: ``drawn`` under ``tok`` at the size of ``group``'s :func:`group_slider`, redrawn in the browser.
 
@@ -529,6 +531,7 @@ def group_column(
         show_whitespace: draw spaces, tabs and newlines visibly.
         colour_mode: a key of ``ui.render.COLOUR_MODES``.
         max_tokens: at most this many tokens are drawn.
+        present: presentation mode: the tokens at :data:`PRESENTATION_SCALE` (as the server-drawn columns).
     """
     digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
     drawn_digest = hashlib.sha256(drawn.encode("utf-8", errors="surrogatepass")).hexdigest()
@@ -541,7 +544,7 @@ def group_column(
         size=tok.vocab_size,
         ws=bool(show_whitespace),
         mode=colour_mode,
-        scale=1.0,
+        **_presentation(None, present),
         role="column",
         group=group,
         label=label,
