@@ -32,10 +32,12 @@ def server():
     The server's output goes to a file, never to a pipe nobody reads: a full pipe blocks the thread
     that logs, and with it the server (seen: watchdog's inotify queue overflowed while the suite
     wrote files under the project folder, and its warnings filled the pipe).  No file watcher
-    either: tests never edit the sources.
+    either: tests never edit the sources.  No background warm-up (``ui.warmup``: a minute of loading
+    every production tokenizer and building their Compare columns while the module's first tests run, in
+    every module's server); ``tests/app/test_serving.py`` tests the warm-up itself.
     """
     port = _free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", BPE_PLAYGROUND_WARMUP="0")
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
     cmd += ["--server.headless", "true", "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
     with tempfile.TemporaryFile() as log:
