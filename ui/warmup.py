@@ -15,7 +15,10 @@ call returns at once.  The thread, in order (:func:`jobs`):
    Compare first, and runs each one's encoder and step-by-step encoder once on a short text, so
    whatever they build on first use (tiktoken's tables, the merge list the Encode page replays,
    the byte lengths Compare measures with) is built here;
-4. collects garbage once and moves every object alive at that point into the permanent generation
+4. compiles the kernels of corpus figures (:mod:`bpe_core.analysis.corpus`, what Compare measures a long text
+   with) and measures a short text under every production tokenizer loaded, so that whatever each builds for
+   its distinct pieces on first use is built here;
+5. collects garbage once and moves every object alive at that point into the permanent generation
    (:func:`gc.freeze`): Streamlit runs a full collection after every script run
    (``runner.postScriptGC``), which otherwise walks all of these long-lived objects again each time
    (about 0.15 s a run on this machine, holding the GIL against every other session).
@@ -162,6 +165,22 @@ def jobs() -> Iterator[tuple[str, Callable[[], None]]]:
     keys = [*DEFAULT_PRODUCTION, *(k for k in PRODUCTION if k not in DEFAULT_PRODUCTION)]
     for key in keys:
         yield f"load {key}", _production_job(key)
+    yield "corpus figures", _corpus_figures
+
+
+def _corpus_figures() -> None:
+    from bpe_core.analysis import corpus_kernel
+    from bpe_core.analysis.corpus import measure_corpus
+    from bpe_core.counting import unit_kernel
+    from bpe_core.production.encodings import EncodingUnavailable
+
+    unit_kernel.warm()
+    corpus_kernel.warm()
+    toks = []
+    for key in PRODUCTION:
+        with contextlib.suppress(EncodingUnavailable, ValueError):  # not installed: the page says why
+            toks.append(load_production(key))
+    measure_corpus(WARM_TEXT * 4, toks, num_workers=1)
 
 
 def run(state: Warmup | None = None) -> Warmup:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..interface import Tokenizer
 from .encodings import (
@@ -155,9 +155,9 @@ def production_spec(key: str) -> ProductionSpec:
     return spec
 
 
-@lru_cache(maxsize=16)
+@cache  # one per registered key: 21 keys through a 16-entry LRU missed on every Compare run
 def load_production(key: str) -> Tokenizer:
-    """The production tokenizer ``key``, loaded offline (cached per process; failures are not cached).
+    """The production tokenizer ``key``, loaded offline (cached per process, every key; failures are not cached).
 
     Args:
         key: a key of :data:`PRODUCTION`.
