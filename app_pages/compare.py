@@ -107,7 +107,7 @@ columns, metrics, text = shown
 ok = [c for c in columns if c.built is not None]
 builts = [c.built for c in ok]
 
-st.html(compare.special_tokens_note(text, ok))
+st.html(compare.special_tokens_note(text, ok, metrics))
 
 st.subheader("The text under each tokenizer", divider="gray")
 t1, t2 = st.columns(2)

@@ -166,3 +166,17 @@ def test_adversarial_texts_on_the_corpus_path(app, corpus_path, text):
             want.byte_fallback_tokens,
             want.special_tokens,
         ), (key, text[:20])
+
+
+def test_special_note_from_the_figures_lists_what_counting_every_string_lists():
+    from tests.app.test_charts_compare import settings_for
+
+    text = TEXT + " <|im_start|>user [CLS] x [SEP] <s> </s> <|endoftext|><|fim_prefix|>"
+    keys = ["bpe", "gpt2", "qwen", "bert", "mistral_v1", "xlmr", "llama3"]
+    columns = ui.catalogue.build_columns(
+        [ui.catalogue.entries()[k] for k in keys], settings_for(sample("english")), None
+    )
+    metrics = ui.catalogue.measure_all([c.built for c in columns], text)
+    note = ui.compare.special_tokens_note(text, columns, metrics)
+    assert note == ui.compare.special_tokens_note(text, columns)  # every special string of every column counted
+    assert "&lt;|im_start|&gt;</code> occurs 1×" in note and "[CLS]</code> occurs 1×" in note
