@@ -10,7 +10,7 @@ and :func:`figure_rows`, so they show the same columns with the same numbers.
 >>> m = compute_metrics("lower lowest", tok.token_spans("lower lowest"), tok.vocab_size)
 >>> row = figure_rows([("mine", m)])[0]
 >>> (row["Tokenizer"], row["Tokens"], format_cell(row["Bytes/token"], "2f"))
-('mine', 2, '6.00')
+('mine', 4, '3.00')
 """
 
 from __future__ import annotations
