@@ -99,15 +99,16 @@ if compare.uses_slider(settings, picked or [], patterns):
 
 columns = catalogue.build_columns(entries, settings, size)
 catalogue.column_problems(columns)
-ok = [c for c in columns if c.built is not None]
-if not ok:
+if not any(c.built is not None for c in columns):
     st.stop()
+shown = compare.measure_or_previous(columns, text)  # progress and Cancel on a long text; the previous view after one
+if shown is None:
+    st.stop()
+columns, metrics, text = shown
+ok = [c for c in columns if c.built is not None]
 builts = [c.built for c in ok]
 
-with st.spinner("Encoding…"):
-    metrics = {b.cache_key: catalogue.measure(b.cache_key, text, b) for b in builts}
-
-st.html(compare.special_tokens_note(text, ok))
+st.html(compare.special_tokens_note(text, ok, metrics))
 
 st.subheader("The text under each tokenizer", divider="gray")
 t1, t2 = st.columns(2)

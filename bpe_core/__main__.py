@@ -9,9 +9,11 @@
 * ``count FILE... --out TABLE [--algorithm A]`` -- count pre-tokens into a count table
   for algorithm ``A`` (:mod:`bpe_core.counting.table`); ``--from-counts`` adds existing tables in.
 * ``encode --tokenizer PATH FILE`` -- token ids of a file, space-separated, on stdout.
-* ``compare FILE [--tokenizer PATH ...]`` -- tokens, bytes/token and
-  characters/token of a file under GPT-2, cl100k_base and o200k_base (those
-  available, see :func:`bpe_core.production.encodings.load_encoding`) and the given tokenizers.
+* ``compare CORPUS... [--tokenizers all|KEY,KEY] [--tokenizer PATH ...] [--format table|csv|json]`` -- the
+  Compare page's figures table (:mod:`bpe_core.analysis.figures`: same columns, same numbers) of files,
+  directories or globs (each file a document) under production tokenizers (default GPT-2, cl100k_base and
+  o200k_base; those that cannot be loaded offline are noted and left out) and the given tokenizer files,
+  measured by counted distinct pieces (:func:`bpe_core.analysis.corpus.measure_corpus`), with a progress bar.
 * ``export --tokenizer PATH --format {tiktoken,hf,json,vocab.txt} --out PATH`` --
   write a tokenizer in another tool's format with the exporters of :mod:`bpe_core.formats`.
 
@@ -63,7 +65,9 @@ from .wordpiece import WordPieceTokenizer
 
 PROG = "python -m bpe_core"
 REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
-"""The reference encodings ``compare`` tries, in table order."""
+"""The production tokenizers ``compare`` measures by default, in table order."""
+
+COMPARE_FORMATS = ("table", "csv", "json")
 
 EXPORT_FORMATS = ("tiktoken", "hf", "json", "vocab.txt")
 
@@ -149,17 +153,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "compare",
-        help="token counts of a file under several tokenizers, as a table",
-        description="Tokens, bytes per token and characters per token of a UTF-8 file under GPT-2 (r50k_base), "
-        "cl100k_base and o200k_base (those that can be loaded; see BPE_PLAYGROUND_ENCODINGS) and any "
-        "tokenizer files given.",
+        help="the Compare page's figures table of a corpus under production and trained tokenizers",
+        description="The Compare page's figures table (the same columns and numbers: tokens, bytes, characters and "
+        "tokens per word, words split, distinct tokens, vocabulary used, special, unknown and byte-fallback tokens) "
+        "of UTF-8 text files -- names, directories (every file under them) or glob patterns, each file its own "
+        "document -- under production tokenizers (--tokenizers; offline, see BPE_PLAYGROUND_ENCODINGS) and any "
+        "tokenizer files given. Measured by counted distinct pieces (bpe_core.analysis.corpus): the files are read "
+        "in chunks, never a whole directory at once.",
     )
-    p.add_argument("file", metavar="FILE", help="UTF-8 text to measure")
+    p.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text: files, directories or globs")
     p.add_argument(
-        "--tokenizer", action="append", default=[], metavar="PATH", dest="tokenizers",
+        "--tokenizers", default=",".join(REFERENCE_ENCODINGS), metavar="all|KEY,KEY",
+        help="production tokenizers: 'all', 'none', or keys separated by commas (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--tokenizer", action="append", default=[], metavar="PATH", dest="tokenizer_files",
         help="a tokenizer file to add to the table (repeat for several)",
     )  # fmt: skip
-    p.add_argument("--no-reference", action="store_true", help="leave out GPT-2, cl100k_base and o200k_base")
+    p.add_argument("--no-reference", action="store_true", help="no production tokenizers (as --tokenizers none)")
+    p.add_argument(
+        "--format", choices=COMPARE_FORMATS, default="table", dest="fmt",
+        help="table (aligned text, as the page shows it), csv or json (exact values, keyed as the page's columns)",
+    )  # fmt: skip
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = sub.add_parser(
         "export",
@@ -317,13 +333,20 @@ def write_outputs(files: Sequence[tuple[str, bytes]]) -> None:
 
 
 _PHASE_LABELS = {"count": "counting pre-tokens (chunks)", "merge": "merging"}
+_COMPARE_LABELS = {
+    "count": "counting distinct units (chunks)",
+    "split": "cutting units into pieces (splits)",
+    "encode": "encoding distinct pieces (tokenizers)",
+}
+"""The progress bar's phases of ``compare`` (:func:`bpe_core.analysis.corpus.measure_corpus`'s)."""
 
 
 class _Progress:
     """A ``progress(phase, done, total)`` callback: one ``tqdm`` bar per phase on stderr, shown after 0.5 s."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, labels: dict[str, str] | None = None) -> None:
         self.enabled = enabled
+        self.labels = _PHASE_LABELS if labels is None else labels
         self.bar = None
         self.phase = None
 
@@ -336,7 +359,7 @@ class _Progress:
             self.close()
             self.phase = phase
             self.bar = tqdm(
-                total=total or None, desc=_PHASE_LABELS.get(phase, phase), unit="", file=sys.stderr, delay=0.5
+                total=total or None, desc=self.labels.get(phase, phase), unit="", file=sys.stderr, delay=0.5
             )
         if total and self.bar.total != total:
             self.bar.total = total
@@ -554,58 +577,102 @@ def cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(text: str, tokenizers: Sequence) -> list[dict]:
-    """One table row per tokenizer: name, vocab size, tokens, bytes/token, characters/token.
+def compare_keys(spec: str) -> list[str]:
+    """The production keys ``--tokenizers`` names: ``all``, ``none``, or keys separated by commas.
+
+    Raises:
+        CLIError: an unknown key (the message lists the valid ones).
+    """
+    from .production.registry import PRODUCTION
+
+    spec = spec.strip()
+    if spec == "all":
+        return list(PRODUCTION)
+    if spec in ("", "none"):
+        return []
+    keys = [k.strip() for k in spec.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in PRODUCTION]
+    if unknown:
+        raise CLIError(
+            f"unknown tokenizer key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"valid keys: all, none, {', '.join(PRODUCTION)}"
+        )
+    return list(dict.fromkeys(keys))
+
+
+def _compare_tokenizers(args: argparse.Namespace) -> list:
+    """The tokenizers ``compare`` measures: production ones (unavailable ones noted on stderr), then files."""
+    from .production.encodings import EncodingUnavailable
+    from .production.registry import load_production
+
+    toks = []
+    for key in [] if args.no_reference else compare_keys(args.tokenizers):
+        try:
+            toks.append(load_production(key))
+        except (EncodingUnavailable, ValueError) as exc:
+            print(f"note: {key} left out: {' '.join(str(exc).split())}", file=sys.stderr)
+    toks += [load_tokenizer_file(path) for path in args.tokenizer_files]
+    if not toks:
+        raise CLIError("no tokenizer to compare: none of --tokenizers could be loaded and no --tokenizer given")
+    return toks
+
+
+def format_figures(rows: Sequence[dict], fmt: str, header: str = "") -> str:
+    """The figures table as text: aligned as the page shows it (``table``), ``csv`` or ``json``.
 
     Args:
-        text: the text to measure.
-        tokenizers: objects with ``encode(text)``, ``name`` and ``vocab_size``.
+        rows: :func:`bpe_core.analysis.figures.figure_rows`.
+        fmt: ``"table"`` (headers and cells as :data:`~bpe_core.analysis.figures.COMPARE_COLUMNS` show them),
+            ``"csv"`` (a header of the column keys, exact values) or ``"json"`` (an object: ``columns``, each
+            column's key, header, format and help, and ``rows``, each ``{key: exact value}``).
+        header: a line printed above the table (``table`` only).
 
     Returns:
-        ``list[dict]`` with keys ``tokenizer``, ``vocab size``, ``tokens``,
-        ``bytes/token``, ``chars/token`` (bytes are UTF-8 bytes).
+        The text, ending with a newline.
     """
-    n_bytes = len(text.encode("utf-8"))
-    rows = []
-    for tok in tokenizers:
-        n = len(tok.encode(text))
-        rows.append(
-            {
-                "tokenizer": tok.name,
-                "vocab size": tok.vocab_size,
-                "tokens": n,
-                "bytes/token": round(n_bytes / n, 3) if n else float("nan"),
-                "chars/token": round(len(text) / n, 3) if n else float("nan"),
-            }
-        )
-    return rows
+    import csv
+    import io
+
+    from .analysis.figures import COMPARE_COLUMNS, format_cell
+
+    keys = [c.key for c in COMPARE_COLUMNS]
+    if fmt == "json":
+        columns = [{"key": c.key, "header": c.header, "format": c.fmt, "help": c.help} for c in COMPARE_COLUMNS]
+        return json.dumps({"columns": columns, "rows": [{k: r[k] for k in keys} for r in rows]}, indent=1) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(keys)
+        writer.writerows([[r[k] for k in keys] for r in rows])
+        return out.getvalue()
+    cells = [[c.header for c in COMPARE_COLUMNS]]
+    cells += [[format_cell(r[c.key], c.fmt) for c in COMPARE_COLUMNS] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(keys))]
+    lines = [
+        "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(line, widths))).rstrip()
+        for line in cells
+    ]
+    return (header + "\n" if header else "") + "\n".join(lines) + "\n"
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """``compare``: a table on stdout; unavailable reference encodings are noted on stderr."""
-    import pandas as pd
+    """``compare``: the figures table on stdout (table, CSV or JSON); notes and the progress bar on stderr."""
+    from .analysis.corpus import measure_corpus
+    from .analysis.figures import figure_rows
 
-    from .production.encodings import EncodingUnavailable, load_encoding
-
-    text = _read_text(args.file)
-    toks = []
-    if not args.no_reference:
-        for name in REFERENCE_ENCODINGS:
-            try:
-                toks.append(load_encoding(name))
-            except (EncodingUnavailable, ValueError) as exc:
-                print(f"note: {name} left out: {' '.join(str(exc).split())}", file=sys.stderr)
-    for path in args.tokenizers:
-        toks.append(load_tokenizer_file(path))
-    if not toks:
-        raise CLIError("no tokenizer to compare: no reference encoding could be loaded and no --tokenizer given")
+    paths = expand_inputs(args.corpus)
+    toks = _compare_tokenizers(args)
+    progress = _Progress(not args.quiet, _COMPARE_LABELS)
     try:
-        rows = compare_rows(text, toks)
-    except ValueError as exc:
-        raise CLIError(str(exc)) from None
-    n_bytes = len(text.encode("utf-8"))
-    print(f"{args.file}: {len(text):,} characters, {n_bytes:,} bytes (UTF-8)")
-    print(pd.DataFrame(rows).to_string(index=False))
+        figures = measure_corpus(paths, toks, files=True, progress=progress)
+    finally:
+        progress.close()
+    m = figures[0]
+    header = (
+        f"{len(paths):,} file{'s' if len(paths) != 1 else ''}: {m.characters:,} characters, {m.bytes:,} bytes "
+        f"(UTF-8), {m.words:,} words"
+    )
+    sys.stdout.write(format_figures(figure_rows([(t.name, f) for t, f in zip(toks, figures)]), args.fmt, header))
     return 0
 
 

@@ -26,6 +26,8 @@ is trained on the cancelled text (see :func:`_train_extra`).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -33,16 +35,26 @@ import numpy as np
 import streamlit as st
 
 from bpe_core import algorithm_names
+from bpe_core.analysis.corpus import measure_corpus
 from bpe_core.analysis.metrics import TextMetrics, byte_lengths
 from bpe_core.analysis.metrics import measure as measure_metrics
-from bpe_core.interface import Tokenizer, TrainedTokenizer, TrainingSpec
+from bpe_core.interface import ProgressCallback, Tokenizer, TrainedTokenizer, TrainingSpec
 from bpe_core.pretokenize import tokenizer_split
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.registry import DEFAULT_PRODUCTION, PRODUCTION, load_production
 from ui.algorithms import view_of
 from ui.inputs import Settings
 from ui.safe_text import md
-from ui.training import CancelledInThisSession, cached, cancel_applies, for_settings, train, training_key, view_key
+from ui.training import (
+    CancelledInThisSession,
+    cached,
+    cancel_applies,
+    for_settings,
+    text_digest,
+    train,
+    training_key,
+    view_key,
+)
 
 FAST_ENCODE_CHARS = 100_000
 """Texts longer than this (characters) are encoded by the tokenizer's ``fast_encoder()`` when it has one."""
@@ -50,6 +62,16 @@ FAST_ENCODE_CHARS = 100_000
 
 MEASURE_CHUNK_CHARS = 500_000
 """A long text is measured this many characters at a time (cut at pre-token boundaries, so the counts are exact)."""
+
+CORPUS_MIN_CHARS = 100_000
+"""Texts at least this long (characters) are measured by counted distinct pieces
+(:func:`bpe_core.analysis.corpus.measure_corpus`: all the tokenizers at once, each encoding each distinct piece once,
+with progress and Cancel); shorter ones tokenizer by tokenizer on the whole text (:func:`measure`).  Both give the same
+figures (``tests/engine/test_corpus.py``, ``tests/app/test_compare_corpus.py``)."""
+
+METRICS_KEPT = 4_096
+"""Figures (one :class:`~bpe_core.analysis.metrics.TextMetrics` per text and tokenizer, a few hundred bytes each)
+the process keeps for :func:`measure_all`; the least recently used go first."""
 
 
 @dataclass(frozen=True)
@@ -450,3 +472,78 @@ def measure(cache_key: str, text: str, _built: Built) -> TextMetrics:
     tok = _built.tokenizer
     lengths = vocab_byte_lengths(_built) if tok.is_byte_level else None
     return measure_metrics(tok, text, MEASURE_CHUNK_CHARS, tokenizer_split(tok), lengths=lengths)
+
+
+@st.cache_resource(show_spinner=False)
+def _metrics_store() -> dict:
+    """The process-wide figures: an LRU of ``(text digest, text length, cache key) -> TextMetrics`` and its lock."""
+    return {"lock": threading.Lock(), "lru": OrderedDict()}
+
+
+def _figures_key(text: str, cache_key: str) -> tuple:
+    return (text_digest(text), len(text), cache_key)
+
+
+def cached_metrics(builts: Sequence[Built], text: str) -> dict[str, TextMetrics]:
+    """The figures of ``text`` already measured (by any session) for ``builts``: ``{cache key: TextMetrics}``."""
+    store = _metrics_store()
+    out: dict[str, TextMetrics] = {}
+    with store["lock"]:
+        for b in builts:
+            key = _figures_key(text, b.cache_key)
+            m = store["lru"].get(key)
+            if m is not None:
+                store["lru"].move_to_end(key)
+                out[b.cache_key] = m
+    return out
+
+
+def unmeasured(builts: Sequence[Built], text: str) -> list[Built]:
+    """The ``builts`` whose figures of ``text`` are not cached yet (one per cache key, in order)."""
+    have = cached_metrics(builts, text)
+    return list({b.cache_key: b for b in builts if b.cache_key not in have}.values())
+
+
+def _keep(text: str, measured: dict[str, TextMetrics]) -> None:
+    store = _metrics_store()
+    with store["lock"]:
+        lru = store["lru"]
+        for cache_key, m in measured.items():
+            lru[_figures_key(text, cache_key)] = m
+            lru.move_to_end(_figures_key(text, cache_key))
+        while len(lru) > METRICS_KEPT:
+            lru.popitem(last=False)
+
+
+def measure_all(builts: Sequence[Built], text: str, progress: ProgressCallback | None = None) -> dict[str, TextMetrics]:
+    """The figures of ``text`` under every built tokenizer, cached per (text digest, tokenizer) for the process.
+
+    What is not cached is measured at once: a text of :data:`CORPUS_MIN_CHARS` characters or more by counted
+    distinct pieces for all the missing tokenizers together
+    (:func:`bpe_core.analysis.corpus.measure_corpus`), a shorter one by :func:`measure` (whole text). Both equal
+    :func:`bpe_core.analysis.metrics.compute_metrics` on the whole text.  A second visit with the same text and
+    tokenizers (any session) measures nothing.
+
+    Args:
+        builts: the built columns (:attr:`Built.cache_key` names each tokenizer's exact state).
+        text: the compared text.
+        progress: ``progress(phase, done, total)`` of the corpus path (phases ``"count"``, ``"split"``,
+            ``"encode"``); what it raises stops measuring, and nothing of that run is cached.
+
+    Returns:
+        ``{cache key: TextMetrics}`` for every built.
+
+    Raises:
+        ValueError, TypeError: from the engine (text not encodable); whatever ``progress`` raises.
+    """
+    out = cached_metrics(builts, text)
+    missing = list({b.cache_key: b for b in builts if b.cache_key not in out}.values())
+    if missing:
+        if len(text) >= CORPUS_MIN_CHARS:
+            figures = measure_corpus(text, [b.tokenizer for b in missing], progress=progress)
+        else:
+            figures = [measure(b.cache_key, text, b) for b in missing]
+        fresh = {b.cache_key: m for b, m in zip(missing, figures)}
+        _keep(text, fresh)
+        out.update(fresh)
+    return out

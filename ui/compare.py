@@ -22,6 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from bpe_core.analysis.figures import COMPARE_COLUMNS, FigureColumn, figure_rows
 from bpe_core.analysis.metrics import TextMetrics, words_split_differently
 from bpe_core.interface import Tokenizer, TrainedTokenizer, algorithm_label
 from bpe_core.pretokenize import shared_pretoken_prefix, tokenizer_split
@@ -31,11 +32,12 @@ from ui import catalogue, charts, live_view, render
 from ui import state_keys as sk
 from ui.catalogue import YOUR_OWN, Built, Column, encode_fast, is_sidebars, variants_algorithm
 from ui.charts import CompressionCurve, CompressionPoint
-from ui.figures_table import FigureColumn, figures_table_html
+from ui.figures_table import figures_table_html
 from ui.inputs import Settings
 from ui.limits import COMPARE_DRAW_CHARS, COMPARE_DRAW_TOKENS
 from ui.safe_text import md
-from ui.view import per_row
+from ui.training import text_digest
+from ui.view import per_row, progress_panel
 
 CURVE_POINTS = 24
 """Vocabulary sizes measured for a compression curve on a text other than the training text."""
@@ -268,7 +270,8 @@ def compression_data(
         text: the compared text.
         on_training_text: ``text`` is the text the BPEs were trained on (curves
             then come exactly from the training traces).
-        metrics: ``{cache_key: metrics of the whole text}``.
+        metrics: ``{cache_key: metrics of the whole text}`` (the points are the whole text's, whatever
+            part of a long other text the curves measure: :data:`CURVE_MAX_CHARS`).
     """
     measured = curve_text(text, on_training_text)
     n_bytes = len(measured.encode("utf-8", errors="surrogatepass"))
@@ -280,10 +283,9 @@ def compression_data(
             continue
         if b.full is not None:
             groups.setdefault(b.cache_key.rsplit("|", 1)[0], []).append(b)
-        else:
-            tokens = metrics[b.cache_key].tokens if measured is text else len(b.tokenizer.encode(measured))
-            tag = b.tag or b.label
-            points.append(CompressionPoint(b.label, b.tokenizer.vocab_size, tokens, n_bytes, tag))
+        else:  # the whole text's figures, already measured: no tokenizer encodes the text again
+            m = metrics[b.cache_key]
+            points.append(CompressionPoint(b.label, b.tokenizer.vocab_size, m.tokens, m.bytes, b.tag or b.label))
     curves: list[CompressionCurve] = []
     for full_key, builts in groups.items():
         full = builts[0].full
@@ -303,70 +305,142 @@ def curve_caption(curves: Sequence[CompressionCurve], text: str, on_training_tex
         how = f"measured at {CURVE_POINTS} sizes"
         measured = curve_text(text, on_training_text)
         if len(measured) < len(text):
-            how += f" on the first {len(measured):,} of the text's {len(text):,} characters (so are the diamonds)"
+            how += f" on the first {len(measured):,} of the text's {len(text):,} characters (diamonds: the whole text)"
     return f"Trained BPE lines: {how}. A dot marks the size shown above; diamonds are single tokenizers."
 
 
 def metrics_frame(columns: Sequence[Column], metrics: dict[str, TextMetrics]) -> pd.DataFrame:
-    """One row per tokenizer: the figures of :class:`~bpe_core.analysis.metrics.TextMetrics`, for for ``st.dataframe``.
+    """One row per built column: :func:`bpe_core.analysis.figures.figure_rows` of its figures (the CLI's rows too).
 
     ``Tokens vs first`` is each row's token count divided by the first row's.
     """
-    rows = []
-    first: int | None = None
-    for c in columns:
-        if c.built is None:
-            continue
-        m = metrics[c.built.cache_key]
-        if first is None:
-            first = m.tokens
-        rows.append(
-            {
-                "Tokenizer": c.built.label,
-                "Vocab size": m.vocab_size,
-                "Tokens": m.tokens,
-                "Tokens vs first": m.tokens / first if first else 0.0,
-                "Bytes/token": m.bytes_per_token,
-                "Chars/token": m.chars_per_token,
-                "Tokens/word": m.fertility,
-                "Words split": m.words_split,
-                "Words split %": 100 * m.words_split_share,
-                "Distinct tokens": m.distinct_tokens,
-                "Vocab used %": 100 * m.vocab_used,
-                "Special tokens": m.special_tokens,
-                "Unknown": m.unknown_tokens,
-            }
-        )
-    return pd.DataFrame(rows)
+    measured = [(c.built.label, metrics[c.built.cache_key]) for c in columns if c.built is not None]
+    return pd.DataFrame(figure_rows(measured))
 
 
-METRIC_COLUMNS: tuple[FigureColumn, ...] = (
-    FigureColumn("Tokenizer", "Tokenizer", "text"),
-    FigureColumn("Vocab size", "Vocab size", "int", "Token ids it can emit"),
-    FigureColumn("Tokens", "Tokens", "int", "Tokens for the whole text"),
-    FigureColumn("Tokens vs first", "× first", "2f", "Tokens divided by the first row's tokens"),
-    FigureColumn("Bytes/token", "Bytes / token", "2f", "UTF-8 bytes per token: higher = more compression"),
-    FigureColumn("Chars/token", "Chars / token", "2f", "Characters per token"),
-    FigureColumn("Tokens/word", "Tokens / word", "2f", "Fertility: tokens per whitespace-separated word"),
-    FigureColumn("Words split", "Words split", "int", "Whitespace-separated words cut into two or more tokens"),
-    FigureColumn("Words split %", "Split %", "pct1", "Share of words split"),
-    FigureColumn("Distinct tokens", "Distinct tokens", "int", "Different token ids used in this text"),
-    FigureColumn("Vocab used %", "Vocab used", "pct2", "Distinct tokens as a share of the vocabulary"),
-    FigureColumn("Special tokens", "Special tokens", "int", "Special tokens (such as <|endoftext|>) in the text"),
-    FigureColumn(
-        "Unknown",
-        "Unknown",
-        "int",
-        "Words replaced by an unknown token ([UNK]): WordPiece cannot spell them. "
-        "Byte-level BPE and byte fallback never need one.",
-    ),
-)
-"""The columns of Compare's figures table (:func:`metrics_frame`), in order."""
+METRIC_COLUMNS: tuple[FigureColumn, ...] = COMPARE_COLUMNS
+"""The columns of Compare's figures table (:func:`metrics_frame`), in order: the command line's
+(:data:`bpe_core.analysis.figures.COMPARE_COLUMNS`)."""
 
 
 def metrics_table_html(frame: pd.DataFrame) -> str:
     """:func:`ui.figures_table.figures_table_html` of :func:`metrics_frame`'s table, with :data:`METRIC_COLUMNS`."""
     return figures_table_html(frame, METRIC_COLUMNS)
+
+
+# ---------------------------------------------------------------------------
+# measuring, with progress and Cancel
+
+MEASURE_PHASES: dict[str, tuple[float, float, str]] = {
+    "count": (0.0, 0.35, "Counting the text's distinct units: chunk {done:,} of {total:,}"),
+    "split": (0.35, 0.25, "Cutting them into each tokenizer's pieces: split {done:,} of {total:,}"),
+    "encode": (0.6, 0.4, "Encoding each distinct piece once: tokenizer {done:,} of {total:,}"),
+}
+"""``phase: (start of the bar, its share, label)`` of :func:`bpe_core.analysis.corpus.measure_corpus`'s progress
+phases (a rough split of their usual times)."""
+
+View = tuple[list[Column], dict[str, TextMetrics], str]
+"""What Compare draws: the built columns, ``{cache key: TextMetrics}`` and the text measured."""
+
+
+def measure_request(builts: Sequence[Built], text: str) -> tuple:
+    """What a measuring run is, for its Cancel: ``(text digest, text length, cache keys not measured yet)``."""
+    return (text_digest(text), len(text), tuple(b.cache_key for b in catalogue.unmeasured(builts, text)))
+
+
+def cancel_measuring(request: tuple) -> None:
+    """The Cancel button's callback: mark ``request`` (:func:`measure_request`) cancelled in this session."""
+    st.session_state[sk.COMPARE_MEASURE_CANCELLED] = request
+
+
+def _measure_again() -> None:
+    st.session_state.pop(sk.COMPARE_MEASURE_CANCELLED, None)
+
+
+def _previous(note: str) -> View | None:
+    """Say ``note`` with a "Measure now" button; the session's previous view, or ``None`` (then the note says so)."""
+    previous = st.session_state.get(sk.COMPARE_LAST_VIEW)
+    with st.container(border=True):
+        st.warning(
+            note
+            + (
+                " Still showing the previous figures and columns below."
+                if previous is not None
+                else " Nothing measured yet in this session: pick fewer tokenizers, or measure now."
+            ),
+            icon=":material/cancel:",
+        )
+        st.button("Measure now", key=sk.COMPARE_MEASURE_AGAIN, icon=":material/play_arrow:", on_click=_measure_again)
+    return previous
+
+
+def _measure_with_progress(builts: Sequence[Built], text: str, request: tuple) -> dict[str, TextMetrics]:
+    n = len(request[2])
+    box, bar = progress_panel(
+        f"Measuring {n:,} tokenizer{'s' if n != 1 else ''} on {len(text):,} characters…",
+        "Counting the text's distinct units…",
+        cancel_label="Cancel",
+        cancel_key=sk.COMPARE_CANCEL_MEASURE,
+        on_cancel=cancel_measuring,
+        args=(request,),
+        help="Stop measuring now and keep the figures shown before.",
+    )
+    shown = [None]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        start, share, label = MEASURE_PHASES.get(phase, (0.0, 1.0, phase + " {done:,} of {total:,}"))
+        frac = min(max(start + share * (done / total if total else 0.0), 0.0), 1.0)
+        step = (phase, int(frac * 100), done)
+        if step != shown[0]:  # each update lets Streamlit deliver a Cancel click
+            shown[0] = step
+            bar.progress(frac, text=label.format(done=done, total=total))
+
+    try:
+        return catalogue.measure_all(builts, text, progress)
+    finally:  # measured, failed or cancelled: the panel goes
+        box.empty()
+
+
+def measure_or_previous(columns: Sequence[Column], text: str) -> View | None:
+    """The figures of ``text`` under the built columns, or after a Cancel or a failure the previous view.
+
+    Figures already measured (any session, :func:`ui.catalogue.measure_all`) come at once.  Otherwise a
+    long text (:data:`ui.catalogue.CORPUS_MIN_CHARS`) is measured by counted distinct pieces under a
+    progress panel with a Cancel button (:func:`ui.view.progress_panel`), a short one under a spinner.
+    A Cancel reruns the page; that run, and every run for the same request until "Measure now", draws a
+    note and returns the session's previous view, so the page goes on showing what it showed (the
+    picker and the text stay as the user left them).  An engine error (text that cannot be encoded) is
+    shown the same way, with its message.
+
+    Args:
+        columns: the page's columns (:func:`ui.catalogue.build_columns`).
+        text: the compared text.
+
+    Returns:
+        ``(columns, metrics, text)`` to draw -- the new ones, or the previous view's -- or ``None`` when
+        there is nothing to draw (the note is shown).
+    """
+    builts = [c.built for c in columns if c.built is not None]
+    request = measure_request(builts, text)
+    try:
+        if not request[2]:
+            metrics = catalogue.measure_all(builts, text)
+        elif st.session_state.get(sk.COMPARE_MEASURE_CANCELLED) == request:
+            n = len(request[2])
+            return _previous(
+                f"Measuring {n:,} tokenizer{'s' if n != 1 else ''} on {len(text):,} characters was cancelled."
+            )
+        elif len(text) < catalogue.CORPUS_MIN_CHARS:
+            with st.spinner("Encoding…"):
+                metrics = catalogue.measure_all(builts, text)
+        else:
+            metrics = _measure_with_progress(builts, text, request)
+    except (ValueError, TypeError) as exc:
+        st.error(f"Cannot measure this text: {md(exc)}", icon=":material/error:")
+        return _previous("The figures below are not for this text.")
+    view = (list(columns), metrics, text)
+    st.session_state[sk.COMPARE_LAST_VIEW] = view
+    return view
 
 
 # ---------------------------------------------------------------------------
@@ -377,8 +451,25 @@ def _special_strings(tok: Tokenizer) -> list[str]:
     return [str(s) for s in tok.special_tokens]
 
 
-def special_tokens_note(text: str, columns: Sequence[Column]) -> str:
-    """HTML (escaped) saying how the columns treat special-token text, and which special strings the text holds."""
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _special_counts(digest: bytes, length: int, strings: tuple[str, ...], _text: str) -> dict[str, int]:
+    """``{s: _text.count(s)}`` for the ``strings`` that occur, kept per text digest and strings (shared)."""
+    out = {}
+    for s in strings:
+        n = _text.count(s)
+        if n:
+            out[s] = n
+    return out
+
+
+def special_tokens_note(text: str, columns: Sequence[Column], metrics: dict[str, TextMetrics] | None = None) -> str:
+    """HTML (escaped) saying how the columns treat special-token text, and which special strings the text holds.
+
+    With ``metrics`` (the whole text's figures), the strings of a tokenizer with no special token in the text
+    are not looked for: it encodes each of its special strings as a special token wherever it occurs, so none
+    occurs (on a 20 MB text, counting the ~9,600 special strings of every production tokenizer took minutes).
+    The counts are ``text.count(s)`` (non-overlapping), kept per text digest.
+    """
     builts = [c.built for c in columns if c.built is not None]
     lines = [
         "<b>Special tokens:</b> every tokenizer encodes the special-token strings of its own vocabulary "
@@ -386,16 +477,15 @@ def special_tokens_note(text: str, columns: Sequence[Column]) -> str:
         'as tiktoken does with <code>allowed_special="all"</code>; the trained BPE\'s special tokens are the '
         "ones set in the sidebar. A string that is not special to a tokenizer is ordinary text to it."
     ]
-    found: dict[str, int] = {}
+    specials = {b.cache_key: set(_special_strings(b.tokenizer)) for b in builts}
+    looked: dict[str, None] = {}
     for b in builts:
-        for s in _special_strings(b.tokenizer):
-            if s and s not in found:
-                n = text.count(s)
-                if n:
-                    found[s] = n
+        if metrics is None or b.cache_key not in metrics or metrics[b.cache_key].special_tokens:
+            looked.update((s, None) for s in _special_strings(b.tokenizer) if s)
+    found = _special_counts(text_digest(text), len(text), tuple(looked), text)
     for s, n in found.items():
-        special_in = [b.label for b in builts if s in _special_strings(b.tokenizer)]
-        plain_in = [b.label for b in builts if s not in _special_strings(b.tokenizer)]
+        special_in = [b.label for b in builts if s in specials[b.cache_key]]
+        plain_in = [b.label for b in builts if s not in specials[b.cache_key]]
         line = (
             f"<code>{html.escape(s)}</code> occurs {n:,}×: one special token for {html.escape(', '.join(special_in))}"
         )

@@ -1,40 +1,21 @@
 """Tables of figures that fit their container: headers wrap, numbers do not, every cell escaped.
 
 Compare's figures table and Insights' held-out table are drawn here (:func:`figures_table_html`),
-each from a ``pandas.DataFrame`` and its :class:`FigureColumn` list.
+each from a ``pandas.DataFrame`` and its :class:`FigureColumn` list (defined with the cell formats in
+:mod:`bpe_core.analysis.figures`, which the command line shares).
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
+from bpe_core.analysis.figures import FigureColumn, format_cell
 from ui.render import table_token_html
 
-
-@dataclass(frozen=True)
-class FigureColumn:
-    """One column of :func:`figures_table_html`.
-
-    Attributes:
-        key: the frame's column name.
-        header: the header shown (wraps at its spaces on narrow screens).
-        fmt: ``"text"``, ``"int"`` (thousands separators), ``"2f"`` (two decimals),
-            ``"3f"``, ``"pct1"`` / ``"pct2"`` (a percentage given in percent, one or two
-            decimals), ``"share"`` (a fraction shown as a percentage, one decimal) or
-            ``"token"`` (a token's printable form, left-aligned in its own direction:
-            :func:`ui.render.table_token_html`).
-        help: the header's hover text.
-    """
-
-    key: str
-    header: str
-    fmt: str
-    help: str = ""
+__all__ = ["FigureColumn", "figures_table_html"]
 
 
 TABLE_CSS = """
@@ -62,22 +43,6 @@ TABLE_CSS = """
 """
 """Style of :func:`figures_table_html`: headers wrap, numbers do not; a table wider than the screen scrolls
 with the first column pinned (phones)."""
-
-
-def _cell(value: object, fmt: str) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    if fmt == "int":
-        return f"{int(value):,}"
-    if fmt in ("2f", "3f"):
-        return f"{float(value):.{fmt[0]}f}"
-    if fmt == "pct1":
-        return f"{float(value):.1f}%"
-    if fmt == "pct2":
-        return f"{float(value):.2f}%"
-    if fmt == "share":
-        return f"{100 * float(value):.1f}%"
-    return str(value)
 
 
 TOKEN_CLASS = ' class="tok"'
@@ -113,7 +78,7 @@ def figures_table_html(frame: pd.DataFrame, columns: Sequence[FigureColumn], *, 
         cells = "".join(
             f'<td{TOKEN_CLASS if c.fmt == "token" else ""} data-col="{esc(c.key, quote=True)}" '
             f'data-value="{esc(str(rec.get(c.key)), quote=True)}">'
-            + (table_token_html(str(rec.get(c.key))) if c.fmt == "token" else esc(_cell(rec.get(c.key), c.fmt)))
+            + (table_token_html(str(rec.get(c.key))) if c.fmt == "token" else esc(format_cell(rec.get(c.key), c.fmt)))
             + "</td>"
             for c in columns
         )

@@ -178,6 +178,14 @@ COMPARE_TEXT = "compare_text"
 COMPARE_HIGHLIGHT = "compare_highlight"
 COMPARE_LIVE_SLIDER = "compare_live_slider"
 """Compare's vocabulary slider drawn in the browser (:func:`ui.live_view.group_slider`)."""
+COMPARE_CANCEL_MEASURE = "compare_cancel_measure"
+"""The Cancel button of Compare's measuring panel (:func:`ui.compare.measure_or_previous`)."""
+COMPARE_MEASURE_AGAIN = "compare_measure_again"
+"""The "Measure now" button shown after a Cancel of Compare's measuring."""
+COMPARE_MEASURE_CANCELLED = "_compare_measure_cancelled"
+"""The measuring request (text digest, tokenizer cache keys) this session cancelled on Compare."""
+COMPARE_LAST_VIEW = "_compare_last_view"
+"""Compare's last measured view ``(columns, {cache key: TextMetrics}, text)``: shown again after a Cancel."""
 
 
 def compare_live_key(column: str) -> str:

@@ -103,6 +103,14 @@ def _digest(text: str) -> bytes:
     return d
 
 
+def text_digest(text: str) -> bytes:
+    """A 16-byte content hash of ``text`` (BLAKE2b), memoised for the very same ``str`` object (uploads, samples).
+
+    The key of every per-text cache of the app (training, Compare's figures).
+    """
+    return _digest(text)
+
+
 def training_key(text: str, spec: TrainingSpec, imported: str | None = None) -> TrainingKey:
     """The one cache key of a tokenizer: the training text's digest and the spec, or the imported file.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from bpe_core.analysis.metrics import basic_counts
@@ -117,20 +119,52 @@ def sidebar_tokenizer(settings: Settings) -> TrainedTokenizer:
         return previous
 
 
-def _train_with_progress(settings: Settings, key: training.TrainingKey) -> TrainedTokenizer:
-    """Train with a progress bar and a Cancel button; both disappear when training ends."""
+def progress_panel(
+    title: str,
+    label: str,
+    *,
+    cancel_label: str,
+    cancel_key: str,
+    on_cancel: Callable[..., None],
+    args: tuple = (),
+    help: str = "",
+):
+    """A bordered panel with a title, a progress bar and a Cancel button (training's, Compare's measuring).
+
+    Clicking Cancel reruns the page at the next update of the bar (Streamlit stops the run there), with
+    ``on_cancel(*args)`` called first: it marks what was cancelled for the rerun to see.
+
+    Args:
+        title: the bold line above the bar (Markdown; escape user text).
+        label: the bar's first label.
+        cancel_label: the button's text.
+        cancel_key: the button's widget key (:mod:`ui.state_keys`).
+        on_cancel: the button's ``on_click`` callback.
+        args: its arguments.
+        help: the button's hover text.
+
+    Returns:
+        ``(box, bar)``: ``box.empty()`` removes the panel; ``bar.progress(fraction, text=...)`` moves the bar.
+    """
     box = st.empty()
     with box.container(border=True):
-        st.markdown(f"**Training on {len(settings.text):,} characters…**")
-        bar = st.progress(0.0, text="Counting pre-tokens…")
-        st.button(
-            "Cancel training",
-            key=sk.CANCEL_TRAINING,
-            icon=":material/cancel:",
-            on_click=training.cancel,
-            args=(key,),
-            help="Stop training now and keep the previous tokenizer.",
-        )
+        st.markdown(f"**{title}**")
+        bar = st.progress(0.0, text=label)
+        st.button(cancel_label, key=cancel_key, icon=":material/cancel:", on_click=on_cancel, args=args, help=help)
+    return box, bar
+
+
+def _train_with_progress(settings: Settings, key: training.TrainingKey) -> TrainedTokenizer:
+    """Train with a progress bar and a Cancel button; both disappear when training ends."""
+    box, bar = progress_panel(
+        f"Training on {len(settings.text):,} characters…",
+        "Counting pre-tokens…",
+        cancel_label="Cancel training",
+        cancel_key=sk.CANCEL_TRAINING,
+        on_cancel=training.cancel,
+        args=(key,),
+        help="Stop training now and keep the previous tokenizer.",
+    )
     shown = [-1]
 
     def progress(phase: str, done: int, total: int) -> None:

@@ -18,7 +18,10 @@ call returns at once.  The thread, in order (:func:`jobs`):
 4. builds what Compare draws of each built-in sample under every production tokenizer (its figures, spans
    and column HTML with the default options: :func:`ui.compare.warm_production_columns`), so that a Compare
    button on a sample finds them in the shared caches;
-5. collects garbage once and moves every object alive at that point into the permanent generation
+5. compiles the kernels of corpus figures (:mod:`bpe_core.analysis.corpus`, what Compare measures a long text
+   with) and measures a short text under every production tokenizer loaded, so that whatever each builds for
+   its distinct pieces on first use is built here;
+6. collects garbage once and moves every object alive at that point into the permanent generation
    (:func:`gc.freeze`): Streamlit runs a full collection after every script run
    (``runner.postScriptGC``), which otherwise walks all of these long-lived objects again each time
    (about 0.15 s a run on this machine, holding the GIL against every other session).
@@ -179,6 +182,22 @@ def jobs() -> Iterator[tuple[str, Callable[[], None]]]:
 
     for sample in SAMPLES:
         yield f"Compare columns on {sample}", _columns_job(sample, keys)
+    yield "corpus figures", _corpus_figures
+
+
+def _corpus_figures() -> None:
+    from bpe_core.analysis import corpus_kernel
+    from bpe_core.analysis.corpus import measure_corpus
+    from bpe_core.counting import unit_kernel
+    from bpe_core.production.encodings import EncodingUnavailable
+
+    unit_kernel.warm()
+    corpus_kernel.warm()
+    toks = []
+    for key in PRODUCTION:
+        with contextlib.suppress(EncodingUnavailable, ValueError):  # not installed: the page says why
+            toks.append(load_production(key))
+    measure_corpus(WARM_TEXT * 4, toks, num_workers=1)
 
 
 def run(state: Warmup | None = None) -> Warmup:

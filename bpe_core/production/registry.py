@@ -157,7 +157,7 @@ def production_spec(key: str) -> ProductionSpec:
 
 @cache
 def load_production(key: str) -> Tokenizer:
-    """The production tokenizer ``key``, loaded offline (cached per process; failures are not cached).
+    """The production tokenizer ``key``, loaded offline (cached per process, every key; failures are not cached).
 
     Every registered tokenizer stays cached once loaded (at most ``len(PRODUCTION)`` entries: an
     unknown key raises, and exceptions are not cached): a bounded cache smaller than the registry would

@@ -8,6 +8,8 @@ cl100k, and ``load_tiktoken_bpe`` for the exported ranks) and Hugging Face
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import os
 import subprocess
@@ -99,23 +101,19 @@ def test_export_hf_and_json(trained, corpus, tmp_path):
 
 
 def test_compare_table_matches_tiktoken(trained, corpus, tmp_path, tiktoken_official):
-    res = run("compare", str(corpus), "--tokenizer", str(trained), cwd=tmp_path)
+    res = run("compare", str(corpus), "--tokenizer", str(trained), "--format", "csv", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     text = corpus.read_text(encoding="utf-8")
-    rows = {line.split("  ")[0].strip(): line.split() for line in res.stdout.splitlines()[2:]}
+    rows = {r["Tokenizer"]: r for r in csv.DictReader(io.StringIO(res.stdout))}
     n_gpt2 = len(tiktoken_official("r50k_base").encode(text, allowed_special="all"))
     n_cl100k = len(tiktoken_official("cl100k_base").encode(text, allowed_special="all"))
-    lines = res.stdout.splitlines()
-    assert lines[1].split() == ["tokenizer", "vocab", "size", "tokens", "bytes/token", "chars/token"]
-    gpt2 = next(line for line in lines if line.strip().startswith("GPT-2"))
-    cl = next(line for line in lines if "cl100k" in line)
-    assert gpt2.split()[-4:-2] == ["50257", str(n_gpt2)]
-    assert str(n_cl100k) in cl.split()
+    gpt2 = rows["GPT-2 (r50k_base)"]
+    assert (gpt2["Vocab size"], gpt2["Tokens"]) == ("50257", str(n_gpt2))
+    assert rows["GPT-4 (cl100k_base)"]["Tokens"] == str(n_cl100k)
     n_bytes = len(text.encode("utf-8"))
-    assert f"{n_bytes / n_gpt2:.3f}".rstrip("0") in gpt2
-    ours = next(line for line in lines if line.strip().startswith("BPE"))
-    assert str(len(BPETokenizer.load(trained).encode(text))) in ours.split()
-    assert rows  # the table has rows
+    assert float(gpt2["Bytes/token"]) == pytest.approx(n_bytes / n_gpt2, rel=1e-12)
+    ours = next(r for name, r in rows.items() if name.startswith("BPE"))
+    assert ours["Tokens"] == str(len(BPETokenizer.load(trained).encode(text)))
 
 
 def test_wordpiece_train_and_vocab_txt_export(corpus, tmp_path):
@@ -144,7 +142,7 @@ def test_wordpiece_train_and_vocab_txt_export(corpus, tmp_path):
         (["encode", "--tokenizer", "nothere.json", "corpus.txt"], "cannot read nothere.json"),
         (["export", "--tokenizer", "tok.json", "--format", "xml", "--out", "o"], "invalid choice: 'xml'"),
         (["export", "--tokenizer", "tok.json", "--format", "vocab.txt", "--out", "o"], "needs a WordPiece tokenizer"),
-        (["compare", "."], "is a directory"),
+        (["compare", "corpus.txt", "--tokenizers", "nope"], "unknown tokenizer key 'nope'; valid keys: all"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ],
 )
