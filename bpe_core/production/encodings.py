@@ -977,8 +977,12 @@ class TiktokenTokenizer:
         A unit is cut at the encoding's special tokens (when its text reads
         them) and its pattern's pre-tokens; each pre-token is looked up or
         merged by tiktoken itself (``encode_single_piece``, what ``encode``
-        does to each pre-token).
+        does to each pre-token).  An encoding that normalizes first (Qwen's
+        NFC) encodes each unit whole (:meth:`token_spans`): a unit starts with
+        a space, which no normalization joins to the character before.
         """
+        if self.spec.normalization:  # Qwen: NFC composes across pre-tokens, never across a unit's leading space
+            return SplitPieces(self, ("units",))
         specials = tuple(self._specials) if self.special_text else ()
         return regex_pieces(self, self.pattern, specials, self._encode_pieces)
 
