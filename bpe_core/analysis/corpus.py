@@ -401,12 +401,20 @@ class PieceCounts:
     offsets: np.ndarray
 
 
-def count_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts:
+def count_pieces(units: UnitCounts, split: CorpusPieces, *, compiled: bool = True) -> PieceCounts:
     """Cut every distinct unit with one tokenizer's split and count the distinct pieces.
+
+    A split by a pattern the compiled pre-tokenizer runs
+    (:func:`bpe_core.counting.pretoken_kernel.machine_for`) is cut and counted
+    there (:func:`_compiled_pieces`; ``compiled=False``: the textbook way
+    for it too); any other by its ``split_units``.
 
     Raises:
         ValueError: the split's pieces do not put the unit back together.
     """
+    done = _compiled_pieces(units, split) if compiled else None
+    if done is not None:
+        return done
     flat, sizes = split.split_units(units.texts, units.first)
     sizes = np.asarray(sizes, dtype=np.int64)
     unit_offsets = np.zeros(len(units) + 1, dtype=np.int64)
@@ -433,6 +441,56 @@ def count_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts:
     data, offsets = _pack(pieces)
     _check_cover(units, data, offsets, refs, unit_offsets)
     return PieceCounts(pieces, np.array(first, dtype=bool), counts, refs, unit_offsets, units.counts, data, offsets)
+
+
+def _machine_of(split: CorpusPieces):
+    """The compiled pre-tokenizer's :class:`~bpe_core.counting.pretoken_kernel.Machine` of a pattern split, or ``None``.
+
+    Only a split keyed ``("pre-tokens", pattern source, special tokens)``
+    (:func:`bpe_core.pieces.regex_pieces`) cuts every unit as its pattern does.
+    """
+    key = split.key
+    if not (isinstance(key, tuple) and len(key) == 3 and key[0] == "pre-tokens"):
+        return None
+    from ..counting.native import HAVE_NUMBA
+    from ..counting.pretoken_kernel import machine_for
+
+    return machine_for(key[1]) if HAVE_NUMBA else None
+
+
+def _special_rows(data: np.ndarray, specials: Sequence[str]) -> np.ndarray:
+    """``int64[m, 2]``: the byte ranges of the special tokens in the units' UTF-8, as ``split_special`` finds them.
+
+    Longest first, as :func:`bpe_core.pretokenize.special.special_regex`; no
+    occurrence crosses a unit's end (a special token holding a unit cut is measured on the whole text).
+    """
+    if not specials:
+        return np.zeros((0, 2), dtype=np.int64)
+    ordered = sorted(specials, key=lambda t: (-len(t), t))
+    rx = regex.compile(b"|".join(regex.escape(t.encode("utf-8")) for t in ordered))
+    rows = [m.span() for m in rx.finditer(data.tobytes())]
+    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+
+
+def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | None:
+    """:func:`count_pieces` on the compiled pre-tokenizer and piece counter, or ``None`` when it cannot run the split.
+
+    Equal to the textbook path (the split's ``split_units``, counted in Python):
+    ``tests/engine/test_pretoken_kernel.py`` checks the cuts against ``regex``
+    for every registered pattern, ``tests/engine/test_corpus.py`` the figures.
+    """
+    machine = _machine_of(split)
+    if machine is None:
+        return None
+    from ..counting import pretoken_kernel as pk
+
+    data, offsets = units.packed()
+    cut_off, cuts = pk.split_units(data, offsets, machine, _special_rows(data, split.key[2]))
+    starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
+    raw = data.tobytes()
+    pieces = [raw[a : a + n].decode("utf-8") for a, n in zip(starts.tolist(), lens.tolist())]
+    pdata, poffsets = _pack(pieces)
+    return PieceCounts(pieces, first, counts.astype(np.int64), refs, cut_off, units.counts, pdata, poffsets)
 
 
 def _check_cover(units: UnitCounts, data, offsets, refs, unit_offsets) -> None:

@@ -53,6 +53,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..bpe.ranks import ranks_to_vocab_merges
+from ..counting import pretoken_kernel as pk
+from ..counting.pretoken_kernel import Machine, machine_for, register_machine
 from ..formats.tiktoken import parse_tiktoken_file
 from ..pieces import (
     SplitPieces,
@@ -485,6 +487,14 @@ MODEL_ENCODINGS: dict[str, EncodingSpec] = {
 
 for _spec in MODEL_ENCODINGS.values():  # tiktoken runs these too: pre-tokenize them as its engine does
     register_tiktoken_pattern(_spec.pattern)
+# the compiled pre-tokenizer's switches for these patterns (tests/engine/test_pretoken_kernel.py checks each)
+register_machine(LLAMA3_PATTERN, Machine(2, pk.LETTERS_PREFIX, False, pk.DIGITS_THREE, pk.PUNCT_CRLF, pk.SPACE_O200K))
+register_machine(LLAMA4_PATTERN, machine_for(O200K_PATTERN))
+register_machine(QWEN2_PATTERN, Machine(2, pk.LETTERS_PREFIX, False, pk.DIGITS_ONE, pk.PUNCT_CRLF, pk.SPACE_O200K))
+register_machine(QWEN35_PATTERN, Machine(2, pk.LETTERS_MARKS, False, pk.DIGITS_ONE, pk.PUNCT_MARKS, pk.SPACE_O200K))
+register_machine(
+    TEKKEN_PATTERN, Machine(0, pk.LETTERS_CASED, False, pk.DIGITS_ONE, pk.PUNCT_CRLF_SLASH, pk.SPACE_O200K)
+)
 
 
 class EncodingUnavailable(RuntimeError):

@@ -22,9 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe_core.analysis.corpus import count_units, measure_corpus, text_units, unit_cut_table
+from bpe_core.analysis.corpus import count_pieces, count_units, measure_corpus, text_units, unit_cut_table
 from bpe_core.analysis.metrics import TextMetrics, compute_metrics
 from bpe_core.analysis.scripts import INHERITED, SCRIPT_GROUPS, char_group, char_group_table
+from bpe_core.counting.pretoken_kernel import machine_for
 from bpe_core.formats.bert import wordpiece_to_vocab_txt
 from bpe_core.formats.huggingface import to_hf_json
 from bpe_core.formats.tiktoken import bpe_to_tiktoken_files
@@ -177,6 +178,22 @@ def test_a_pattern_not_known_to_split_at_spaces_is_measured_on_the_whole_text():
     probe = text[:3000] + " end of text " + ADVERSARIAL[5]
     for tok, m in zip((custom, lines, spaced), measure_corpus(probe, [custom, lines, spaced]), strict=True):
         assert_same(m, whole_text(tok, probe), tok.name)
+
+
+def test_the_compiled_pre_tokenizer_counts_the_pieces_the_textbook_split_counts(tokenizers):
+    """Every production pattern the compiled pre-tokenizer runs: the same distinct pieces, counts and refs."""
+    text = "\n".join(ADVERSARIAL) + " " + sample("multilingual") + stdlib_code()[:5_000] + f" a{EOT}b {EOT}. "
+    splits = {p.key: p for p in map(corpus_pieces, tokenizers) if p is not None and p.key[0] == "pre-tokens"}
+    units = count_units(text, unit_cut_table(splits.values()))
+    for key, split in splits.items():
+        fast, slow = count_pieces(units, split), count_pieces(units, split, compiled=False)
+        got = {(p, bool(f)): int(c) for p, f, c in zip(fast.pieces, fast.first, fast.counts, strict=True)}
+        want = {(p, bool(f)): int(c) for p, f, c in zip(slow.pieces, slow.first, slow.counts, strict=True)}
+        assert got == want, key[1]
+        assert [fast.pieces[r] for r in fast.refs] == [slow.pieces[r] for r in slow.refs], key[1]
+        assert np.array_equal(fast.unit_offsets, slow.unit_offsets)
+    compiled = {key[1] for key in splits if machine_for(key[1]) is not None}
+    assert len(compiled) >= 5  # GPT-2, cl100k, o200k (Llama 4), Llama 3, Tekken
 
 
 # ---------------------------------------------------------------------------
