@@ -74,14 +74,16 @@ import numpy as np
 import regex
 
 from ..counting.kernel import char_classes, read_only
-from ..interface import CorpusPieces, ProgressCallback, Tokenizer, corpus_pieces
+from ..interface import CorpusPieces, ProgressCallback, Tokenizer, TrainingCancelled, corpus_pieces
 from .corpus_kernel import piece_stats, unit_totals, walk_units
 from .metrics import Counts, TextMetrics, metrics_from_counts, span_counts
 from .scripts import SCRIPT_GROUPS, ScriptRow, char_group_table, script_breakdown
 
 __all__ = [
+    "CorpusComparison",
     "PieceCounts",
     "UnitCounts",
+    "compare_corpus",
     "count_pieces",
     "count_units",
     "measure_corpus",
@@ -584,6 +586,132 @@ def _declared(tokenizers: Sequence[Tokenizer]) -> list[CorpusPieces | None]:
     return out
 
 
+@dataclass(slots=True)
+class CorpusComparison:
+    """What :func:`compare_corpus` measured, with where the time went.
+
+    Attributes:
+        metrics: one :class:`TextMetrics` per tokenizer, in order.
+        units: distinct units counted.
+        pieces: ``{split key: distinct pieces}`` of each distinct split.
+        count_seconds: wall time of counting the units (seconds).
+        split_seconds: wall time of cutting and counting the pieces, all splits (seconds).
+        tokenizer_seconds: per tokenizer, wall time of encoding its distinct pieces and
+            adding up its figures (seconds; a tokenizer measured on the whole text: all of it).
+    """
+
+    metrics: list[TextMetrics]
+    units: int = 0
+    pieces: dict = field(default_factory=dict)
+    count_seconds: float = 0.0
+    split_seconds: float = 0.0
+    tokenizer_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float:
+        """Total wall time (seconds)."""
+        return self.count_seconds + self.split_seconds + sum(self.tokenizer_seconds)
+
+
+def compare_corpus(
+    source: str | Sequence[str | os.PathLike],
+    tokenizers: Sequence[Tokenizer],
+    *,
+    files: bool = False,
+    progress: ProgressCallback | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    num_workers: int | None = None,
+    executor: Executor | None = None,
+) -> CorpusComparison:
+    r"""The engine's entry point for Compare at corpus scale: every figure of a corpus under each tokenizer.
+
+    The units are counted once (:func:`count_units`, on the compiled counter,
+    in threads or on ``executor``), the pieces once per distinct split
+    (:func:`count_pieces`; compiled for every pattern the compiled
+    pre-tokenizer runs), and each tokenizer encodes each distinct piece once
+    (see the module docstring).  A tokenizer that declares no pieces
+    (:func:`bpe_core.interface.corpus_pieces`), or whose special tokens hold a
+    unit cut, is measured by encoding each document's text.
+
+    Args:
+        source: the text, or (``files=True``) file names, directories or glob patterns
+            (each file a document of its own, read in byte ranges).
+        tokenizers: any :class:`~bpe_core.interface.Tokenizer`\ s.
+        files: ``source`` names files.
+        progress: ``progress(phase, done, total)``: phase ``"count"`` (chunks
+            counted of all), ``"split"`` (distinct splits done), ``"encode"``
+            (tokenizers done); may raise to stop.
+        cancelled: ``cancelled() -> bool``, asked before every progress report;
+            true stops the work with :class:`~bpe_core.interface.TrainingCancelled`.
+        num_workers: threads counting units (default: all cores).
+        executor: a ``concurrent.futures.Executor`` counting file chunks instead of
+            local threads: a Dask cluster's ``distributed.Client(address).get_executor()``
+            (its workers must see the files), as the training counts take one.
+
+    Returns:
+        A :class:`CorpusComparison`; its ``metrics[i]`` equals
+        ``compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id, scripts=True)``
+        for ``tokenizers[i]`` (summed over the documents; the scripts' token shares up to float rounding).
+
+    Raises:
+        ValueError: text that is not UTF-8 (the message names the file) or holds an unpaired surrogate.
+        OSError: a file cannot be read.
+        TrainingCancelled: ``cancelled()`` turned true.
+        Whatever ``progress`` raises.
+
+    >>> from bpe_core import train_bpe
+    >>> tok = train_bpe("low lower lowest " * 20, 270)
+    >>> seen = []
+    >>> result = compare_corpus("lower lowest, low", [tok], progress=lambda *a: seen.append(a[0]))
+    >>> result.metrics[0].words, sorted(set(seen))
+    (3, ['count', 'encode', 'split'])
+    """
+    report = _reporter(progress, cancelled)
+    declared = _declared(tokenizers)
+    table = unit_cut_table(declared)
+    units = count_units(source, table, files=files, num_workers=num_workers, progress=report, executor=executor)
+    out = CorpusComparison([], len(units), count_seconds=units.seconds)
+    t0 = time.perf_counter()
+    totals = _unit_totals(units)
+    keys = list(dict.fromkeys(p.key for p in declared if p is not None))
+    counted: dict = {}
+    for k, key in enumerate(keys):
+        if report is not None:
+            report("split", k, len(keys))
+        split = next(p for p in declared if p is not None and p.key == key)
+        counted[key] = count_pieces(units, split)
+        out.pieces[key] = len(counted[key].pieces)
+    out.split_seconds = time.perf_counter() - t0
+    if report is not None:
+        report("split", len(keys), len(keys))
+        report("encode", 0, len(tokenizers))
+    for k, (tok, split) in enumerate(zip(tokenizers, declared)):
+        t1 = time.perf_counter()
+        if split is None:
+            out.metrics.append(_whole_text(tok, source, files))
+        else:
+            pieces = counted[split.key]
+            out.metrics.append(piece_figures(tok, pieces, split.encode(pieces.pieces, pieces.first), totals))
+        out.tokenizer_seconds.append(time.perf_counter() - t1)
+        if report is not None:
+            report("encode", k + 1, len(tokenizers))
+    return out
+
+
+def _reporter(progress: ProgressCallback | None, cancelled: Callable[[], bool] | None) -> ProgressCallback | None:
+    """``progress`` with the ``cancelled`` check in front (``None`` when neither is given)."""
+    if cancelled is None:
+        return progress
+
+    def report(phase: str, done: int, total: int) -> None:
+        if cancelled():
+            raise TrainingCancelled(f"cancelled while {phase!r} ({done} of {total})")
+        if progress is not None:
+            progress(phase, done, total)
+
+    return report
+
+
 def measure_corpus(
     source: str | Sequence[str | os.PathLike],
     tokenizers: Sequence[Tokenizer],
@@ -595,56 +723,17 @@ def measure_corpus(
 ) -> list[TextMetrics]:
     r"""Every :class:`~bpe_core.analysis.metrics.TextMetrics` figure of a corpus under each tokenizer, scripts included.
 
-    The units are counted once (:func:`count_units`), the pieces once per
-    distinct split (:func:`count_pieces`), and each tokenizer encodes each
-    distinct piece once (see the module docstring).  A tokenizer that declares
-    no pieces (:func:`bpe_core.interface.corpus_pieces`), or whose special
-    tokens hold a unit cut, is measured by encoding each document's text.
-
-    Args:
-        source: the text, or (``files=True``) file names, directories or glob patterns.
-        tokenizers: any :class:`~bpe_core.interface.Tokenizer`\ s.
-        files: ``source`` names files, each a document of its own.
-        num_workers: threads counting units (default: all cores).
-        executor: a ``concurrent.futures.Executor`` to count file chunks on (a Dask cluster's).
-        progress: ``progress(phase, done, total)`` with phases ``"count"``
-            (chunks), ``"split"`` (distinct splits) and ``"encode"``
-            (tokenizers); raise in it (``bpe_core.interface.TrainingCancelled``) to stop.
+    :func:`compare_corpus`'s ``metrics`` (see there for the arguments, the
+    progress phases and the errors raised).
 
     Returns:
         One :class:`TextMetrics` per tokenizer, in order, equal to
         ``compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id, scripts=True)``
         (summed over the documents; the scripts' token shares up to float rounding).
-
-    Raises:
-        ValueError: text that is not UTF-8 (or holds an unpaired surrogate); as the tokenizers' ``encode``.
-        OSError: a file cannot be read.
-        Whatever ``progress`` raises.
     """
-    declared = _declared(tokenizers)
-    table = unit_cut_table(declared)
-    units = count_units(source, table, files=files, num_workers=num_workers, progress=progress, executor=executor)
-    totals = _unit_totals(units)
-    keys = list(dict.fromkeys(p.key for p in declared if p is not None))
-    counted: dict = {}
-    for k, key in enumerate(keys):
-        if progress is not None:
-            progress("split", k, len(keys))
-        split = next(p for p in declared if p is not None and p.key == key)
-        counted[key] = count_pieces(units, split)
-    if progress is not None:
-        progress("split", len(keys), len(keys))
-        progress("encode", 0, len(tokenizers))
-    out: list[TextMetrics] = []
-    for k, (tok, split) in enumerate(zip(tokenizers, declared)):
-        if split is None:
-            out.append(_whole_text(tok, source, files))
-        else:
-            pieces = counted[split.key]
-            out.append(piece_figures(tok, pieces, split.encode(pieces.pieces, pieces.first), totals))
-        if progress is not None:
-            progress("encode", k + 1, len(tokenizers))
-    return out
+    return compare_corpus(
+        source, tokenizers, files=files, num_workers=num_workers, executor=executor, progress=progress
+    ).metrics
 
 
 def _documents(source: str | Sequence[str | os.PathLike], files: bool) -> Iterable[str]:

@@ -25,13 +25,13 @@ from tests.conftest import sample, seed_text, stdlib_code
 
 pytest.importorskip("numba")
 
-import bpe_core.production.encodings  # noqa: E402,F401 -- registers the open models' patterns
+import bpe_core.production.encodings  # noqa: F401 -- registers the open models' patterns
 
 PATTERNS = sorted(pk.MACHINES)
 
 ALPHABET = (
     "aAzZsStTmMdDrReEvVlLſ'’ \t\n\r\x0b\x0c\x85\u00a0\u2028\u3000"
-    "09٣²½.,;:!?/\\-_()[]{}<>\"#$%&*+=@^`|~"
+    '09٣²½.,;:!?/\\-_()[]{}<>"#$%&*+=@^`|~'
     "éÉßǅǈⅷ\u0301\u0308\u20dd\u064b中文日本語한국어ابجกขαβΓΔжЖ😀👩\u200d\ufe0f\U00010940\U0001e900"
 )
 
