@@ -449,7 +449,9 @@ def _machine_of(split: CorpusPieces):
     """The compiled pre-tokenizer's :class:`~bpe_core.counting.pretoken_kernel.Machine` of a pattern split, or ``None``.
 
     Only a split keyed ``("pre-tokens", pattern source, special tokens)``
-    (:func:`bpe_core.pieces.regex_pieces`) cuts every unit as its pattern does.
+    (:func:`bpe_core.pieces.regex_pieces`; a split sequence's patterns in place
+    of the source, :meth:`bpe_core.production.byte_bpe.ByteLevelBPE.corpus_pieces`)
+    cuts every unit as its pattern does.
     """
     key = split.key
     if not (isinstance(key, tuple) and len(key) == 3 and key[0] == "pre-tokens"):
@@ -460,18 +462,28 @@ def _machine_of(split: CorpusPieces):
     return machine_for(key[1]) if HAVE_NUMBA else None
 
 
-def _special_rows(data: np.ndarray, specials: Sequence[str]) -> np.ndarray:
+def _special_rows(data: np.ndarray, offsets: np.ndarray, specials: Sequence[str]) -> np.ndarray:
     """``int64[m, 2]``: the byte ranges of the special tokens in the units' UTF-8, as ``split_special`` finds them.
 
-    Longest first, as :func:`bpe_core.pretokenize.special.special_regex`; no
-    occurrence crosses a unit's end (a special token holding a unit cut is measured on the whole text).
+    Longest first, as :func:`bpe_core.pretokenize.special.special_regex`,
+    searched in all the units at once; where a match runs from one unit into
+    the next (a special token of spaces after a document's trailing spaces),
+    unit by unit.
     """
     if not specials:
         return np.zeros((0, 2), dtype=np.int64)
     ordered = sorted(specials, key=lambda t: (-len(t), t))
     rx = regex.compile(b"|".join(regex.escape(t.encode("utf-8")) for t in ordered))
-    rows = [m.span() for m in rx.finditer(data.tobytes())]
-    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+    raw = data.tobytes()
+    rows = np.array([m.span() for m in rx.finditer(raw)], dtype=np.int64).reshape(-1, 2)
+    unit_of_start = np.searchsorted(offsets, rows[:, 0], side="right")
+    unit_of_end = np.searchsorted(offsets, rows[:, 1] - 1, side="right")
+    if np.array_equal(unit_of_start, unit_of_end):
+        return rows
+    spans = []
+    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        spans += [(a + m.start(), a + m.end()) for m in rx.finditer(raw, a, b) if m.end() <= b]
+    return np.array(spans, dtype=np.int64).reshape(-1, 2)
 
 
 def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | None:
@@ -487,7 +499,7 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     from ..counting import pretoken_kernel as pk
 
     data, offsets = units.packed()
-    cut_off, cuts = pk.split_units(data, offsets, machine, _special_rows(data, split.key[2]))
+    cut_off, cuts = pk.split_units(data, offsets, machine, _special_rows(data, offsets, split.key[2]))
     starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
     raw = data.tobytes()
     pieces = [raw[a : a + n].decode("utf-8") for a, n in zip(starts.tolist(), lens.tolist())]

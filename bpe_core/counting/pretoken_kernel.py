@@ -37,7 +37,7 @@ import hashlib
 import os
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -118,8 +118,22 @@ def register_machine(source: str, machine: Machine) -> None:
     MACHINES[source] = machine
 
 
-def machine_for(source: str) -> Machine | None:
-    """The :class:`Machine` of a pattern source, or ``None`` when there is none (the regex cuts it)."""
+ISOLATED_DIGITS = r"\p{N}"
+"""A split sequence's first pattern that cuts out every digit (StarCoder 2, Command R, Refact)."""
+
+
+def machine_for(source: str | tuple[str, ...]) -> Machine | None:
+    r"""The :class:`Machine` of a pattern source, or ``None`` when there is none (the regex cuts it).
+
+    A tuple is a split sequence (:class:`bpe_core.production.byte_bpe.SplitSequence`'s
+    patterns): one pattern, or ``\p{N}`` then a pattern with a machine (``isolate_digits``).
+    """
+    if isinstance(source, tuple):
+        if len(source) == 1:
+            return MACHINES.get(source[0])
+        if len(source) == 2 and source[0] == ISOLATED_DIGITS and source[1] in MACHINES:
+            return replace(MACHINES[source[1]], isolate_digits=True)
+        return None
     return MACHINES.get(source)
 
 

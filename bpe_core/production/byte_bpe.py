@@ -458,7 +458,14 @@ class ByteLevelBPE:
                     out += splits.split(segment)
             return out
 
-        key = ("split-sequence", splits.patterns, tuple(sorted(added)))
+        from ..counting.pretoken_kernel import machine_for
+
+        # the compiled pre-tokenizer runs one tiktoken-style pattern, with digits cut out first or not
+        key = (
+            "pre-tokens" if machine_for(splits.patterns) else "split-sequence",
+            splits.patterns,
+            tuple(sorted(added)),
+        )
         return SplitPieces(self, key, split, self._encode_pieces, cut_after=cut_table(splits.patterns))
 
     def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]):
