@@ -92,7 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus {args.corpus}: {size / 1e6:.1f} MB; one compiled count (GPT-2 pre-tokens): {one_count:.2f} s")
 
     t0 = time.perf_counter()
-    result = compare_corpus([args.corpus], tokenizers, files=True, num_workers=args.workers)
+
+    def progress(phase: str, done: int, total: int) -> None:  # a line per split and tokenizer, flushed
+        if phase != "count" and done:
+            name = tokenizers[done - 1].name if phase == "encode" else f"split {done}"
+            print(f"  {time.perf_counter() - t0:8.2f} s  {phase} {done}/{total}  {name}", flush=True)
+
+    result = compare_corpus([args.corpus], tokenizers, files=True, num_workers=args.workers, progress=progress)
     total = time.perf_counter() - t0
 
     from bpe_core.interface import corpus_pieces

@@ -22,7 +22,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe_core.analysis.corpus import count_pieces, count_units, measure_corpus, text_units, unit_cut_table
+from bpe_core.analysis.corpus import (
+    compare_corpus,
+    count_pieces,
+    count_units,
+    measure_corpus,
+    text_units,
+    unit_cut_table,
+)
 from bpe_core.analysis.metrics import TextMetrics, compute_metrics
 from bpe_core.analysis.scripts import INHERITED, SCRIPT_GROUPS, char_group, char_group_table
 from bpe_core.counting.pretoken_kernel import machine_for
@@ -248,3 +255,21 @@ def test_the_group_table_is_char_group_on_every_code_point():
         g = char_group(chr(cp), "previous")
         assert table[cp] == (INHERITED if g == "previous" else SCRIPT_GROUPS.index(g)), hex(cp)
     assert np.count_nonzero(table == INHERITED) > 500
+
+
+def test_compare_corpus_reports_each_phase_and_stops_when_cancelled():
+    tok = load_production("gpt2")
+    text = sample("english")
+    seen = []
+    result = compare_corpus(text, [tok, tok], progress=lambda *a: seen.append(a))
+    assert result.metrics[0].tokens == len(tok.encode(text)) == result.metrics[1].tokens
+    assert [a for a in seen if a[0] == "encode"] == [("encode", 0, 2), ("encode", 1, 2), ("encode", 2, 2)]
+    assert seen[0][0] == "count" and result.units > 0 and len(result.tokenizer_seconds) == 2
+    calls = []
+
+    def cancelled() -> bool:
+        calls.append(1)
+        return len(calls) > 2
+
+    with pytest.raises(TrainingCancelled, match="cancelled while"):
+        compare_corpus(text, [tok], cancelled=cancelled)
