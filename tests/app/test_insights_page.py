@@ -162,7 +162,7 @@ def test_genealogy_for_wordpiece_draws_the_tree_and_says_what_does_not_apply():
     assert row["Encoding"] == "BERT (bert-base-uncased)"
     assert row["Single token"] == (hug.merged in bert)
     if hug.merged in bert:
-        assert row["Rank there"] == bert.index(hug.merged)
+        assert cell_number(row["Rank there"]) == bert.index(hug.merged)
 
 
 # ---------------------------------------------------------------------------
@@ -210,12 +210,12 @@ def test_vocab_diff_of_a_wordpiece_is_against_berts():
     shared = [t for t in learned if t in bert]
     assert any(t.startswith("##") for t in shared)
     assert metric(at, "BERT (bert-base-uncased) has") == f"{len(shared) / len(learned):.1%}"
-    only, shared_tab = frame(at, 0), frame(at, 1)
+    only, shared_tab = token_tables(at)
     assert len(only) + len(shared_tab) == len(learned) and len(shared_tab) == len(shared)
     # GPT-2's vocabulary holds bytes: a WordPiece is not compared with it, and the page says whom to pick
     at.session_state["ins_production"] = ["gpt2"]
     at.run()
-    assert any("Pick BERT (bert-base-uncased) above" in i.value for i in at.info) and not at.dataframe
+    assert any("Pick BERT (bert-base-uncased) above" in i.value for i in at.info) and not token_tables(at)
 
 
 def test_vocab_diff_of_a_unigram_is_against_xlmrs():
@@ -228,7 +228,7 @@ def test_vocab_diff_of_a_unigram_is_against_xlmrs():
         pytest.skip(str(exc))
     at = open_insights("diff", {"algo": "unigram", "vocab": "600"})
     assert at.session_state["ins_production"] == ["xlmr"]
-    shared_tab = frame(at, 1)
+    _only, shared_tab = token_tables(at)
     pieces = set(xlmr.pieces)
     assert len(shared_tab) > 50 and all(
         t.replace(" ", "\u2581") in pieces or t in pieces for t in shared_tab["Token"].map(unmark_whitespace)
