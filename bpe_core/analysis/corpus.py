@@ -501,9 +501,13 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     data, offsets = units.packed()
     cut_off, cuts = pk.split_units(data, offsets, machine, _special_rows(data, offsets, split.key[2]))
     starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
-    raw = data.tobytes()
-    pieces = [raw[a : a + n].decode("utf-8") for a, n in zip(starts.tolist(), lens.tolist())]
-    pdata, poffsets = _pack(pieces)
+    poffsets = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=poffsets[1:])
+    # each distinct piece's bytes gathered from its first occurrence, end to end (what _pack would build)
+    gather = np.repeat(starts - poffsets[:-1], lens) + np.arange(int(poffsets[-1]), dtype=np.int64)
+    pdata = read_only(np.ascontiguousarray(data[gather]))
+    raw = pdata.tobytes()
+    pieces = [raw[a:b].decode("utf-8") for a, b in zip(poffsets[:-1].tolist(), poffsets[1:].tolist())]
     return PieceCounts(pieces, first, counts.astype(np.int64), refs, cut_off, units.counts, pdata, poffsets)
 
 
