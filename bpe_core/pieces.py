@@ -46,6 +46,7 @@ __all__ = [
     "PieceTokens",
     "SplitPieces",
     "combine_piece_tokens",
+    "cut_table_without",
     "piece_tokens_from_ids",
     "piece_tokens_from_spans",
     "regex_pieces",
@@ -198,6 +199,19 @@ def combine_piece_tokens(n: int, parts: Sequence[tuple[Sequence[int], PieceToken
         dest = np.repeat(offsets[idx], sizes) + (np.arange(int(pt.offsets[-1])) - np.repeat(pt.offsets[:-1], sizes))
         ids[dest], starts[dest], ends[dest], kinds[dest] = pt.ids, pt.starts, pt.ends, pt.kinds
     return PieceTokens(offsets, ids, starts, ends, kinds)
+
+
+def cut_table_without(characters: str | Sequence[str]) -> np.ndarray:
+    """``uint8[0x110000]``: 1 for every character but ``characters`` (a :meth:`SplitPieces.cut_after` table).
+
+    >>> t = cut_table_without(">\u2581")
+    >>> int(t[ord(">")]), int(t[ord("a")])
+    (0, 1)
+    """
+    table = np.ones(0x110000, dtype=np.uint8)
+    for c in characters:
+        table[ord(c)] = 0
+    return table
 
 
 def token_lengths(vocab: dict[int, bytes]) -> np.ndarray:

@@ -74,14 +74,16 @@ import numpy as np
 import regex
 
 from ..counting.kernel import char_classes, read_only
-from ..interface import CorpusPieces, ProgressCallback, Tokenizer, corpus_pieces
+from ..interface import CorpusPieces, ProgressCallback, Tokenizer, TrainingCancelled, corpus_pieces
 from .corpus_kernel import piece_stats, unit_totals, walk_units
 from .metrics import Counts, TextMetrics, metrics_from_counts, span_counts
 from .scripts import SCRIPT_GROUPS, ScriptRow, char_group_table, script_breakdown
 
 __all__ = [
+    "CorpusComparison",
     "PieceCounts",
     "UnitCounts",
+    "compare_corpus",
     "count_pieces",
     "count_units",
     "measure_corpus",
@@ -401,12 +403,20 @@ class PieceCounts:
     offsets: np.ndarray
 
 
-def count_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts:
+def count_pieces(units: UnitCounts, split: CorpusPieces, *, compiled: bool = True) -> PieceCounts:
     """Cut every distinct unit with one tokenizer's split and count the distinct pieces.
+
+    A split by a pattern the compiled pre-tokenizer runs
+    (:func:`bpe_core.counting.pretoken_kernel.machine_for`) is cut and counted
+    there (:func:`_compiled_pieces`; ``compiled=False``: the textbook way
+    for it too); any other by its ``split_units``.
 
     Raises:
         ValueError: the split's pieces do not put the unit back together.
     """
+    done = _compiled_pieces(units, split) if compiled else None
+    if done is not None:
+        return done
     flat, sizes = split.split_units(units.texts, units.first)
     sizes = np.asarray(sizes, dtype=np.int64)
     unit_offsets = np.zeros(len(units) + 1, dtype=np.int64)
@@ -433,6 +443,72 @@ def count_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts:
     data, offsets = _pack(pieces)
     _check_cover(units, data, offsets, refs, unit_offsets)
     return PieceCounts(pieces, np.array(first, dtype=bool), counts, refs, unit_offsets, units.counts, data, offsets)
+
+
+def _machine_of(split: CorpusPieces):
+    """The compiled pre-tokenizer's :class:`~bpe_core.counting.pretoken_kernel.Machine` of a pattern split, or ``None``.
+
+    Only a split keyed ``("pre-tokens", pattern source, special tokens)``
+    (:func:`bpe_core.pieces.regex_pieces`; a split sequence's patterns in place
+    of the source, :meth:`bpe_core.production.byte_bpe.ByteLevelBPE.corpus_pieces`)
+    cuts every unit as its pattern does.
+    """
+    key = split.key
+    if not (isinstance(key, tuple) and len(key) == 3 and key[0] == "pre-tokens"):
+        return None
+    from ..counting.native import HAVE_NUMBA
+    from ..counting.pretoken_kernel import machine_for
+
+    return machine_for(key[1]) if HAVE_NUMBA else None
+
+
+def _special_rows(data: np.ndarray, offsets: np.ndarray, specials: Sequence[str]) -> np.ndarray:
+    """``int64[m, 2]``: the byte ranges of the special tokens in the units' UTF-8, as ``split_special`` finds them.
+
+    Longest first, as :func:`bpe_core.pretokenize.special.special_regex`,
+    searched in all the units at once; where a match runs from one unit into
+    the next (a special token of spaces after a document's trailing spaces),
+    unit by unit.
+    """
+    if not specials:
+        return np.zeros((0, 2), dtype=np.int64)
+    ordered = sorted(specials, key=lambda t: (-len(t), t))
+    rx = regex.compile(b"|".join(regex.escape(t.encode("utf-8")) for t in ordered))
+    raw = data.tobytes()
+    rows = np.array([m.span() for m in rx.finditer(raw)], dtype=np.int64).reshape(-1, 2)
+    unit_of_start = np.searchsorted(offsets, rows[:, 0], side="right")
+    unit_of_end = np.searchsorted(offsets, rows[:, 1] - 1, side="right")
+    if np.array_equal(unit_of_start, unit_of_end):
+        return rows
+    spans = []
+    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        spans += [(a + m.start(), a + m.end()) for m in rx.finditer(raw, a, b) if m.end() <= b]
+    return np.array(spans, dtype=np.int64).reshape(-1, 2)
+
+
+def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | None:
+    """:func:`count_pieces` on the compiled pre-tokenizer and piece counter, or ``None`` when it cannot run the split.
+
+    Equal to the textbook path (the split's ``split_units``, counted in Python):
+    ``tests/engine/test_pretoken_kernel.py`` checks the cuts against ``regex``
+    for every registered pattern, ``tests/engine/test_corpus.py`` the figures.
+    """
+    machine = _machine_of(split)
+    if machine is None:
+        return None
+    from ..counting import pretoken_kernel as pk
+
+    data, offsets = units.packed()
+    cut_off, cuts = pk.split_units(data, offsets, machine, _special_rows(data, offsets, split.key[2]))
+    starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
+    poffsets = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=poffsets[1:])
+    # each distinct piece's bytes gathered from its first occurrence, end to end (what _pack would build)
+    gather = np.repeat(starts - poffsets[:-1], lens) + np.arange(int(poffsets[-1]), dtype=np.int64)
+    pdata = read_only(np.ascontiguousarray(data[gather]))
+    raw = pdata.tobytes()
+    pieces = [raw[a:b].decode("utf-8") for a, b in zip(poffsets[:-1].tolist(), poffsets[1:].tolist())]
+    return PieceCounts(pieces, first, counts.astype(np.int64), refs, cut_off, units.counts, pdata, poffsets)
 
 
 def _check_cover(units: UnitCounts, data, offsets, refs, unit_offsets) -> None:
@@ -526,6 +602,132 @@ def _declared(tokenizers: Sequence[Tokenizer]) -> list[CorpusPieces | None]:
     return out
 
 
+@dataclass(slots=True)
+class CorpusComparison:
+    """What :func:`compare_corpus` measured, with where the time went.
+
+    Attributes:
+        metrics: one :class:`TextMetrics` per tokenizer, in order.
+        units: distinct units counted.
+        pieces: ``{split key: distinct pieces}`` of each distinct split.
+        count_seconds: wall time of counting the units (seconds).
+        split_seconds: wall time of cutting and counting the pieces, all splits (seconds).
+        tokenizer_seconds: per tokenizer, wall time of encoding its distinct pieces and
+            adding up its figures (seconds; a tokenizer measured on the whole text: all of it).
+    """
+
+    metrics: list[TextMetrics]
+    units: int = 0
+    pieces: dict = field(default_factory=dict)
+    count_seconds: float = 0.0
+    split_seconds: float = 0.0
+    tokenizer_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float:
+        """Total wall time (seconds)."""
+        return self.count_seconds + self.split_seconds + sum(self.tokenizer_seconds)
+
+
+def compare_corpus(
+    source: str | Sequence[str | os.PathLike],
+    tokenizers: Sequence[Tokenizer],
+    *,
+    files: bool = False,
+    progress: ProgressCallback | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    num_workers: int | None = None,
+    executor: Executor | None = None,
+) -> CorpusComparison:
+    r"""The engine's entry point for Compare at corpus scale: every figure of a corpus under each tokenizer.
+
+    The units are counted once (:func:`count_units`, on the compiled counter,
+    in threads or on ``executor``), the pieces once per distinct split
+    (:func:`count_pieces`; compiled for every pattern the compiled
+    pre-tokenizer runs), and each tokenizer encodes each distinct piece once
+    (see the module docstring).  A tokenizer that declares no pieces
+    (:func:`bpe_core.interface.corpus_pieces`), or whose special tokens hold a
+    unit cut, is measured by encoding each document's text.
+
+    Args:
+        source: the text, or (``files=True``) file names, directories or glob patterns
+            (each file a document of its own, read in byte ranges).
+        tokenizers: any :class:`~bpe_core.interface.Tokenizer`\ s.
+        files: ``source`` names files.
+        progress: ``progress(phase, done, total)``: phase ``"count"`` (chunks
+            counted of all), ``"split"`` (distinct splits done), ``"encode"``
+            (tokenizers done); may raise to stop.
+        cancelled: ``cancelled() -> bool``, asked before every progress report;
+            true stops the work with :class:`~bpe_core.interface.TrainingCancelled`.
+        num_workers: threads counting units (default: all cores).
+        executor: a ``concurrent.futures.Executor`` counting file chunks instead of
+            local threads: a Dask cluster's ``distributed.Client(address).get_executor()``
+            (its workers must see the files), as the training counts take one.
+
+    Returns:
+        A :class:`CorpusComparison`; its ``metrics[i]`` equals
+        ``compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id, scripts=True)``
+        for ``tokenizers[i]`` (summed over the documents; the scripts' token shares up to float rounding).
+
+    Raises:
+        ValueError: text that is not UTF-8 (the message names the file) or holds an unpaired surrogate.
+        OSError: a file cannot be read.
+        TrainingCancelled: ``cancelled()`` turned true.
+        Whatever ``progress`` raises.
+
+    >>> from bpe_core import train_bpe
+    >>> tok = train_bpe("low lower lowest " * 20, 270)
+    >>> seen = []
+    >>> result = compare_corpus("lower lowest, low", [tok], progress=lambda *a: seen.append(a[0]))
+    >>> result.metrics[0].words, sorted(set(seen))
+    (3, ['count', 'encode', 'split'])
+    """
+    report = _reporter(progress, cancelled)
+    declared = _declared(tokenizers)
+    table = unit_cut_table(declared)
+    units = count_units(source, table, files=files, num_workers=num_workers, progress=report, executor=executor)
+    out = CorpusComparison([], len(units), count_seconds=units.seconds)
+    t0 = time.perf_counter()
+    totals = _unit_totals(units)
+    keys = list(dict.fromkeys(p.key for p in declared if p is not None))
+    counted: dict = {}
+    for k, key in enumerate(keys):
+        if report is not None:
+            report("split", k, len(keys))
+        split = next(p for p in declared if p is not None and p.key == key)
+        counted[key] = count_pieces(units, split)
+        out.pieces[key] = len(counted[key].pieces)
+    out.split_seconds = time.perf_counter() - t0
+    if report is not None:
+        report("split", len(keys), len(keys))
+        report("encode", 0, len(tokenizers))
+    for k, (tok, split) in enumerate(zip(tokenizers, declared)):
+        t1 = time.perf_counter()
+        if split is None:
+            out.metrics.append(_whole_text(tok, source, files))
+        else:
+            pieces = counted[split.key]
+            out.metrics.append(piece_figures(tok, pieces, split.encode(pieces.pieces, pieces.first), totals))
+        out.tokenizer_seconds.append(time.perf_counter() - t1)
+        if report is not None:
+            report("encode", k + 1, len(tokenizers))
+    return out
+
+
+def _reporter(progress: ProgressCallback | None, cancelled: Callable[[], bool] | None) -> ProgressCallback | None:
+    """``progress`` with the ``cancelled`` check in front (``None`` when neither is given)."""
+    if cancelled is None:
+        return progress
+
+    def report(phase: str, done: int, total: int) -> None:
+        if cancelled():
+            raise TrainingCancelled(f"cancelled while {phase!r} ({done} of {total})")
+        if progress is not None:
+            progress(phase, done, total)
+
+    return report
+
+
 def measure_corpus(
     source: str | Sequence[str | os.PathLike],
     tokenizers: Sequence[Tokenizer],
@@ -537,56 +739,17 @@ def measure_corpus(
 ) -> list[TextMetrics]:
     r"""Every :class:`~bpe_core.analysis.metrics.TextMetrics` figure of a corpus under each tokenizer, scripts included.
 
-    The units are counted once (:func:`count_units`), the pieces once per
-    distinct split (:func:`count_pieces`), and each tokenizer encodes each
-    distinct piece once (see the module docstring).  A tokenizer that declares
-    no pieces (:func:`bpe_core.interface.corpus_pieces`), or whose special
-    tokens hold a unit cut, is measured by encoding each document's text.
-
-    Args:
-        source: the text, or (``files=True``) file names, directories or glob patterns.
-        tokenizers: any :class:`~bpe_core.interface.Tokenizer`\ s.
-        files: ``source`` names files, each a document of its own.
-        num_workers: threads counting units (default: all cores).
-        executor: a ``concurrent.futures.Executor`` to count file chunks on (a Dask cluster's).
-        progress: ``progress(phase, done, total)`` with phases ``"count"``
-            (chunks), ``"split"`` (distinct splits) and ``"encode"``
-            (tokenizers); raise in it (``bpe_core.interface.TrainingCancelled``) to stop.
+    :func:`compare_corpus`'s ``metrics`` (see there for the arguments, the
+    progress phases and the errors raised).
 
     Returns:
         One :class:`TextMetrics` per tokenizer, in order, equal to
         ``compute_metrics(text, tok.token_spans(text), tok.vocab_size, tok.unknown_id, scripts=True)``
         (summed over the documents; the scripts' token shares up to float rounding).
-
-    Raises:
-        ValueError: text that is not UTF-8 (or holds an unpaired surrogate); as the tokenizers' ``encode``.
-        OSError: a file cannot be read.
-        Whatever ``progress`` raises.
     """
-    declared = _declared(tokenizers)
-    table = unit_cut_table(declared)
-    units = count_units(source, table, files=files, num_workers=num_workers, progress=progress, executor=executor)
-    totals = _unit_totals(units)
-    keys = list(dict.fromkeys(p.key for p in declared if p is not None))
-    counted: dict = {}
-    for k, key in enumerate(keys):
-        if progress is not None:
-            progress("split", k, len(keys))
-        split = next(p for p in declared if p is not None and p.key == key)
-        counted[key] = count_pieces(units, split)
-    if progress is not None:
-        progress("split", len(keys), len(keys))
-        progress("encode", 0, len(tokenizers))
-    out: list[TextMetrics] = []
-    for k, (tok, split) in enumerate(zip(tokenizers, declared)):
-        if split is None:
-            out.append(_whole_text(tok, source, files))
-        else:
-            pieces = counted[split.key]
-            out.append(piece_figures(tok, pieces, split.encode(pieces.pieces, pieces.first), totals))
-        if progress is not None:
-            progress("encode", k + 1, len(tokenizers))
-    return out
+    return compare_corpus(
+        source, tokenizers, files=files, num_workers=num_workers, executor=executor, progress=progress
+    ).metrics
 
 
 def _documents(source: str | Sequence[str | os.PathLike], files: bool) -> Iterable[str]:

@@ -68,6 +68,7 @@ HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 KERNEL_MODULES: tuple[str, ...] = (
     "bpe_core.counting.kernel",
     "bpe_core.counting.unit_kernel",
+    "bpe_core.counting.pretoken_kernel",
     "bpe_core.analysis.corpus_kernel",
     "bpe_core.bpe.merge_kernel",
     "bpe_core.wordpiece.wp_kernel",
@@ -80,6 +81,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "counting/native_build.py",
     "counting/kernel.py",
     "counting/unit_kernel.py",
+    "counting/pretoken_kernel.py",
     "analysis/corpus_kernel.py",
     "bpe/merge_kernel.py",
     "wordpiece/wp_kernel.py",
@@ -92,7 +94,7 @@ LIBRARY_PREFIX = "bpe_core_kernels"
 
 Each kernel's symbol is its module's dotted name with ``_`` for ``.``, then ``_<name>``."""
 
-_DTYPES = {"u1": np.uint8, "u4": np.uint32, "i4": np.int32, "i8": np.int64, "f8": np.float64}
+_DTYPES = {"u1": np.uint8, "u2": np.uint16, "u4": np.uint32, "i4": np.int32, "i8": np.int64, "f8": np.float64}
 
 _HELPERS: list[tuple[Callable, dict]] = []
 """Every :func:`njit` helper with its numba options, in definition order."""
@@ -127,8 +129,8 @@ class Kernel:
 
     Args:
         func: the Python function (numba-compilable, nopython, no allocation).
-        args: one spec per argument: ``"u1[]"``, ``"u4[]"``, ``"i4[]"``, ``"i8[]"``, ``"f8[]"``
-            (C-contiguous 1-D arrays of uint8 / uint32 / int32 / int64 / float64), ``"i8[:,:]"``
+        args: one spec per argument: ``"u1[]"``, ``"u2[]"``, ``"u4[]"``, ``"i4[]"``, ``"i8[]"``, ``"f8[]"``
+            (C-contiguous 1-D arrays of uint8 / uint16 / uint32 / int32 / int64 / float64), ``"i8[:,:]"``
             (C-contiguous 2-D int64) or ``"i8"`` (an integer).
         returns: ``"i8"`` (an integer) or ``None``.
 

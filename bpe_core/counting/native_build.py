@@ -78,7 +78,10 @@ def _cfunc(k: native.Kernel):
     """The C-callable wrapper (numba's ``cfunc``) of a kernel: pointers and dimensions in, the kernel's result out."""
     from numba import carray, cfunc, types
 
-    scalar = {"u1": types.uint8, "u4": types.uint32, "i4": types.int32, "i8": types.int64, "f8": types.float64}
+    scalar = {
+        "u1": types.uint8, "u2": types.uint16, "u4": types.uint32, "i4": types.int32, "i8": types.int64,
+        "f8": types.float64,
+    }  # fmt: skip
     params: list[str] = []
     sig: list = []
     lines: list[str] = []

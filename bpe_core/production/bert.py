@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ..pieces import SplitPieces
 from ..pretokenize import bert_normalize, split_special
 from ..spans import TokenSpan
 from ..steps import EncodeStep, PieceSteps
@@ -232,6 +233,16 @@ class BertWordPiece:
             display = norm[ns:ne] if partial else segment[s:e]
             out.append(TokenSpan(i, piece.encode(), display, offset + s, offset + e, False, partial, None, k > 0))
         return out
+
+    def corpus_pieces(self) -> SplitPieces:
+        """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by whole units.
+
+        BERT's normalizer maps each character on its own and keeps a space a
+        space, so a unit (which starts at a space) is cut off from the text
+        before it, and it normalizes and splits into words as it does inside
+        the text; each distinct unit is one piece, encoded by :meth:`token_spans`.
+        """
+        return SplitPieces(self, ("units",))
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
         """Each word's greedy longest-match decisions, as :func:`bpe_core.wordpiece.wordpiece_encode_steps` shows them.

@@ -29,10 +29,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
+
+import numpy as np
 
 from ..bpe.encoder import LONG_PIECE, merge_long, merge_short
 from ..formats.huggingface import byte_to_unicode
+from ..pieces import SplitPieces, combine_piece_tokens, piece_tokens_from_ids, piece_tokens_from_spans, token_lengths
 from ..pretokenize import TIKTOKEN_SOURCES, compile_pattern, iter_pretoken_strings, split_special
 from ..spans import TokenSpan, display_bytes, spans_from_token_bytes
 from ..steps import EncodeStep, PieceSteps
@@ -115,6 +118,51 @@ class SplitSequence:
 
     def __repr__(self) -> str:
         return f"SplitSequence({list(self.patterns)!r})"
+
+
+PROBE_AFTER: tuple[str, ...] = (
+    "a", "A", "é", "ß", "ǅ", "ʰ", "中", "ｈ", "ก", "ა", "Ω", "я", "1", "٣", "Ⅻ", "½", ",", "'", "(", "-", "=", "€",
+    "≠", "^", "\u0301", "\x01", "\u200b", "\u00a0", "\u3000", "\t", "\n", "\r", "\u2581", "<", "😀",
+)  # fmt: skip
+"""What may follow the space of a unit cut when :func:`cut_table` probes a split sequence: one character of each
+general category, and the classes the registered patterns name (ASCII, Latin, CJK, Thai, Georgian, ``▁``)."""
+
+
+@lru_cache(maxsize=16)
+def cut_table(patterns: tuple[str, ...]) -> np.ndarray:
+    """``uint8[0x110000]``: the characters ``X`` after which a split sequence cuts ``"X" + " " + Y`` at the space.
+
+    A split sequence's pieces can run across such a space (DeepSeek Coder's
+    ``" = "``: no pattern of it matches ``=``, so it and the spaces around stay
+    one stretch).  Every ``X`` below U+0800 and a few above it are probed with
+    each ``Y`` of :data:`PROBE_AFTER`: ``X`` is allowed when the split of
+    ``X + " " + Y`` is the split of ``X`` followed by that of ``" " + Y``
+    (probed 128 at a time, newline-separated; one by one where a batch differs);
+    no other character is (corpus units then do not end after it).  A probe,
+    not a proof: ``tests/engine/test_corpus.py`` checks the registered files
+    on real and adversarial texts.
+
+    Args:
+        patterns: :attr:`SplitSequence.patterns`.
+    """
+    splits = SplitSequence(patterns)
+    table = np.zeros(0x110000, dtype=np.uint8)
+    probes = [c for c in (*map(chr, range(0x21, 0x800)), *"中ｈกაΩ€≠😀ⅫⅩ") if not c.isspace()]
+    heads = {x: splits.split(x) for x in probes}
+    ok = dict.fromkeys(probes, True)
+    for y in PROBE_AFTER:
+        tail, lone = splits.split(" " + y + "\n"), splits.split(" " + y)
+        alive = [x for x in probes if ok[x]]
+        for k in range(0, len(alive), 128):
+            batch = alive[k : k + 128]
+            want = [p for x in batch for p in (*heads[x], *tail)]
+            if splits.split("".join(x + " " + y + "\n" for x in batch)) == want:
+                continue
+            for x in batch:
+                ok[x] = splits.split(x + " " + y) == heads[x] + lone
+    for x, good in ok.items():
+        table[ord(x)] = good
+    return table
 
 
 def hf_token_bytes(token: str) -> bytes | None:
@@ -371,6 +419,8 @@ class ByteLevelBPE:
         Raises:
             TypeError, ValueError: as :meth:`encode`.
         """
+        if self.missing_bytes and not set(self.missing_bytes).isdisjoint(text.encode("utf-8", "surrogatepass")):
+            return self._lossy_spans(text)
         ids: list[int] = []
         tbytes: list[bytes] = []
         for segment, is_added in self._segments(text):
@@ -385,6 +435,86 @@ class ByteLevelBPE:
         return spans_from_token_bytes(
             text, ids, tbytes, special_ids=self._special_ids | frozenset(self._added.values()), rank_of=self.rank_of
         )
+
+    def corpus_pieces(self) -> SplitPieces:
+        """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by its pre-tokens.
+
+        A unit is cut at the added tokens and by the split sequence
+        (:meth:`SplitSequence.split`); each piece is merged on its own
+        (:meth:`_piece_ids`, what :meth:`encode` does to it).  A unit ends only
+        after a character the split sequence cuts after (:func:`cut_table`), so
+        it splits as it does inside the text (``tests/engine/test_corpus.py``
+        checks every registered file).
+        """
+        added = self._added_order
+        splits = self.splits
+
+        def split(unit: str) -> list[str]:
+            out: list[str] = []
+            for segment, is_added in split_special(unit, added) if added else [(unit, False)]:
+                if is_added:
+                    out.append(segment)
+                else:
+                    out += splits.split(segment)
+            return out
+
+        from ..counting.pretoken_kernel import machine_for
+
+        # the compiled pre-tokenizer runs one tiktoken-style pattern, with digits cut out first or not
+        key = (
+            "pre-tokens" if machine_for(splits.patterns) else "split-sequence",
+            splits.patterns,
+            tuple(sorted(added)),
+        )
+        return SplitPieces(self, key, split, self._encode_pieces, cut_after=cut_table(splits.patterns))
+
+    def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]):
+        """:meth:`corpus_pieces`' encoder: each piece's ids; a piece with a dropped byte through :meth:`token_spans`."""
+        added = self._added
+        ids = [(added[p],) if p in added else self._piece_ids(p) for p in pieces]
+        specials = self._special_ids | frozenset(added.values())
+        if not self.missing_bytes:
+            return piece_tokens_from_ids(pieces, ids, token_lengths(self._decoder), specials)
+        missing = set(self.missing_bytes)
+        lossy = [k for k, p in enumerate(pieces) if p not in added and not missing.isdisjoint(p.encode("utf-8"))]
+        if not lossy:
+            return piece_tokens_from_ids(pieces, ids, token_lengths(self._decoder), specials)
+        bad = set(lossy)
+        whole = [k for k in range(len(pieces)) if k not in bad]
+        fast = piece_tokens_from_ids([pieces[k] for k in whole], [ids[k] for k in whole], token_lengths(self._decoder),
+                                     specials)  # fmt: skip
+        slow = piece_tokens_from_spans([self.token_spans(pieces[k]) for k in lossy], self.unknown_id)
+        return combine_piece_tokens(len(pieces), [(whole, fast), (lossy, slow)])
+
+    def _lossy_spans(self, text: str) -> list[TokenSpan]:
+        """:meth:`token_spans` of a text holding bytes without a token: laid out piece by piece over the bytes kept.
+
+        Each token covers the characters its bytes come from (the dropped bytes
+        skipped), so the spans of one piece never depend on another's.
+        """
+        specials = self._special_ids | frozenset(self._added.values())
+        missing = set(self.missing_bytes)
+        out: list[TokenSpan] = []
+        offset = 0
+        for segment, is_added in self._segments(text):
+            if is_added:
+                tid = self._added[segment]
+                out.append(TokenSpan(tid, segment.encode("utf-8"), segment, offset, offset + len(segment), True))
+                offset += len(segment)
+                continue
+            for piece in self.splits.split(segment):
+                char_of = [c for c, ch in enumerate(piece) for b in ch.encode("utf-8") if b not in missing]
+                bounds = {0, len(char_of)} | {k for k in range(1, len(char_of)) if char_of[k] != char_of[k - 1]}
+                pos = 0
+                for i in self._piece_ids(piece):
+                    tb = self._decoder[i]
+                    a, b = char_of[pos], char_of[pos + len(tb) - 1] + 1
+                    partial = pos not in bounds or pos + len(tb) not in bounds
+                    shown = display_bytes(tb) if partial else piece[a:b]
+                    out.append(TokenSpan(i, tb, shown, offset + a, offset + b, i in specials, partial, self.rank_of(i)))
+                    pos += len(tb)
+                offset += len(piece)
+        return out
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
         """Each pre-token's merges, one per step, as :func:`bpe_core.bpe.trace.bpe_encode_steps` shows the trained ones.

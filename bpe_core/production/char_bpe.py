@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 import regex
 
 from ..bpe.encoder import LONG_PIECE, merge_long, merge_short
+from ..pieces import SplitPieces, cut_table_without
 from ..pretokenize import LINES_PATTERN, split_special
 from ..spans import TokenSpan, utf8_len
 from ..steps import EncodeStep, PieceSteps
@@ -288,6 +289,32 @@ class CharBPE:
                 pos += n
                 k += 1
         return out
+
+    def corpus_pieces(self) -> SplitPieces:
+        """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by its pieces.
+
+        A unit is cut as :meth:`encode` cuts a text (added tokens, lines, then
+        :meth:`_units`) and each piece is encoded on its own (:meth:`token_spans`).
+        A unit of the corpus starts with a space after a non-space character,
+        where :meth:`_units` cuts too -- unless that character is ``▁`` (a ``▁``
+        run continues) or a token crosses there (:attr:`_crossing`): no unit
+        ends after those characters.
+        """
+        added = self._added_order
+
+        def split(unit: str) -> list[str]:
+            out: list[str] = []
+            pos = 0
+            for start, piece, _is_added in self._pieces(unit):
+                if start > pos:  # (never: the pieces cover the unit)
+                    out.append(unit[pos:start])
+                out.append(unit[start : start + len(piece)])
+                pos = start + len(piece)
+            return out
+
+        forbid = {SPACE} | {t[j - 1] for t, j in self._crossing}
+        key = ("char-bpe-pieces", tuple(sorted(added)), tuple(self._crossing))
+        return SplitPieces(self, key, split, cut_after=cut_table_without(sorted(forbid)))
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
         """Each piece's merges one per step (lowest rank, every occurrence left to right), then byte fallback.

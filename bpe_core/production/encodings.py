@@ -53,11 +53,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..bpe.ranks import ranks_to_vocab_merges
+from ..counting import pretoken_kernel as pk
+from ..counting.pretoken_kernel import Machine, machine_for, register_machine
 from ..formats.tiktoken import parse_tiktoken_file
 from ..pieces import (
     SplitPieces,
+    combine_piece_tokens,
     piece_tokens_from_ids,
+    piece_tokens_from_spans,
     regex_pieces,
+    regex_splitter,
     token_lengths,
 )
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, register_tiktoken_pattern
@@ -485,6 +490,14 @@ MODEL_ENCODINGS: dict[str, EncodingSpec] = {
 
 for _spec in MODEL_ENCODINGS.values():  # tiktoken runs these too: pre-tokenize them as its engine does
     register_tiktoken_pattern(_spec.pattern)
+# the compiled pre-tokenizer's switches for these patterns (tests/engine/test_pretoken_kernel.py checks each)
+register_machine(LLAMA3_PATTERN, Machine(2, pk.LETTERS_PREFIX, False, pk.DIGITS_THREE, pk.PUNCT_CRLF, pk.SPACE_O200K))
+register_machine(LLAMA4_PATTERN, machine_for(O200K_PATTERN))
+register_machine(QWEN2_PATTERN, Machine(2, pk.LETTERS_PREFIX, False, pk.DIGITS_ONE, pk.PUNCT_CRLF, pk.SPACE_O200K))
+register_machine(QWEN35_PATTERN, Machine(2, pk.LETTERS_MARKS, False, pk.DIGITS_ONE, pk.PUNCT_MARKS, pk.SPACE_O200K))
+register_machine(
+    TEKKEN_PATTERN, Machine(0, pk.LETTERS_CASED, False, pk.DIGITS_ONE, pk.PUNCT_CRLF_SLASH, pk.SPACE_O200K)
+)
 
 
 class EncodingUnavailable(RuntimeError):
@@ -977,10 +990,31 @@ class TiktokenTokenizer:
         A unit is cut at the encoding's special tokens (when its text reads
         them) and its pattern's pre-tokens; each pre-token is looked up or
         merged by tiktoken itself (``encode_single_piece``, what ``encode``
-        does to each pre-token).
+        does to each pre-token).  An encoding that normalizes first (Qwen's
+        NFC) cuts a unit already in normal form likewise, and keeps any other
+        unit whole, encoded by :meth:`token_spans` (a unit starts with a space,
+        which no normalization joins to the character before).
         """
         specials = tuple(self._specials) if self.special_text else ()
-        return regex_pieces(self, self.pattern, specials, self._encode_pieces)
+        form = self.spec.normalization
+        if not form:
+            return regex_pieces(self, self.pattern, specials, self._encode_pieces)
+        pre_tokens = regex_splitter(self.pattern, specials)
+
+        def split(unit: str) -> list[str]:
+            return pre_tokens(unit) if unicodedata.is_normalized(form, unit) else [unit]
+
+        return SplitPieces(self, ("normal pre-tokens", form, self.pattern, tuple(sorted(specials))), split,
+                           self._encode_normal_pieces)  # fmt: skip
+
+    def _encode_normal_pieces(self, pieces, first):
+        """:meth:`corpus_pieces`' encoder for a normalizing encoding: pieces in normal form as pre-tokens."""
+        form = self.spec.normalization
+        normal = [k for k, p in enumerate(pieces) if unicodedata.is_normalized(form, p)]
+        other = [k for k, p in enumerate(pieces) if not unicodedata.is_normalized(form, p)]
+        fast = self._encode_pieces([pieces[k] for k in normal], [first[k] for k in normal])
+        slow = piece_tokens_from_spans([self.token_spans(pieces[k]) for k in other], self.unknown_id)
+        return combine_piece_tokens(len(pieces), [(normal, fast), (other, slow)])
 
     def _encode_pieces(self, pieces, first):
         """:meth:`corpus_pieces`' encoder: tiktoken's ids of each pre-token, a special token's id."""

@@ -6,7 +6,9 @@ over the text as typed.  :func:`normalize_with_origin` normalizes one grapheme
 cluster at a time (``regex``'s ``\\X``): canonical composition never joins
 characters of two clusters, so the pieces add up to the whole text's normal
 form (checked; when they do not, the whole text is one cluster), and every
-normalized character maps to the cluster it came from.  :func:`map_spans` moves
+normalized character maps to the cluster it came from -- a cluster that
+normalization leaves as it is maps character by character, as a text already
+in normal form does (so a text's spans do not depend on what else it holds).  :func:`map_spans` moves
 spans computed on the normalized text back onto the text.
 """
 
@@ -43,10 +45,15 @@ def normalize_with_origin(text: str, form: str) -> tuple[str, list[int], list[in
     starts: list[int] = []
     ends: list[int] = []
     for m in _CLUSTER.finditer(text):
-        piece = unicodedata.normalize(form, m.group())
+        cluster = m.group()
+        piece = unicodedata.normalize(form, cluster)
         parts.append(piece)
-        starts += [m.start()] * len(piece)
-        ends += [m.end()] * len(piece)
+        if piece == cluster:  # unchanged: each character its own (as in a text already in normal form)
+            starts += range(m.start(), m.end())
+            ends += range(m.start() + 1, m.end() + 1)
+        else:
+            starts += [m.start()] * len(piece)
+            ends += [m.end()] * len(piece)
     if "".join(parts) != whole:  # composition across clusters (not seen in practice): one range for everything
         return whole, [0] * len(whole), [len(text)] * len(whole)
     return whole, starts, ends

@@ -26,10 +26,13 @@ tokenizer; the file pads the list to 250,048 with unused entries, dropped here).
 from __future__ import annotations
 
 import struct
+import unicodedata
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import regex
 
+from ..pieces import SplitPieces, piece_tokens_from_spans
 from ..pretokenize import SENTENCEPIECE_PATTERN, split_special
 from ..spans import TokenSpan
 from ..unigram import UnigramTokenizer
@@ -347,6 +350,54 @@ class UnigramXLMR:
             shown = word[s:e] if i == unk else pieces[i]
             out.append(TokenSpan(i, pieces[i].encode(), shown, start, end, i == unk, partial))
         return out
+
+    def corpus_pieces(self) -> SplitPieces:
+        """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by whole units.
+
+        Each distinct unit is one piece.  A unit that starts a document is
+        encoded alone; any other starts with a space after a non-space
+        character and is encoded after ``"a"`` (the tokens of ``"a"`` then
+        dropped), so its leading space is not stripped as a text's first one
+        is.  That equals the text only where the character before the space
+        normalizes to something that ends in a non-space and forms no grapheme
+        cluster with the space: no unit ends after any other character
+        (:meth:`_cut_after`), nor after a special token's last character.
+        """
+        key = ("xlmr-units", id(self.charsmap), tuple(sorted(self.special_tokens)))
+        return SplitPieces(self, key, None, self._encode_units, cut_after=self._cut_after())
+
+    def _cut_after(self):
+        """``uint8[0x110000]``: the characters after which a unit may end (see :meth:`corpus_pieces`)."""
+        table = self.__dict__.get("_cut_table")
+        if table is not None:
+            return table
+        import numpy as np
+
+        table = np.zeros(0x110000, dtype=np.uint8)
+        for cp in range(0x30000):
+            c = chr(cp)
+            if unicodedata.category(c)[0] not in "LNPS" or not (cp < 0x80 or c.isprintable()):
+                continue
+            out = self.charsmap._cluster(c)
+            if out and not out[-1].isspace() and len(_CLUSTER.findall(c + " ")) == 2:
+                table[cp] = 1
+        for s in self.special_tokens:
+            table[ord(s[-1])] = 0
+        self.__dict__["_cut_table"] = table
+        return table
+
+    def _encode_units(self, pieces, first):
+        """:meth:`corpus_pieces`' encoder: each unit's spans as inside the text."""
+        lead = len(self.token_spans("a"))
+        out: list[list[TokenSpan]] = []
+        for piece, at_start in zip(pieces, first):
+            if at_start:
+                out.append(self.token_spans(piece))
+            else:
+                out.append(
+                    [replace(sp, start=sp.start - 1, end=sp.end - 1) for sp in self.token_spans("a" + piece)[lead:]]
+                )
+        return piece_tokens_from_spans(out, self.unknown_id)
 
     def encode_steps(self, text: str, k: int = 5) -> list[WordLattice]:
         """Each word's lattice, best path and ``k`` runners-up (:func:`bpe_core.unigram.trace.word_lattice`).

@@ -19,16 +19,25 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from bpe_core.analysis.corpus import count_units, measure_corpus, text_units, unit_cut_table
+from bpe_core.analysis.corpus import (
+    compare_corpus,
+    count_pieces,
+    count_units,
+    measure_corpus,
+    text_units,
+    unit_cut_table,
+)
 from bpe_core.analysis.metrics import TextMetrics, compute_metrics
 from bpe_core.analysis.scripts import INHERITED, SCRIPT_GROUPS, char_group, char_group_table
+from bpe_core.counting.pretoken_kernel import machine_for
 from bpe_core.formats.bert import wordpiece_to_vocab_txt
 from bpe_core.formats.huggingface import to_hf_json
 from bpe_core.formats.tiktoken import bpe_to_tiktoken_files
 from bpe_core.formats.upload import load_tokenizer_bytes
-from bpe_core.interface import TrainingCancelled, TrainingSpec, corpus_pieces
-from bpe_core.production.encodings import EncodingUnavailable
+from bpe_core.interface import TrainingCancelled, TrainingSpec, algorithm_names, corpus_pieces
 from bpe_core.production.registry import PRODUCTION, load_production
 from tests.conftest import sample, seed_text, stdlib_code
 
@@ -57,11 +66,11 @@ ADVERSARIAL = [
 
 def real_texts() -> list[str]:
     return [
-        sample("english"),
+        sample("english")[:12_000],
         sample("multilingual"),
-        stdlib_code()[:20_000],
-        seed_text()[:30_000],
-        sample("numbers") + f"\n{EOT}\n" + sample("python"),
+        stdlib_code()[:8_000],
+        seed_text()[:10_000],
+        sample("numbers")[:4_000] + f"\n{EOT}\n" + sample("python")[:4_000],
     ]
 
 
@@ -94,13 +103,11 @@ def imported_tokenizers(trained: list) -> list:
 
 @pytest.fixture(scope="module")
 def tokenizers() -> list:
-    out = []
-    for key in PRODUCTION:
-        try:
-            out.append(load_production(key))
-        except EncodingUnavailable:
-            continue
+    """Every production tokenizer of the registry, every registered algorithm trained, each trained one imported."""
+    out = [load_production(key) for key in PRODUCTION]
     trained = trained_tokenizers()
+    # (a test elsewhere may register its own toy algorithm; every one of the package is trained here)
+    assert {t.algorithm for t in trained} >= set(algorithm_names()) - {"toy"}, "an algorithm is not trained here"
     return out + trained + imported_tokenizers(trained)
 
 
@@ -121,7 +128,7 @@ def whole_text(tok, text: str) -> TextMetrics:
 
 
 def test_every_tokenizer_declares_its_pieces(tokenizers):
-    assert len(tokenizers) >= 7 + 9 + 11
+    assert len(tokenizers) >= len(PRODUCTION) + 9 + 11
     for tok in tokenizers:
         assert corpus_pieces(tok) is not None, tok.name
 
@@ -133,6 +140,21 @@ def test_figures_by_distinct_pieces_equal_the_whole_texts(tokenizers, kind):
         got = measure_corpus(text, tokenizers)
         for tok, m in zip(tokenizers, got, strict=True):
             assert_same(m, whole_text(tok, text), tok.name)
+
+
+ALPHABET = (
+    "aAzZsStT'’ \t\n\r\x0b\x0c\x85\u00a0\u3000\u2581▁09٣½.,;:!?/\\-_()[]{}<>=+$^`|~\"#%&*@"
+    "éÉßǅ\u0301\u0308\u064b中文日本語한국어ابجกขαβΓжЖ😀👩\u200d\ufe0f\x00\x01\x03\x7f\u200b\ufffdﬁİ"
+)
+PIECES = (EOT, "[CLS]", "[UNK]", "<unk>", "<s>", "</s>", "<|im_start|>", "<bos>", "don't", "  ", "\n\n", "> </")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(st.text(alphabet=ALPHABET, max_size=12), st.sampled_from(PIECES)), max_size=14))
+def test_random_texts_of_hard_characters_and_special_tokens(tokenizers, parts):
+    text = "".join(parts)
+    for tok, m in zip(tokenizers, measure_corpus(text, tokenizers), strict=True):
+        assert_same(m, whole_text(tok, text), tok.name)
 
 
 def test_files_and_directories_are_documents_measured_alone(tokenizers, tmp_path):
@@ -163,6 +185,22 @@ def test_a_pattern_not_known_to_split_at_spaces_is_measured_on_the_whole_text():
     probe = text[:3000] + " end of text " + ADVERSARIAL[5]
     for tok, m in zip((custom, lines, spaced), measure_corpus(probe, [custom, lines, spaced]), strict=True):
         assert_same(m, whole_text(tok, probe), tok.name)
+
+
+def test_the_compiled_pre_tokenizer_counts_the_pieces_the_textbook_split_counts(tokenizers):
+    """Every production pattern the compiled pre-tokenizer runs: the same distinct pieces, counts and refs."""
+    text = "\n".join(ADVERSARIAL) + " " + sample("multilingual") + stdlib_code()[:5_000] + f" a{EOT}b {EOT}. "
+    splits = {p.key: p for p in map(corpus_pieces, tokenizers) if p is not None and p.key[0] == "pre-tokens"}
+    units = count_units(text, unit_cut_table(splits.values()))
+    for key, split in splits.items():
+        fast, slow = count_pieces(units, split), count_pieces(units, split, compiled=False)
+        got = {(p, bool(f)): int(c) for p, f, c in zip(fast.pieces, fast.first, fast.counts, strict=True)}
+        want = {(p, bool(f)): int(c) for p, f, c in zip(slow.pieces, slow.first, slow.counts, strict=True)}
+        assert got == want, key[1]
+        assert [fast.pieces[r] for r in fast.refs] == [slow.pieces[r] for r in slow.refs], key[1]
+        assert np.array_equal(fast.unit_offsets, slow.unit_offsets)
+    compiled = {key[1] for key in splits if machine_for(key[1]) is not None}
+    assert len(compiled) >= 5  # GPT-2, cl100k, o200k (Llama 4), Llama 3, Tekken
 
 
 # ---------------------------------------------------------------------------
@@ -217,3 +255,21 @@ def test_the_group_table_is_char_group_on_every_code_point():
         g = char_group(chr(cp), "previous")
         assert table[cp] == (INHERITED if g == "previous" else SCRIPT_GROUPS.index(g)), hex(cp)
     assert np.count_nonzero(table == INHERITED) > 500
+
+
+def test_compare_corpus_reports_each_phase_and_stops_when_cancelled():
+    tok = load_production("gpt2")
+    text = sample("english")
+    seen = []
+    result = compare_corpus(text, [tok, tok], progress=lambda *a: seen.append(a))
+    assert result.metrics[0].tokens == len(tok.encode(text)) == result.metrics[1].tokens
+    assert [a for a in seen if a[0] == "encode"] == [("encode", 0, 2), ("encode", 1, 2), ("encode", 2, 2)]
+    assert seen[0][0] == "count" and result.units > 0 and len(result.tokenizer_seconds) == 2
+    calls = []
+
+    def cancelled() -> bool:
+        calls.append(1)
+        return len(calls) > 2
+
+    with pytest.raises(TrainingCancelled, match="cancelled while"):
+        compare_corpus(text, [tok], cancelled=cancelled)

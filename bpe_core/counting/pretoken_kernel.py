@@ -1,0 +1,620 @@
+r"""Compiled pre-tokenization of the tiktoken-style patterns, and compiled counting of distinct pieces.
+
+Corpus figures (:mod:`bpe_core.analysis.corpus`) cut every distinct unit of a
+text into pieces once per split; for the patterns tiktoken runs (GPT-2's,
+cl100k's, o200k's and the open models' that follow them) this module does the
+cutting in compiled code, as one state machine with a few switches
+(:class:`Machine`), each alternative of the patterns written out in the order
+the regex tries them:
+
+* contractions first (GPT-2: ``'(?:[sdmt]|ll|ve|re)``; case-insensitive in
+  cl100k, Llama 3, Qwen), or after a run of letters (o200k: ``(?i:'s|...)?``);
+* letters: ``` ?\p{L}+``` (GPT-2), ``[^\r\n\p{L}\p{N}]?\p{L}+`` (cl100k, Llama 3,
+  Qwen 2; Qwen 3.5 with ``[\p{L}\p{M}]``), or o200k's two case-aware
+  alternatives ``P?[Lu..]*[Ll..]+`` and ``P?[Lu..]+[Ll..]*``, backtracking as the
+  regex does;
+* digits: ``` ?\p{N}+``` (GPT-2), ``\p{N}{1,3}``, ``\p{N}`` (Qwen, Tekken), or each
+  digit a piece of its own before anything else (StarCoder's ``\p{N}`` split);
+* punctuation: ``` ?[^\s\p{L}\p{N}]+`` and a tail of ``[\r\n]*`` (cl100k) or
+  ``[\r\n/]*`` (o200k);
+* whitespace: ``\s++$``, ``\s*[\r\n]+`` (cl100k's ``\s*[\r\n]``: the same
+  match), ``\s+(?!\S)`` and a single character.
+
+Each character's classes come from the patterns' own atoms, as tiktoken's
+regex engine classes them (:func:`bpe_core.pretokenize.tiktoken_compat.exact_pattern`),
+so the cuts are those of :func:`bpe_core.pretokenize.iter_pretoken_strings`
+(tested against it on every code point in context, on adversarial and random
+texts, ``tests/engine/test_pretoken_kernel.py``).
+
+:func:`count_pieces` adds the pieces of every unit, whatever cut them, into
+an open-addressing table keyed by their bytes, as :func:`bpe_core.counting.kernel.count_gpt2`
+counts pre-tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import threading
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+import regex
+
+from . import kernel as ck
+from .native import kernel, njit
+
+__all__ = [
+    "MACHINES",
+    "Machine",
+    "count_pieces",
+    "machine_for",
+    "pattern_classes",
+    "register_machine",
+    "split_units",
+    "warm",
+]
+
+# the atoms of the patterns, one bit each (as tiktoken's engine classes each code point)
+ATOMS = (
+    r"\p{L}",
+    r"\p{N}",
+    r"\s",
+    r"[^\s\p{L}\p{N}]",
+    r"[^\r\n\p{L}\p{N}]",
+    r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",
+    r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]",
+    r"[\p{L}\p{M}]",
+    r"[^\s\p{L}\p{M}\p{N}]",
+)
+B_L, B_N, B_S, B_PUNCT, B_PREFIX, B_UP, B_LO, B_LM, B_PUNCT35 = (1 << k for k in range(len(ATOMS)))
+
+# the switches of a machine
+LETTERS_SPACE, LETTERS_PREFIX, LETTERS_CASED, LETTERS_MARKS = 1, 2, 3, 4
+DIGITS_RUN, DIGITS_THREE, DIGITS_ONE = 1, 2, 3
+PUNCT_PLAIN, PUNCT_CRLF, PUNCT_CRLF_SLASH, PUNCT_MARKS = 1, 2, 3, 4
+SPACE_GPT2, SPACE_CL100K, SPACE_O200K = 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Machine:
+    r"""The switches that make the state machine one pattern (see the module docstring).
+
+    Attributes:
+        contraction: 0 none, 1 GPT-2's case-sensitive ``'(?:[sdmt]|ll|ve|re)``, 2 case-insensitive (first alternative).
+        letters: :data:`LETTERS_SPACE`, :data:`LETTERS_PREFIX`, :data:`LETTERS_CASED` (o200k), :data:`LETTERS_MARKS`.
+        suffix: o200k's ``(?i:'s|'t|'re|'ve|'m|'ll|'d)?`` after the letters.
+        digits: :data:`DIGITS_RUN` (with a space before), :data:`DIGITS_THREE`, :data:`DIGITS_ONE`.
+        punct: :data:`PUNCT_PLAIN`, :data:`PUNCT_CRLF` (``[\r\n]*`` tail), :data:`PUNCT_CRLF_SLASH`,
+            :data:`PUNCT_MARKS`.
+        space: :data:`SPACE_GPT2`, :data:`SPACE_CL100K` (``\s++$`` then ``\s*[\r\n]``), :data:`SPACE_O200K`.
+        isolate_digits: every digit is cut out first (a split sequence ``\p{N}`` then the pattern).
+    """
+
+    contraction: int
+    letters: int
+    suffix: bool
+    digits: int
+    punct: int
+    space: int
+    isolate_digits: bool = False
+
+    def params(self) -> np.ndarray:
+        """The switches as the kernel reads them (``int64[7]``)."""
+        return np.array(
+            [self.contraction, self.letters, self.suffix, self.digits, self.punct, self.space, self.isolate_digits],
+            dtype=np.int64,
+        )
+
+
+MACHINES: dict[str, Machine] = {}
+"""Pattern source (or a split sequence's key) -> its :class:`Machine`; see :func:`register_machine`."""
+
+
+def register_machine(source: str, machine: Machine) -> None:
+    """Declare that ``machine`` cuts text exactly as the pattern ``source`` (tests check each registered one)."""
+    MACHINES[source] = machine
+
+
+ISOLATED_DIGITS = r"\p{N}"
+"""A split sequence's first pattern that cuts out every digit (StarCoder 2, Command R, Refact)."""
+
+
+def machine_for(source: str | tuple[str, ...]) -> Machine | None:
+    r"""The :class:`Machine` of a pattern source, or ``None`` when there is none (the regex cuts it).
+
+    A tuple is a split sequence (:class:`bpe_core.production.byte_bpe.SplitSequence`'s
+    patterns): one pattern, or ``\p{N}`` then a pattern with a machine (``isolate_digits``).
+    """
+    if isinstance(source, tuple):
+        if len(source) == 1:
+            return MACHINES.get(source[0])
+        if len(source) == 2 and source[0] == ISOLATED_DIGITS and source[1] in MACHINES:
+            return replace(MACHINES[source[1]], isolate_digits=True)
+        return None
+    return MACHINES.get(source)
+
+
+def _compute_classes() -> np.ndarray:
+    """:func:`pattern_classes` computed with the ``regex`` module (about a second)."""
+    from ..pretokenize.tiktoken_compat import exact_pattern
+
+    cps = np.arange(0x110000, dtype=np.uint32)
+    cps[0xD800:0xE000] = 0x20  # surrogates: never in UTF-8 text
+    every = cps.tobytes().decode("utf-32-le")
+    out = np.zeros(0x110000, dtype=np.uint16)
+    for bit, atom in enumerate(ATOMS):
+        for m in regex.finditer(f"(?:{exact_pattern(atom)})+", every):
+            out[m.start() : m.end()] |= 1 << bit
+    return out
+
+
+_LOCK = threading.Lock()
+
+
+def pattern_classes() -> np.ndarray:
+    """``uint16[0x110000]``: for each code point, a bit per atom of :data:`ATOMS` it belongs to (as tiktoken sees it).
+
+    Kept in the kernels' cache directory beside :func:`bpe_core.counting.kernel.char_classes`.
+    """
+    with _LOCK:
+        return _classes()
+
+
+@lru_cache(maxsize=1)
+def _classes() -> np.ndarray:
+    from . import native
+
+    key = hashlib.sha256(f"{regex.__version__} {sys.version}".encode())
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("pretoken_kernel.py", os.path.join("..", "pretokenize", "tiktoken_compat.py")):
+        with open(os.path.join(here, name), "rb") as f:
+            key.update(f.read())
+    path = os.path.join(native.cache_dir(), f"bpe_core_pattern_classes-{key.hexdigest()[:16]}.npy")
+    try:
+        table = np.load(path)
+        if table.shape == (0x110000,) and table.dtype == np.uint16:
+            return table
+    except (OSError, ValueError):
+        pass
+    table = _compute_classes()
+    try:
+        tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
+        np.save(tmp, table)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return table
+
+
+# ---------------------------------------------------------------------------
+# the state machine
+
+
+@njit(inline="always")
+def _at(buf, i, cls):
+    """``(classes, code point, bytes)`` of the character at ``buf[i]`` (valid UTF-8)."""
+    b0 = np.int64(buf[i])
+    if b0 < 0x80:
+        return np.int64(cls[b0]), b0, 1
+    if b0 < 0xE0:
+        cp = (b0 & 0x1F) << 6 | np.int64(buf[i + 1] & 0x3F)
+        return np.int64(cls[cp]), cp, 2
+    if b0 < 0xF0:
+        cp = (b0 & 0x0F) << 12 | np.int64(buf[i + 1] & 0x3F) << 6 | np.int64(buf[i + 2] & 0x3F)
+        return np.int64(cls[cp]), cp, 3
+    cp = (b0 & 0x07) << 18 | np.int64(buf[i + 1] & 0x3F) << 12 | np.int64(buf[i + 2] & 0x3F) << 6
+    cp |= np.int64(buf[i + 3] & 0x3F)
+    return np.int64(cls[cp]), cp, 4
+
+
+@njit
+def _run(buf, i, v, cls, bit):
+    """End of the run of characters with ``bit`` starting at ``i`` (``i`` itself when none)."""
+    while i < v:
+        b, _cp, n = _at(buf, i, cls)
+        if b & bit == 0:
+            break
+        i += n
+    return i
+
+
+@njit
+def _is(c, lower):
+    """Whether the code point ``c`` is the ASCII letter ``lower`` in either case (and ``ſ`` for ``s``: ``(?i)``)."""
+    return c == lower or c == lower - 32 or (lower == 115 and c == 0x17F)
+
+
+@njit
+def _contraction(buf, i, v, cls, insensitive):
+    """End of a contraction at ``i`` (``'s 't 'm 'd 're 've 'll``), or -1; case-insensitive when asked."""
+    if i + 1 >= v or buf[i] != 39:
+        return -1
+    _b, c1, n1 = _at(buf, i + 1, cls)
+    if insensitive:
+        if _is(c1, 115) or _is(c1, 116) or _is(c1, 109) or _is(c1, 100):
+            return i + 1 + n1
+        j = i + 1 + n1
+        if j < v:
+            _b, c2, n2 = _at(buf, j, cls)
+            if (_is(c1, 114) and _is(c2, 101)) or (_is(c1, 118) and _is(c2, 101)) or (_is(c1, 108) and _is(c2, 108)):
+                return j + n2
+        return -1
+    if c1 == 115 or c1 == 116 or c1 == 109 or c1 == 100:  # noqa: PLR1714 -- s t m d (numba)
+        return i + 2
+    if i + 2 < v:
+        c2 = buf[i + 2]
+        if (c1 == 108 and c2 == 108) or (c1 == 118 and c2 == 101) or (c1 == 114 and c2 == 101):
+            return i + 3
+    return -1
+
+
+@njit
+def _suffix(buf, i, v, cls):
+    """``(?i:'s|'t|'re|'ve|'m|'ll|'d)?`` at ``i``: the end after it (``i`` when none)."""
+    e = _contraction(buf, i, v, cls, True)
+    return e if e > 0 else i
+
+
+@njit
+def _cased_first(buf, s, v, cls):
+    """o200k's ``[Lu..]*[Ll..]+`` from ``s``: the end, or -1 (``[Lu..]*`` gives back characters as the regex does)."""
+    u = _run(buf, s, v, cls, B_UP)
+    if u < v:
+        b, _cp, _n = _at(buf, u, cls)
+        if b & B_LO:
+            return _run(buf, u, v, cls, B_LO)
+    k = u  # give back characters of the [Lu..] run, last first, until one is also [Ll..]
+    while k > s:
+        k -= 1
+        while k > s and buf[k] & 0xC0 == 0x80:
+            k -= 1
+        b, _cp, _n = _at(buf, k, cls)
+        if b & B_LO:
+            return _run(buf, k, v, cls, B_LO)
+    return -1
+
+
+@njit
+def _cased(buf, i, v, cls, suffix):
+    """o200k's two letter alternatives at ``i`` (each with its optional prefix, tried first): the end, or -1."""
+    b0, _cp, n0 = _at(buf, i, cls)
+    pre = (b0 & B_PREFIX) != 0 and i + n0 < v
+    for alt in range(2):
+        for take in range(2):
+            if take == 0 and not pre:
+                continue
+            s = i + n0 if take == 0 else i
+            if alt == 0:
+                e = _cased_first(buf, s, v, cls)
+            else:
+                e = -1
+                if s < v:
+                    b, _cp, _n = _at(buf, s, cls)
+                    if b & B_UP:
+                        e = _run(buf, _run(buf, s, v, cls, B_UP), v, cls, B_LO)
+            if e >= 0:
+                return _suffix(buf, e, v, cls) if suffix else e
+    return -1
+
+
+@njit
+def _letters(buf, i, v, cls, mode, suffix):
+    """The letters alternative(s) at ``i``: the end, or -1."""
+    b0, _cp, n0 = _at(buf, i, cls)
+    if mode == LETTERS_CASED:
+        return _cased(buf, i, v, cls, suffix)
+    bit = B_LM if mode == LETTERS_MARKS else B_L
+    if b0 & bit:
+        return _run(buf, i, v, cls, bit)
+    if i + n0 >= v:
+        return -1
+    prefix = buf[i] == 32 if mode == LETTERS_SPACE else (b0 & B_PREFIX) != 0
+    if prefix:
+        b1, _cp, _n = _at(buf, i + n0, cls)
+        if b1 & bit:
+            return _run(buf, i + n0, v, cls, bit)
+    return -1
+
+
+@njit
+def _digits(buf, i, v, cls, mode):
+    """The digits alternative at ``i``: the end, or -1."""
+    b0, _cp, n0 = _at(buf, i, cls)
+    if b0 & B_N:
+        if mode == DIGITS_RUN:
+            return _run(buf, i, v, cls, B_N)
+        if mode == DIGITS_ONE:
+            return i + n0
+        e = i + n0
+        for _k in range(2):
+            if e >= v:
+                break
+            b, _cp, n = _at(buf, e, cls)
+            if b & B_N == 0:
+                break
+            e += n
+        return e
+    if mode == DIGITS_RUN and buf[i] == 32 and i + 1 < v:
+        b1, _cp, _n = _at(buf, i + 1, cls)
+        if b1 & B_N:
+            return _run(buf, i + 1, v, cls, B_N)
+    return -1
+
+
+@njit
+def _punct(buf, i, v, cls, mode):
+    r"""`` ?[^\s\p{L}\p{N}]+`` and its tail at ``i``: the end, or -1."""
+    bit = B_PUNCT35 if mode == PUNCT_MARKS else B_PUNCT
+    b0, _cp, _n0 = _at(buf, i, cls)
+    s = -1
+    if b0 & bit:
+        s = i
+    elif buf[i] == 32 and i + 1 < v:
+        b1, _cp, _n = _at(buf, i + 1, cls)
+        if b1 & bit:
+            s = i + 1
+    if s < 0:
+        return -1
+    e = _run(buf, s, v, cls, bit)
+    if mode != PUNCT_PLAIN:
+        while e < v and (buf[e] == 13 or buf[e] == 10 or (mode == PUNCT_CRLF_SLASH and buf[e] == 47)):
+            e += 1
+    return e
+
+
+@njit
+def _space(buf, i, v, cls, mode):
+    """The whitespace alternatives at ``i`` (a whitespace character): the end."""
+    r = _run(buf, i, v, cls, B_S)
+    if r == v and mode != SPACE_O200K:
+        return r  # \s++$
+    if mode != SPACE_GPT2:  # \s*[\r\n]+: up to the run's last CR or LF
+        k = r
+        while k > i:
+            k -= 1
+            if buf[k] == 13 or buf[k] == 10:
+                return k + 1
+    if r == v:
+        return r  # \s+(?!\S) at the end
+    last = r - 1  # \s+(?!\S): all but the run's last character, when it has two or more
+    while buf[last] & 0xC0 == 0x80:
+        last -= 1
+    if last > i:
+        return last
+    return r  # \s: one character
+
+
+@njit
+def _pretoken_end(buf, i, v, cls, p):
+    """End of the pre-token starting at ``i`` in the segment ending at ``v`` (see :class:`Machine`)."""
+    if p[0] != 0:
+        e = _contraction(buf, i, v, cls, p[0] == 2)
+        if e > 0:
+            return e
+    e = _letters(buf, i, v, cls, p[1], p[2] != 0)
+    if e > 0:
+        return e
+    e = _digits(buf, i, v, cls, p[3])
+    if e > 0:
+        return e
+    e = _punct(buf, i, v, cls, p[4])
+    if e > 0:
+        return e
+    b0, _cp, n0 = _at(buf, i, cls)
+    if b0 & B_S:
+        return _space(buf, i, v, cls, p[5])
+    return i + n0  # not matched by any alternative: a piece of its own (no named pattern leaves one)
+
+
+@kernel("u1[]", "i8[]", "u2[]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]")
+def _split_units(buf, offsets, cls, p, specials, cut_off, cuts, st):
+    r"""Cut units ``st[0]..`` into pre-tokens, writing each piece's end into ``cuts`` (absolute byte offsets).
+
+    Unit ``u`` is ``buf[offsets[u]:offsets[u + 1]]``; its pieces' ends go to
+    ``cuts[cut_off[u]:cut_off[u + 1]]`` (``cut_off`` filled here).
+    ``specials`` holds the special tokens' occurrences as ``(start, end)`` pairs,
+    ascending (none crosses a unit's end): each is a piece, and the text between
+    them is cut as texts of their own (``$`` and ``(?!\S)`` see their ends);
+    ``st[1]`` is the next pair.  With ``p[6]`` (isolated digits) each digit is a
+    piece and the stretches between digits are cut as texts of their own.
+    Returns 1 when ``cuts`` may not have room for a unit (the caller grows it and
+    calls again from unit ``st[0]``), else 0.
+    """
+    size = cuts.size
+    n_sp = specials.size // 2
+    k = cut_off[st[0]]
+    for u in range(st[0], offsets.size - 1):
+        lo, hi = offsets[u], offsets[u + 1]
+        if k + (hi - lo) > size:  # room for the worst case: a piece per byte
+            st[0] = u
+            return 1
+        i = lo
+        while i < hi:
+            while st[1] < n_sp and specials[2 * st[1]] < i:
+                st[1] += 1
+            seg = hi
+            if st[1] < n_sp and specials[2 * st[1]] < hi:
+                seg = specials[2 * st[1]]
+                if seg == i:  # a special token: one piece
+                    i = specials[2 * st[1] + 1]
+                    cuts[k] = i
+                    k += 1
+                    st[1] += 1
+                    continue
+            v = seg
+            if p[6] != 0:  # the stretch up to the next digit, or the digit itself
+                b0, _cp, n0 = _at(buf, i, cls)
+                if b0 & B_N:
+                    i += n0
+                    cuts[k] = i
+                    k += 1
+                    continue
+                v = i
+                while v < seg:
+                    b, _cp, n = _at(buf, v, cls)
+                    if b & B_N:
+                        break
+                    v += n
+            while i < v:
+                i = _pretoken_end(buf, i, v, cls, p)
+                cuts[k] = i
+                k += 1
+        cut_off[u + 1] = k
+    st[0] = offsets.size - 1
+    return 0
+
+
+def split_units(
+    data: np.ndarray, offsets: np.ndarray, machine: Machine, specials: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cut every unit with a :class:`Machine`: ``(cut_off int64[n + 1], cuts int64)`` as :func:`_split_units` fills.
+
+    Args:
+        data: ``uint8``, the units' UTF-8 concatenated (valid UTF-8).
+        offsets: ``int64[n + 1]``, their byte offsets.
+        machine: the pattern's switches.
+        specials: the special tokens' occurrences in ``data`` as ``int64[m, 2]`` ``(start, end)`` rows,
+            ascending, none crossing a unit's end (found as :func:`bpe_core.pretokenize.split_special` finds them).
+    """
+    n = offsets.size - 1
+    cut_off = np.zeros(n + 1, dtype=np.int64)
+    cuts = np.zeros(max(16, data.size // 3), dtype=np.int64)
+    st = np.zeros(2, dtype=np.int64)
+    params = machine.params()
+    classes = pattern_classes()
+    buf = ck.read_only(data)
+    occ = np.ascontiguousarray(specials if specials is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1)
+    while _split_units(buf, offsets, classes, params, occ, cut_off, cuts, st):
+        grown = np.zeros(max(2 * cuts.size, int(cut_off[st[0]]) + int(offsets[-1] - offsets[st[0]])), dtype=np.int64)
+        grown[: cuts.size] = cuts
+        cuts = grown
+        st[1] = 0
+    return cut_off, cuts[: cut_off[-1]]
+
+
+# ---------------------------------------------------------------------------
+# distinct pieces
+
+
+@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i8[:,:]", "i8[]", "i8[]")
+def _count_pieces(buf, cut_off, cuts, first, unit_counts, table, refs, st):
+    """Add every piece of every unit to the table, weighted by its unit's count; each piece's index into ``refs``.
+
+    ``cuts[cut_off[u]:cut_off[u + 1]]`` are the ends of unit ``u``'s pieces;
+    the unit starts at the end of the previous unit's last piece (``st[2]``
+    at the start).  A unit with ``first[u]`` has its first piece keyed apart.
+    ``table`` rows: ``(start, length, count, key, index, first)``; ``st``: next
+    unit, entries, the current unit's start.  Returns 1 when the table must
+    grow (then call again), else 0.
+    """
+    size = table.shape[0]
+    mask = size - 1
+    for u in range(st[0], cut_off.size - 1):
+        if 2 * (st[1] + cut_off[u + 1] - cut_off[u]) > size:
+            st[0] = u
+            return 1
+        s = st[2]
+        c = unit_counts[u]
+        for k in range(cut_off[u], cut_off[u + 1]):
+            e = cuts[k]
+            n = e - s
+            f = 1 if (first[u] != 0 and k == cut_off[u]) else 0
+            key = ck._key(buf, s, e) ^ np.uint64(f * 0x9E3779B97F4A7C15)
+            ikey = np.int64(key)
+            slot = ck._home(key, n, mask)
+            while True:
+                s0 = table[slot, 0]
+                if s0 < 0:
+                    table[slot, 0] = s
+                    table[slot, 1] = n
+                    table[slot, 2] = c
+                    table[slot, 3] = ikey
+                    table[slot, 4] = st[1]
+                    table[slot, 5] = f
+                    refs[k] = st[1]
+                    st[1] += 1
+                    break
+                if table[slot, 3] == ikey and table[slot, 1] == n and table[slot, 5] == f:
+                    same = True
+                    for q in range(n):
+                        if buf[s0 + q] != buf[s + q]:
+                            same = False
+                            break
+                    if same:
+                        table[slot, 2] += c
+                        refs[k] = table[slot, 4]
+                        break
+                slot = (slot + 1) & mask
+            s = e
+        st[2] = s
+    st[0] = cut_off.size - 1
+    return 0
+
+
+@kernel("i8[:,:]", "i8[:,:]", returns=None)
+def _regrow(table, out):
+    """Move the rows of ``table`` (start -1: empty) into ``out`` (all -1, a power of two), by key and length."""
+    mask = out.shape[0] - 1
+    for t in range(table.shape[0]):
+        if table[t, 0] >= 0:
+            u = ck._home(np.uint64(table[t, 3]), table[t, 1], mask)
+            while out[u, 0] >= 0:
+                u = (u + 1) & mask
+            for c in range(6):
+                out[u, c] = table[t, c]
+
+
+def count_pieces(
+    data: np.ndarray, cut_off: np.ndarray, cuts: np.ndarray, first: np.ndarray, unit_counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct pieces of cut units: ``(starts, lengths, counts, first, refs)``.
+
+    Args:
+        data: ``uint8``, the units' UTF-8 concatenated.
+        cut_off: ``int64[n + 1]``: unit ``u``'s pieces end at ``cuts[cut_off[u]:cut_off[u + 1]]``.
+        cuts: ``int64``, absolute byte offsets into ``data``, increasing.
+        first: ``bool[n]``: the unit starts a document (its first piece is counted apart).
+        unit_counts: ``int64[n]``: each unit's occurrences.
+
+    Returns:
+        Distinct piece ``j`` is ``data[starts[j]:starts[j] + lengths[j]]`` (its first
+        occurrence), occurring ``counts[j]`` times, ``first[j]`` when it starts a
+        document; ``refs[k]`` is the index of the piece ending at ``cuts[k]``.
+        Pieces are numbered in order of first occurrence.
+    """
+    table = np.full((1 << 12, 6), -1, dtype=np.int64)
+    refs = np.zeros(cuts.size, dtype=np.int64)
+    st = np.zeros(3, dtype=np.int64)
+    buf = ck.read_only(data)
+    flags = np.ascontiguousarray(first, dtype=np.uint8)
+    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, table, refs, st):
+        grown = np.full((2 * table.shape[0], 6), -1, dtype=np.int64)
+        _regrow(table, grown)
+        table = grown
+    rows = table[table[:, 0] >= 0]
+    rows = rows[np.argsort(rows[:, 4], kind="stable")]
+    return rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 5].astype(bool), refs
+
+
+def _register_named() -> None:
+    from ..pretokenize import CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, O200K_PATTERN
+
+    gpt2 = Machine(1, LETTERS_SPACE, False, DIGITS_RUN, PUNCT_PLAIN, SPACE_GPT2)
+    register_machine(GPT2_PATTERN, gpt2)
+    register_machine(GPT2_ORIGINAL_PATTERN, gpt2)
+    register_machine(CL100K_PATTERN, Machine(2, LETTERS_PREFIX, False, DIGITS_THREE, PUNCT_CRLF, SPACE_CL100K))
+    register_machine(O200K_PATTERN, Machine(0, LETTERS_CASED, True, DIGITS_THREE, PUNCT_CRLF_SLASH, SPACE_O200K))
+
+
+_register_named()
+
+
+def warm() -> None:
+    """Run each kernel once on tiny inputs (compiling them under numba's JIT), the table growth included."""
+    data = np.frombuffer(" ".join(f"w{i}" for i in range(3000)).encode(), dtype=np.uint8)
+    offsets = np.array([0, data.size], dtype=np.int64)
+    cut_off, cuts = split_units(data, offsets, Machine(1, LETTERS_SPACE, False, DIGITS_RUN, PUNCT_PLAIN, SPACE_GPT2))
+    count_pieces(data, cut_off, cuts, np.ones(1, dtype=bool), np.ones(1, dtype=np.int64))
