@@ -170,7 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--tokenizer", action="append", default=[], metavar="PATH", dest="tokenizer_files",
         help="a tokenizer file to add to the table (repeat for several)",
     )  # fmt: skip
-    p.add_argument("--no-reference", action="store_true", help="no production tokenizers (as --tokenizers none)")
+    p.add_argument(
+        "--no-production", "--no-reference", action="store_true", help="no production tokenizers (as --tokenizers none)"
+    )
     p.add_argument(
         "--format", choices=COMPARE_FORMATS, default="table", dest="fmt",
         help="table (aligned text, as the page shows it), csv or json (exact values, keyed as the page's columns)",
@@ -606,7 +608,7 @@ def _compare_tokenizers(args: argparse.Namespace) -> list:
     from .production.registry import load_production
 
     toks = []
-    for key in [] if args.no_reference else compare_keys(args.tokenizers):
+    for key in [] if args.no_production else compare_keys(args.tokenizers):
         try:
             toks.append(load_production(key))
         except (EncodingUnavailable, ValueError) as exc:
