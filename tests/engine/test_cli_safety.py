@@ -165,7 +165,7 @@ def test_unexpected_exceptions_are_one_line_unless_debugging(work, monkeypatch, 
     ("content", "message"),
     [
         (b'{"a": ' + b"[" * 100_000, "nested 100001 levels deep"),
-        (b'{"model": "BPE"}', "\"model\" must be an object, got a string"),
+        (b'{"model": "BPE"}', '"model" must be an object, got a string'),
         (b"\xff\xfe\x00binary", "binary"),
     ],
 )
