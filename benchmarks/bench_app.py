@@ -43,31 +43,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("BPE_PLAYGROUND_ENCODINGS", str(ROOT.parent / "shared" / "data" / "encodings"))
 
-CHROMIUM = "/usr/bin/chromium"
-"""Debian's Chromium (``apt-get install chromium``)."""
+from benchmarks.serving import CHROMIUM, CHROMIUM_ARGS, start_server  # noqa: E402
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 """As in ``tests/browser/helpers.py``."""
 
 WATCH = """
@@ -132,32 +120,6 @@ COMPARE_BUTTONS = (
     "GPT-2 (r50k_base)",
 )
 """Compare's pills clicked on and off (GPT-2 last: it is on when the page opens, so off then on)."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(log, env: dict | None = None) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on a free port (output to ``log``); returns the process and its URL."""
-    port = free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(env or {}))
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
-    cmd += ["--server.headless", "true", "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
-                return proc, url
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit("streamlit exited early") from None
-            time.sleep(0.25)
-    proc.kill()
-    raise SystemExit("streamlit did not start")
 
 
 def warmed(log, proc: subprocess.Popen, limit: float = 600.0) -> str:

@@ -158,28 +158,11 @@ def serve(counts_path: str, streamlit_args: list[str]) -> None:
 
 def start_counting_server(log, counts_path: str):
     """Start :func:`serve` as the server process, on a free port; returns ``(process, url)``."""
-    import subprocess
-    import urllib.request
+    from benchmarks.serving import start_server
 
-    from bench_app import free_port
-
-    port = free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    args = ["--server.port", str(port), "--server.headless", "true", "--server.address", "127.0.0.1"]
-    args += ["--server.fileWatcherType", "none"]
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--serve", counts_path, "--", *args]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(1200):
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
-                return proc, url
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit("the server exited early") from None
-            time.sleep(0.25)
-    proc.kill()
-    raise SystemExit("the server did not start")
+    return start_server(
+        log, command=[sys.executable, str(Path(__file__).resolve()), "--serve", counts_path, "--"], limit=300
+    )
 
 
 # -- one session, as Streamlit's protocol ---------------------------------------------------------------------
