@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..bpe import merge_kernel as mk  # mk._slot: the open-addressing table's probe, shared
 from ..counting.native import kernel, njit
 
 __all__ = ["WordPieceMergeLoop"]
 
-_EMPTY = -1
-_MUL = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing
-_SHIFT = np.uint64(32)
+_EMPTY = mk._EMPTY  # an empty slot of the pair table
 NONE = (1 << 63) - 1
 """The first occurrence of a pair that has none: after every real one (``word << 40 | offset``)."""
 HMOD = 2147483647
@@ -58,18 +57,6 @@ NEXT_ID, NPAIRS, NODES, HEAP, DONE, PENDING, PENDING_M, ROOM, LIMIT = range(9)
 STATE_FIELDS = 9
 NO_PAIR_LEFT, STEPS_DONE, NEEDS_ROOM, NEEDS_TOKEN = 0, 1, 2, 3
 """What :func:`_run_merges` returns."""
-
-
-@njit(inline="always")
-def _slot(keys, key):
-    """Index of ``key`` in the open-addressing table, or of the empty slot where it would go."""
-    mask = keys.size - 1
-    i = np.int64((np.uint64(key) * _MUL) >> _SHIFT) & mask
-    while True:
-        k = keys[i]
-        if k == key or k == _EMPTY:  # noqa: PLR1714, SIM109 -- plain compares compile best in numba
-            return i
-        i = (i + 1) & mask
 
 
 @njit(inline="always")
@@ -152,7 +139,7 @@ def _heapify(H, P, size):
 def _index(keys, hkeys, hvals):
     """Put entry ``i`` (key ``keys[i]``) in the hash table ``hkeys``/``hvals`` (a power of two, load under 1/2)."""
     for i in range(keys.size):
-        j = _slot(hkeys, keys[i])
+        j = mk._slot(hkeys, keys[i])
         hkeys[j] = keys[i]
         hvals[j] = i
 
@@ -163,7 +150,7 @@ def _rehash(hkeys, hvals, nk, nv):
     for i in range(hkeys.size):
         k = hkeys[i]
         if k != _EMPTY:
-            j = _slot(nk, k)
+            j = mk._slot(nk, k)
             nk[j] = k
             nv[j] = hvals[i]
 
@@ -189,7 +176,7 @@ def _list_pairs(P, T, n_pairs):
 
 @njit(inline="always")
 def _pair(hkeys, hvals, x, y):
-    j = _slot(hkeys, (x << 32) | y)
+    j = mk._slot(hkeys, (x << 32) | y)
     return hvals[j] if hkeys[j] != _EMPTY else -1
 
 
@@ -197,7 +184,7 @@ def _pair(hkeys, hvals, x, y):
 def _make_pair(hkeys, hvals, P, st, x, y):
     """The id of pair ``(x, y)``, made (count 0, no first occurrence, no ``where``) if it has none."""
     key = (x << 32) | y
-    j = _slot(hkeys, key)
+    j = mk._slot(hkeys, key)
     if hkeys[j] != _EMPTY:
         return hvals[j]
     q = st[NPAIRS]
@@ -503,7 +490,7 @@ def _run_merges(ids, words, P, T, H, L, N, hkeys, hvals, tkeys, tvals, st, lists
         a, b = P[PA, best], P[PB, best]
         hf, hc, pp = _token_hash(T, a, b)
         if st[PENDING_M] < 0:
-            j = _slot(tkeys, hf)
+            j = mk._slot(tkeys, hf)
             if tkeys[j] != _EMPTY:
                 return NEEDS_TOKEN
             st[PENDING_M] = st[NEXT_ID]
@@ -523,7 +510,7 @@ def _run_merges(ids, words, P, T, H, L, N, hkeys, hvals, tkeys, tvals, st, lists
             st[NEXT_ID] += 1
             T[TF, m], T[TLEN, m], T[HEAD_L, m], T[HEAD_R, m] = 0, T[TLEN, a] + T[TLEN, b], -1, -1
             T[HFULL, m], T[HCHARS, m], T[PPOW, m] = hf, hc, pp
-            j = _slot(tkeys, hf)
+            j = mk._slot(tkeys, hf)
             if tkeys[j] == _EMPTY:
                 tkeys[j] = hf
                 tvals[j] = m
