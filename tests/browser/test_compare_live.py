@@ -214,8 +214,11 @@ def test_phone_width_stacks_the_columns_and_keeps_tokens_whole(browser, server):
     try:
         pg.evaluate(f"() => {{ const s = {_SLIDER}.slider; s.value = '400';"
                     " s.dispatchEvent(new Event('input', {bubbles: true})); }")  # fmt: skip
+        # the live column first, then GPT-2 and cl100k (the production columns can land a rerun later)
+        pg.wait_for_function(deep("() => deepAll('.bpe-view').length === 3"), timeout=60_000)
+        wait_idle(pg, 120_000)
         boxes = pg.evaluate(deep("() => deepAll('.bpe-view').map(e => e.getBoundingClientRect().toJSON())"))
-        assert len(boxes) == 3  # the live column first, then GPT-2 and cl100k
+        assert len(boxes) == 3
         assert all(a["y"] + a["height"] <= b["y"] for a, b in itertools.pairwise(boxes))
         assert max(b["x"] for b in boxes) - min(b["x"] for b in boxes) < 1
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes)
