@@ -556,6 +556,17 @@ def algorithm_badge(tok: Tokenizer) -> str:
     return f":gray-badge[{md(label)}]" if label else ""
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def _drawn_prefix(cache_keys: tuple[str, ...], digest: bytes, length: int, _builts, _text: str) -> str:
+    """The prefix of the text that every column draws (:func:`~bpe_core.pretokenize.shared_pretoken_prefix`).
+
+    Kept per choice of tokenizers and text: on a long text under many tokenizers whose pre-tokenizations
+    rarely agree, finding a shared boundary takes a second of regex scans.
+    """
+    splits = [tokenizer_split(b.tokenizer) for b in _builts]
+    return shared_pretoken_prefix(_text, COMPARE_DRAW_CHARS, splits, slack=3 * COMPARE_DRAW_CHARS)
+
+
 @st.cache_resource(max_entries=256, show_spinner=False)  # the warm-up's 4 samples x 21 production ones, and more
 def _spans(cache_key: str, prefix_digest: bytes, _tok: Tokenizer, _prefix: str) -> list[TokenSpan]:
     """``_tok.token_spans(_prefix)``, kept per tokenizer view and drawn text (shared: never change it)."""
@@ -607,8 +618,7 @@ def draw_views(
     the one those tokenizers were trained on here (their counts then come off
     the training trace).  Every other column is drawn here, as before.
     """
-    splits = [tokenizer_split(b.tokenizer) for b in builts]
-    prefix = shared_pretoken_prefix(text, COMPARE_DRAW_CHARS, splits, slack=3 * COMPARE_DRAW_CHARS)
+    prefix = _drawn_prefix(tuple(b.cache_key for b in builts), text_digest(text), len(text), builts, text)
     digest = hashlib.blake2b(prefix.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     spans = [_spans(b.cache_key, digest, b.tokenizer, prefix) for b in builts]
     differing = words_split_differently(prefix, spans) if highlight else []

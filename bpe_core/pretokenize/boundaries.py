@@ -75,9 +75,15 @@ def _between_words(text: str, c: int) -> bool:
     return c <= 0 or c >= len(text) or not (_NON_SPACE.match(text, c - 1) and _NON_SPACE.match(text, c))
 
 
-def _compile_split(split: Split) -> tuple[regex.Pattern, regex.Pattern | None]:
+_Compiled = tuple[regex.Pattern, regex.Pattern | None, int]
+"""A :data:`Split` compiled: ``(pattern, special-token alternation or None, longest special token in characters)``."""
+
+
+def _compile_split(split: Split) -> _Compiled:
     pattern, specials = split
-    return compile_pattern(resolve_pattern(pattern)), special_regex(validate_special_tokens(specials))
+    specials = validate_special_tokens(specials)
+    longest = max(map(len, specials), default=0)
+    return compile_pattern(resolve_pattern(pattern)), special_regex(specials), longest
 
 
 def _inner_boundary(
@@ -137,7 +143,7 @@ def _boundary(
     start: int,
     target: int,
     limit: int,
-    split: tuple[regex.Pattern, regex.Pattern | None],
+    split: _Compiled,
     for_chunks: bool,
 ) -> int:
     """The first cut ``c >= target`` that is a pre-token boundary of ``split`` (``limit`` if none up to it).
@@ -151,8 +157,11 @@ def _boundary(
     """
     n = len(text)
     limit = min(limit, n)
-    rx, special_rx = split
-    specials = special_rx.finditer(text, start) if special_rx is not None else iter(())
+    rx, special_rx, longest = split
+    # special tokens are looked for only up to where one that starts by ``limit`` ends: past it nothing is cut,
+    # and a search to the end of a long text under a tokenizer with a thousand special tokens is slow
+    reach = min(n, limit + longest)
+    specials = special_rx.finditer(text, start, reach) if special_rx is not None else iter(())
     pos = start
     while True:
         m = next(specials, None)
@@ -177,13 +186,19 @@ def _shared_boundary(
     start: int,
     target: int,
     limit: int,
-    splits: Sequence[tuple[regex.Pattern, regex.Pattern | None]],
+    splits: Sequence[_Compiled],
     for_chunks: bool = False,
 ) -> int:
-    """A cut ``c >= target`` that is a boundary of every split (the first, unless ``for_chunks``), or ``limit``."""
+    """A cut ``c >= target`` that is a boundary of every split (the first, unless ``for_chunks``), or ``limit``.
+
+    Each split's search starts again from its own last boundary, not from ``start``: splits that rarely
+    agree (a punctuation-only split beside a word split) take many rounds, each then only a short scan.
+    """
     c = target
+    starts = [start] * len(splits)
     while True:
-        hi = max(_boundary(text, start, c, limit, split, for_chunks) for split in splits)
+        starts = [_boundary(text, s, c, limit, split, for_chunks) for s, split in zip(starts, splits)]
+        hi = max(starts)
         if hi == c or hi >= limit:
             return min(hi, limit, len(text))
         c = hi  # each split's next boundary is at or after hi: look again from there

@@ -149,16 +149,18 @@ def exact_for(rx: regex.Pattern, text: str) -> regex.Pattern:
     twin = tiktoken_twin(rx.pattern)
     if twin is None or text.isascii():
         return rx
-    last = _LAST_CHECKED
-    if last[0] is text and last[1] is twin:
-        return last[2]
+    last = _LAST_CHECKED.get(id(twin))
+    if last is not None and last[0] is text:
+        return last[1]
     out = twin[1] if _holds_any(text, twin[0]) else rx
-    _LAST_CHECKED[:] = [text, twin, out]  # boundary scans ask again and again about one long text
+    _LAST_CHECKED[id(twin)] = (text, out)  # boundary scans ask again and again about one long text
     return out
 
 
-_LAST_CHECKED: list = [None, None, None]
-"""``[text, twin, answer]`` of the last :func:`exact_for` call on a non-ASCII text (held by identity)."""
+_LAST_CHECKED: dict[int, tuple[str, regex.Pattern]] = {}
+"""Per twin (:func:`tiktoken_twin`, by identity): ``(text, answer)`` of the last :func:`exact_for` call on a
+non-ASCII text (the text held by identity).  One entry per twin: Compare's boundary scans ask about one long
+text under several tiktoken patterns in turn, and a single shared entry made each ask scan the text again."""
 
 
 def resolve_pattern(pattern: str) -> str:

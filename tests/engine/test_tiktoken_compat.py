@@ -89,6 +89,22 @@ def test_text_without_disputed_characters_keeps_the_fast_pattern():
     assert all(p in TIKTOKEN_SOURCES for p in NAMED)
 
 
+def test_one_long_text_is_checked_once_per_pattern_whatever_the_order(monkeypatch):
+    """Compare asks about one long text under several tiktoken patterns in turn: each pattern checks it once."""
+    from bpe_core.pretokenize import patterns
+
+    calls = []
+    real = patterns._holds_any
+    monkeypatch.setattr(patterns, "_holds_any", lambda text, table: calls.append(1) or real(text, table))
+    text = "Grüße, 世界! " * 1000 + "a\U00010940"  # holds a character the two engines classify differently
+    plain = "Grüße, 世界! " * 1000
+    rxs = [compile_pattern(p) for p in (CL100K_PATTERN, O200K_PATTERN)]
+    answers = [[patterns.exact_for(rx, text) is not rx for rx in rxs] for _ in range(5)]
+    assert answers == [[True, True]] * 5 and len(calls) == 2
+    assert [patterns.exact_for(rx, plain) is rx for rx in rxs] == [True, True]  # another text: asked again
+    assert len(calls) == 4
+
+
 def test_a_reverse_search_pattern_is_refused():
     with pytest.raises(ValueError, match=r"\(\?r\).*reverse order"):
         compile_pattern(r"(?r)\w+|\s+")
