@@ -336,6 +336,39 @@ def bpe_boundaries(tok: BPETokenizer, text: str) -> BPEBoundaries:
     )
 
 
+COUNTED_MIN_CHARS = 100_000
+"""From this many characters on, :func:`bpe_size_totals` counts pre-tokens with the corpus counter."""
+
+
+def _pretoken_counts(tok: BPETokenizer, text: str) -> tuple[Counter, int]:
+    """``(Counter of ordinary pre-tokens, special-token occurrences)`` of ``text`` under ``tok``'s split.
+
+    The textbook way (:func:`~bpe_core.pretokenize.pretokenize`) for a short text; a long one with the corpus
+    counter (:func:`bpe_core.analysis.corpus.count_units` and :func:`~bpe_core.analysis.corpus.count_pieces`,
+    compiled for the named patterns), whose pieces are the same pre-tokens and special tokens.
+    """
+    counts: Counter = Counter()
+    n_special = 0
+    split = tok.corpus_pieces() if len(text) >= COUNTED_MIN_CHARS else None
+    if split is None:
+        for pt in pretokenize(text, tok.pattern, tuple(tok.special_tokens)):
+            if pt.is_special:
+                n_special += 1
+            else:
+                counts[pt.text] += 1
+        return counts, n_special
+    from .corpus import count_pieces, count_units, unit_cut_table
+
+    pieces = count_pieces(count_units(text, unit_cut_table([split])), split)
+    specials = set(tok.special_tokens)
+    for piece, c in zip(pieces.pieces, pieces.counts.tolist()):
+        if piece in specials:
+            n_special += c
+        else:
+            counts[piece] += c  # a document's first piece is counted apart from the same text elsewhere
+    return counts, n_special
+
+
 def bpe_size_totals(tok: BPETokenizer, text: str) -> list[int]:
     """Tokens of ``text`` at every vocabulary size ``min_vocab_size..max_vocab_size`` (one list entry each).
 
@@ -352,14 +385,8 @@ def bpe_size_totals(tok: BPETokenizer, text: str) -> list[int]:
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     tables = _bpe_tables(tok)
     lo, hi = tok.min_vocab_size, tok.max_vocab_size
-    counts: Counter = Counter()
-    n_special = 0
+    counts, n_special = _pretoken_counts(tok, text)
     base = 0
-    for pt in pretokenize(text, tok.pattern, tuple(tok.special_tokens)):
-        if pt.is_special:
-            n_special += 1
-        else:
-            counts[pt.text] += 1
     drop = [0] * (hi - lo + 2)
     for piece, c in counts.items():
         data = piece.encode("utf-8")

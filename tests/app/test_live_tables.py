@@ -83,6 +83,19 @@ def test_bpe_size_totals_equal_encoding_and_the_trace(english):
         assert totals[k - tok.min_vocab_size] == len(tok.with_vocab_size(k).encode(english))
 
 
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "bert"])
+def test_bpe_size_totals_of_a_long_text_come_from_the_corpus_counter_exactly(english, multi, pattern):
+    """Past COUNTED_MIN_CHARS the pre-tokens are counted by the corpus counter: the totals still equal encoding."""
+    from bpe_core.analysis import live
+
+    tok = train_bpe(english + multi, 700, special_tokens=["<|endoftext|>"], pattern=pattern)
+    text = "<|endoftext|>".join([english, multi, ODD] * 20) + "\n\n  trailing  "
+    assert len(text) >= live.COUNTED_MIN_CHARS and tok.corpus_pieces() is not None
+    totals = bpe_size_totals(tok, text)
+    for k in [tok.min_vocab_size, 300, 451, tok.max_vocab_size]:
+        assert totals[k - tok.min_vocab_size] == len(tok.with_vocab_size(k).encode(text)), k
+
+
 def test_bpe_gone_at_is_one_size_per_boundary(english):
     tok = train_bpe(english, 500)
     text = english[:800]
