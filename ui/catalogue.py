@@ -515,6 +515,15 @@ def _keep(text: str, measured: dict[str, TextMetrics]) -> None:
             lru.popitem(last=False)
 
 
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _units_cache(digest: bytes, length: int) -> dict:
+    """The counted units of a long text, by unit cut table (``units_cache`` of :func:`measure_corpus`).
+
+    A tokenizer picked later on the same text skips counting it again.  Two texts, any session.
+    """
+    return {}
+
+
 def measure_all(builts: Sequence[Built], text: str, progress: ProgressCallback | None = None) -> dict[str, TextMetrics]:
     """The figures of ``text`` under every built tokenizer, cached per (text digest, tokenizer) for the process.
 
@@ -540,7 +549,8 @@ def measure_all(builts: Sequence[Built], text: str, progress: ProgressCallback |
     missing = list({b.cache_key: b for b in builts if b.cache_key not in out}.values())
     if missing:
         if len(text) >= CORPUS_MIN_CHARS:
-            figures = measure_corpus(text, [b.tokenizer for b in missing], progress=progress)
+            units = _units_cache(text_digest(text), len(text))
+            figures = measure_corpus(text, [b.tokenizer for b in missing], progress=progress, units_cache=units)
         else:
             figures = [measure(b.cache_key, text, b) for b in missing]
         fresh = {b.cache_key: m for b, m in zip(missing, figures)}

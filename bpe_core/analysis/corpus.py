@@ -62,10 +62,11 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -638,6 +639,7 @@ def compare_corpus(
     cancelled: Callable[[], bool] | None = None,
     num_workers: int | None = None,
     executor: Executor | None = None,
+    units_cache: MutableMapping[bytes, UnitCounts] | None = None,
 ) -> CorpusComparison:
     r"""The engine's entry point for Compare at corpus scale: every figure of a corpus under each tokenizer.
 
@@ -663,6 +665,9 @@ def compare_corpus(
         executor: a ``concurrent.futures.Executor`` counting file chunks instead of
             local threads: a Dask cluster's ``distributed.Client(address).get_executor()``
             (its workers must see the files), as the training counts take one.
+        units_cache: a dict the caller keeps for this very ``source``: the counted units are
+            looked up there by the tokenizers' unit cut table, and stored, so a later call
+            with other tokenizers (most share one table) skips the count.
 
     Returns:
         A :class:`CorpusComparison`; its ``metrics[i]`` equals
@@ -685,7 +690,12 @@ def compare_corpus(
     report = _reporter(progress, cancelled)
     declared = _declared(tokenizers)
     table = unit_cut_table(declared)
-    units = count_units(source, table, files=files, num_workers=num_workers, progress=report, executor=executor)
+    key = hashlib.blake2b(table.tobytes(), digest_size=16).digest()
+    units = units_cache.get(key) if units_cache is not None else None
+    if units is None:
+        units = count_units(source, table, files=files, num_workers=num_workers, progress=report, executor=executor)
+        if units_cache is not None:
+            units_cache[key] = units
     out = CorpusComparison([], len(units), count_seconds=units.seconds)
     t0 = time.perf_counter()
     totals = _unit_totals(units)
@@ -736,6 +746,7 @@ def measure_corpus(
     num_workers: int | None = None,
     executor: Executor | None = None,
     progress: ProgressCallback | None = None,
+    units_cache: MutableMapping[bytes, UnitCounts] | None = None,
 ) -> list[TextMetrics]:
     r"""Every :class:`~bpe_core.analysis.metrics.TextMetrics` figure of a corpus under each tokenizer, scripts included.
 
@@ -748,7 +759,13 @@ def measure_corpus(
         (summed over the documents; the scripts' token shares up to float rounding).
     """
     return compare_corpus(
-        source, tokenizers, files=files, num_workers=num_workers, executor=executor, progress=progress
+        source,
+        tokenizers,
+        files=files,
+        num_workers=num_workers,
+        executor=executor,
+        progress=progress,
+        units_cache=units_cache,
     ).metrics
 
 

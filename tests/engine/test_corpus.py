@@ -273,3 +273,21 @@ def test_compare_corpus_reports_each_phase_and_stops_when_cancelled():
 
     with pytest.raises(TrainingCancelled, match="cancelled while"):
         compare_corpus(text, [tok], cancelled=cancelled)
+
+
+def test_a_units_cache_counts_a_text_once_per_cut_table(monkeypatch):
+    from bpe_core.analysis import corpus
+
+    text = sample("multilingual") + " <|endoftext|> " + sample("english")
+    first, later, other = load_production("gpt2"), load_production("cl100k_base"), load_production("xlmr")
+    counted = []
+    real = corpus.count_units
+    monkeypatch.setattr(corpus, "count_units", lambda *a, **k: counted.append(1) or real(*a, **k))
+    cache: dict = {}
+    a = compare_corpus(text, [first], units_cache=cache)
+    b = compare_corpus(text, [later], units_cache=cache)
+    assert len(counted) == 1 and b.count_seconds == a.count_seconds  # the second took the first's units
+    assert_same(b.metrics[0], whole_text(later, text), "cl100k from cached units")
+    c = compare_corpus(text, [other], units_cache=cache)  # XLM-R cuts units after fewer characters: its own count
+    assert len(counted) == 2 and len(cache) == 2
+    assert_same(c.metrics[0], whole_text(other, text), "xlmr")

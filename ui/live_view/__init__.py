@@ -106,7 +106,20 @@ def whole_text_totals(tok: TrainedTokenizer, text: str, trained_on_text: bool) -
     trace, free; otherwise computed by :mod:`bpe_core.analysis.live`, each distinct pre-token or word once).
     """
     full = tok.with_vocab_size(tok.max_vocab_size)
-    return live_tables(full).totals(full, text, trained_on_text)
+    memo = _TOTALS.setdefault(full, {})
+    key = (hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest(), trained_on_text)
+    totals = memo.get(key)
+    if totals is None:
+        totals = live_tables(full).totals(full, text, trained_on_text)
+        if len(memo) >= 2:
+            memo.pop(next(iter(memo)))
+        memo[key] = totals
+    return totals
+
+
+_TOTALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Per full tokenizer: ``{(text digest, trained on it): totals}``, the last two texts.  Apart from the payloads:
+Compare's drawn prefix changes with the tokenizers chosen beside a live column, the whole text's totals do not."""
 
 
 def text_payload(tok: TrainedTokenizer, text: str, drawn: str, totals: list[int] | None) -> dict[str, Any]:
