@@ -397,7 +397,8 @@ class ViewCache:
 
         Returns:
             A tokenizer of the same class sharing this one's tables (``self`` when
-            ``n == vocab_size``).
+            ``n == vocab_size``; from any view, the full size is the full tokenizer itself,
+            however many sizes were viewed, so memos keyed on it hold).
 
         Raises:
             TypeError: ``n`` is not an ``int``.
@@ -410,11 +411,14 @@ class ViewCache:
             raise ValueError(f"vocab size {n} is out of range: this tokenizer can be viewed at {lo}..{hi}")
         if n == self.vocab_size:
             return self
-        view = self._views.get(n)
+        views = self._views
+        if self.vocab_size == hi:  # the full tokenizer stands for its full size, for every view of it
+            views.setdefault(hi, self)
+        view = views.get(n)
         if view is None:
             view = copy.copy(self)  # shares the tables and this memo
             view._narrow_to(n)
-            if len(self._views) >= MAX_VIEWS:  # keep the newest views
-                self._views.pop(next(iter(self._views)))
-            self._views[n] = view
+            if len(views) >= MAX_VIEWS:  # keep the newest views and the full one (memos are keyed on it)
+                views.pop(next(k for k in views if k != hi))
+            views[n] = view
         return view

@@ -245,6 +245,20 @@ def test_views_equal_training_to_that_size(kind, down):
     assert small.training_text_tokens() == view.training_text_tokens() == len(view.encode(text))
 
 
+@pytest.mark.parametrize("kind", TRAINED)
+def test_the_full_size_of_any_view_is_the_full_tokenizer_however_many_sizes_were_seen(kind):
+    """Per-tokenizer memos (the live view's payloads and totals) key on the full tokenizer: it must not change."""
+    from bpe_core.persistence import MAX_VIEWS
+
+    full = KINDS[kind][0]()
+    sizes = range(full.min_vocab_size, full.max_vocab_size)
+    assert len(sizes) > 2 * MAX_VIEWS, "too few sizes to evict views"
+    for k in list(sizes)[: 2 * MAX_VIEWS + 1]:
+        view = full.with_vocab_size(k)
+        assert view.with_vocab_size(full.max_vocab_size) is full
+    assert view.with_vocab_size(view.vocab_size) is view and full.with_vocab_size(full.vocab_size) is full
+
+
 @pytest.mark.parametrize("kind", SAVABLE)
 def test_save_load_identity(kind, tmp_path):
     tok = KINDS[kind][0]()
