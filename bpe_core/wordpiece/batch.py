@@ -100,21 +100,20 @@ IDENTITY = CharNormalizer(lambda c: c)
 def bert_classes() -> np.ndarray:
     r"""``uint8[0x110000]``: :data:`~bpe_core.wordpiece.encode_kernel.SPACE` for ``\s``, ``PUNCT`` for BERT punctuation.
 
-    Read off :data:`bpe_core.pretokenize.BERT_PATTERN` itself (its second
-    alternative is one punctuation character; its first excludes ``\s`` and
-    punctuation), run over every code point, so the kernel's words are the
-    pattern's matches.  Read-only.
+    Read off :data:`bpe_core.pretokenize.BERT_PATTERN` itself (checked to be
+    ``[^\s P]+|[P]``: runs of characters neither whitespace nor punctuation P,
+    or one punctuation character), run over every code point, so the kernel's
+    words are the pattern's matches.  Read-only.
     """
+    words, punct = BERT_PATTERN.rsplit("|", 1)
+    if words != rf"[^\s{punct[1:-1]}]+":
+        raise AssertionError("BERT_PATTERN is not 'word characters' | 'one punctuation character'")
     cps = np.arange(CODES, dtype=np.uint32)
     cps[0xD800:0xE000] = ord("a")  # surrogates: never in a str that encodes; any word character stands in
     every = cps.tobytes().decode("utf-32-le")
     table = np.zeros(CODES, dtype=np.uint8)
-    words, punct = BERT_PATTERN.rsplit("|", 1)
     table[[m.start() for m in regex.finditer(r"\s", every)]] = SPACE
     table[[m.start() for m in regex.finditer(punct, every)]] = PUNCT
-    rest = regex.sub(words[:-1], "", every)  # the word class without its "+": what is left is not a word character
-    if sorted(map(ord, rest)) != np.flatnonzero(table).tolist():
-        raise AssertionError("BERT_PATTERN is not 'word characters' | 'one punctuation character'")
     table.flags.writeable = False
     return table
 
@@ -150,8 +149,8 @@ def _subset(tokens: PieceTokens, idx: np.ndarray) -> PieceTokens:
     return PieceTokens(offsets, tokens.ids[take], tokens.starts[take], tokens.ends[take], tokens.kinds[take])
 
 
-def vocabulary_trie(piece_ids: dict[str, int], prefix: str, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The trie :func:`~bpe_core.wordpiece.encode_kernel.wordpiece_tokens` walks: ``(tkeys, tvalues, terminal)``.
+def vocabulary_trie(piece_ids: dict[str, int], prefix: str, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The trie :func:`~bpe_core.wordpiece.encode_kernel.wordpiece_tokens` walks: ``(table, terminal)``.
 
     Node 0 roots every piece string (``word[start:end]`` at a word's start),
     node 1 every string that starts with ``prefix``, without it (what
@@ -183,8 +182,7 @@ def vocabulary_trie(piece_ids: dict[str, int], prefix: str, limit: int) -> tuple
             terminal[node] = i
     keys = np.fromiter(edges.keys(), dtype=np.int64, count=len(edges))
     values = np.fromiter(edges.values(), dtype=np.int64, count=len(edges))
-    tkeys, tvalues = fill_trie(keys, values)
-    return tkeys, tvalues, np.array(terminal, dtype=np.int64)
+    return fill_trie(keys, values), np.array(terminal, dtype=np.int64)
 
 
 def _use_kernel() -> bool:
@@ -197,7 +195,7 @@ def _use_kernel() -> bool:
 def encode_pieces(
     pieces: Sequence[str],
     *,
-    trie: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    trie: Callable[[], tuple[np.ndarray, np.ndarray]],
     normalizer: CharNormalizer | None,
     max_chars: int,
     unknown_id: int,

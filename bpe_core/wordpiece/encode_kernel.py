@@ -44,45 +44,45 @@ def _slot(key, mask):
     return (h ^ (h >> 31)) & mask
 
 
-@kernel("i8[]", "i8[]", "i8[]", "i8[]", returns="i8")
-def _fill_trie(keys, values, tkeys, tvalues):
-    """Put ``keys[i] -> values[i]`` into the hash table ``tkeys``/``tvalues`` (power-of-two size, :data:`EMPTY`).
+@kernel("i8[]", "i8[]", "i8[:,:]", returns="i8")
+def _fill_trie(keys, values, table):
+    """Put ``keys[i] -> values[i]`` into the hash table ``table`` (rows ``(key, value)``, power-of-two rows).
 
-    Returns the longest probe run (for tests); the caller makes the table at
-    least twice as large as ``keys``.
+    Empty rows hold :data:`EMPTY` keys.  Returns the longest probe run (for
+    tests); the caller makes the table at least twice as large as ``keys``.
     """
-    mask = tkeys.size - 1
+    mask = table.shape[0] - 1
     longest = 0
     for i in range(keys.size):
         s = _slot(keys[i], mask)
         run = 0
-        while tkeys[s] != EMPTY and tkeys[s] != keys[i]:
+        while table[s, 0] != EMPTY and table[s, 0] != keys[i]:
             s = (s + 1) & mask
             run += 1
-        tkeys[s] = keys[i]
-        tvalues[s] = values[i]
+        table[s, 0] = keys[i]
+        table[s, 1] = values[i]
         longest = max(longest, run)
     return longest
 
 
 @njit(inline="always")
-def _child(tkeys, tvalues, mask, node, cp):
-    """The trie node after ``node`` on code point ``cp``, or -1."""
+def _child(table, mask, node, cp):
+    """The trie node after ``node`` on code point ``cp``, or -1 (a key and its value share a cache line)."""
     key = node * CODES + cp
     s = _slot(key, mask)
     while True:
-        k = tkeys[s]
+        k = table[s, 0]
         if k == key:
-            return tvalues[s]
+            return table[s, 1]
         if k == EMPTY:
             return -1
         s = (s + 1) & mask
 
 
 @njit(inline="always")
-def _encode_word(norm, ws, we, tkeys, tvalues, terminal, ids, starts, t):
+def _encode_word(norm, ws, we, table, terminal, ids, starts, t):
     """Greedy longest-match-first over ``norm[ws:we]``: tokens from ``t`` on (ids, normalized starts); -1: unknown."""
-    mask = tkeys.size - 1
+    mask = table.shape[0] - 1
     pos = ws
     while pos < we:
         node = 0 if pos == ws else 1
@@ -90,7 +90,7 @@ def _encode_word(norm, ws, we, tkeys, tvalues, terminal, ids, starts, t):
         best_end = pos
         j = pos
         while j < we:
-            node = _child(tkeys, tvalues, mask, node, np.int64(norm[j]))
+            node = _child(table, mask, node, np.int64(norm[j]))
             if node < 0:
                 break
             j += 1
@@ -127,11 +127,11 @@ def _normalize_piece(cps, start, end, lengths, single, longer_at, longer, norm, 
 
 
 @kernel(
-    "u4[]", "i8[]", "u1[]", "u4[]", "i4[]", "u4[]", "u1[]", "i8[]", "i8[]", "i8[]", "i8", "i8",
+    "u4[]", "i8[]", "u1[]", "u4[]", "i4[]", "u4[]", "u1[]", "i8[:,:]", "i8[]", "i8", "i8",
     "u4[]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]",
 )  # fmt: skip
 def _wordpiece_tokens(
-    cps, char_off, lengths, single, longer_at, longer, classes, tkeys, tvalues, terminal, max_chars, unk,
+    cps, char_off, lengths, single, longer_at, longer, classes, table, terminal, max_chars, unk,
     norm, origin, counts, ids, starts, ends,
 ):  # fmt: skip
     """The WordPiece tokens of every piece: normal form, BERT-style words, each greedily matched.
@@ -143,7 +143,7 @@ def _wordpiece_tokens(
             ``lengths[c]`` characters: ``single[c]`` when one, else ``longer[longer_at[c]:][:lengths[c]]``
             (:class:`bpe_core.wordpiece.batch.CharNormalizer`).
         classes: ``uint8[0x110000]``: :data:`SPACE`, :data:`PUNCT` or 0, of normalized characters.
-        tkeys, tvalues: the trie's hash table; ``terminal[node]``: the piece id ending there, or -1.
+        table: the trie's hash table, rows ``(key, child)``; ``terminal[node]``: the piece id ending there, or -1.
         max_chars: longer words (normalized characters) are unknown (``max_input_chars_per_word``).
         unk: the unknown token's id.
         norm, origin: scratch, as long as the longest normalized piece.
@@ -173,7 +173,7 @@ def _wordpiece_tokens(
             t_word = t
             got = -1
             if we - ws <= max_chars:
-                got = _encode_word(norm, ws, we, tkeys, tvalues, terminal, ids, starts, t)
+                got = _encode_word(norm, ws, we, table, terminal, ids, starts, t)
             if got < 0:  # the whole word is the unknown token
                 ids[t_word] = unk
                 starts[t_word] = ws
@@ -187,18 +187,18 @@ def _wordpiece_tokens(
     return t
 
 
-def fill_trie(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A hash table (``tkeys``, ``tvalues``, power-of-two size, load at most 1/2) holding ``keys -> values``.
+def fill_trie(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """A hash table of ``keys -> values``: ``int64[size, 2]`` rows ``(key, value)``, power-of-two size, load <= 1/2.
 
     Args:
         keys: ``int64``, distinct, non-negative (``node * 0x110000 + code point``).
         values: ``int64``, same length.
     """
     size = 1 << max(4, int(2 * keys.size).bit_length())
-    tkeys = np.full(size, EMPTY, dtype=np.int64)
-    tvalues = np.zeros(size, dtype=np.int64)
-    _fill_trie(np.ascontiguousarray(keys, dtype=np.int64), np.ascontiguousarray(values, dtype=np.int64), tkeys, tvalues)
-    return tkeys, tvalues
+    table = np.zeros((size, 2), dtype=np.int64)
+    table[:, 0] = EMPTY
+    _fill_trie(np.ascontiguousarray(keys, dtype=np.int64), np.ascontiguousarray(values, dtype=np.int64), table)
+    return table
 
 
 def wordpiece_tokens(cps, char_off, tables, classes, trie, max_chars: int, unk: int) -> tuple:
@@ -209,7 +209,7 @@ def wordpiece_tokens(cps, char_off, tables, classes, trie, max_chars: int, unk: 
         char_off: ``int64[n + 1]``: where each piece starts in ``cps``, then the end.
         tables: ``(lengths, single, longer_at, longer)`` of the normalization.
         classes: ``uint8[0x110000]``: :data:`SPACE`, :data:`PUNCT` or 0.
-        trie: ``(tkeys, tvalues, terminal)`` (see :func:`fill_trie`).
+        trie: ``(table, terminal)`` (see :func:`fill_trie`).
         max_chars: longer words are unknown.
         unk: the unknown token's id.
     """

@@ -154,6 +154,12 @@ class WordPieceEncoder:
 
         Raises:
             TypeError, ValueError: as :meth:`token_spans`.
+
+        >>> from bpe_core.wordpiece import WordPieceTokenizer
+        >>> tok = WordPieceTokenizer(["[UNK]", "un", "##able", "a"], ("[UNK]",))
+        >>> pt = tok.encode_pieces(["unable", " a zz"])  # "zz" cannot be spelt: [UNK], kind 2 (unknown)
+        >>> pt.offsets.tolist(), pt.ids.tolist(), pt.starts.tolist(), pt.ends.tolist(), pt.kinds.tolist()
+        ([0, 2, 4], [1, 2, 3, 0], [0, 2, 1, 3], [2, 6, 2, 5], [0, 0, 0, 2])
         """
         return encode_pieces(
             pieces,
