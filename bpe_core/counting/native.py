@@ -72,6 +72,7 @@ KERNEL_MODULES: tuple[str, ...] = (
     "bpe_core.analysis.corpus_kernel",
     "bpe_core.bpe.merge_kernel",
     "bpe_core.wordpiece.wp_kernel",
+    "bpe_core.wordpiece.encode_kernel",
     "bpe_core.unigram.kernels",
 )
 """The modules that declare kernels (:func:`kernel`); the library holds all of theirs."""
@@ -85,6 +86,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "analysis/corpus_kernel.py",
     "bpe/merge_kernel.py",
     "wordpiece/wp_kernel.py",
+    "wordpiece/encode_kernel.py",
     "unigram/kernels.py",
 )
 """The source files (relative to ``bpe_core/``) whose text the library's machine code depends on."""

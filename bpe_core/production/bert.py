@@ -32,11 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..pieces import SplitPieces
+from ..pieces import PieceTokens, SplitPieces
 from ..pretokenize import bert_normalize, split_special
 from ..spans import TokenSpan
 from ..steps import EncodeStep, PieceSteps
 from ..wordpiece import WordPieceTokenizer, wordpiece_encode_steps
+from ..wordpiece.batch import CharNormalizer, encode_pieces
 from ..wordpiece.words import BERT_RX
 from .encodings import check_text
 from .gguf_vocab import GGUFVocab
@@ -74,6 +75,18 @@ def _tables(lowercase: bool, strip_accents: bool) -> _CharMap:
     if key not in _TABLES:
         _TABLES[key] = _CharMap(lowercase, strip_accents)
     return _TABLES[key]
+
+
+_NORMALIZERS: dict[tuple[bool, bool], CharNormalizer] = {}
+
+
+def _normalizer(lowercase: bool, strip_accents: bool) -> CharNormalizer:
+    """BERT's normalizer as code-point tables (:class:`~bpe_core.wordpiece.batch.CharNormalizer`), one per setting."""
+    key = (lowercase, strip_accents)
+    if key not in _NORMALIZERS:
+        table = _tables(lowercase, strip_accents)
+        _NORMALIZERS[key] = CharNormalizer(lambda c: table[ord(c)])
+    return _NORMALIZERS[key]
 
 
 class BertWordPiece:
@@ -240,9 +253,40 @@ class BertWordPiece:
         BERT's normalizer maps each character on its own and keeps a space a
         space, so a unit (which starts at a space) is cut off from the text
         before it, and it normalizes and splits into words as it does inside
-        the text; each distinct unit is one piece, encoded by :meth:`token_spans`.
+        the text; each distinct unit is one piece, encoded by :meth:`encode_pieces`
+        (equal to :meth:`token_spans` on each).  The key ``("units",)`` is a
+        trained WordPiece's too: they share one count.
         """
-        return SplitPieces(self, ("units",))
+        return SplitPieces(self, ("units",), encode=self.encode_pieces)
+
+    def encode_pieces(self, pieces: Sequence[str], first: Sequence[bool] | None = None) -> PieceTokens:
+        """The tokens of many distinct pieces at once, equal to :meth:`token_spans` on each piece.
+
+        :func:`bpe_core.wordpiece.batch.encode_pieces` with BERT's normalizer as
+        per-character tables: normal forms, words and greedy longest-match-first
+        in one compiled pass (the textbook path when the kernels are off).
+
+        Args:
+            pieces: ``str`` pieces (units of a corpus, or any text).
+            first: unused (BERT puts nothing at a document's start).
+
+        Returns:
+            A :class:`~bpe_core.pieces.PieceTokens`, character offsets from each piece's start.
+
+        Raises:
+            TypeError, ValueError: as :meth:`token_spans`.
+        """
+        wp = self.wordpiece
+        return encode_pieces(
+            pieces,
+            trie=wp._vocabulary_trie,
+            normalizer=_normalizer(self.lowercase, self.lowercase),
+            max_chars=wp.max_input_chars_per_word,
+            unknown_id=wp.unknown_id,
+            unk_token="[UNK]",
+            special_tokens=tuple(wp.special_tokens),
+            token_spans=self.token_spans,
+        )
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
         """Each word's greedy longest-match decisions, as :func:`bpe_core.wordpiece.wordpiece_encode_steps` shows them.

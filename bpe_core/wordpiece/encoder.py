@@ -18,15 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..pieces import SplitPieces, regex_pieces
-from ..pretokenize import BERT_PATTERN, split_special
+from ..pieces import PieceTokens, SplitPieces
+from ..pretokenize import split_special
 from ..spans import TokenSpan
+from .batch import CharNormalizer, encode_pieces, vocabulary_trie
 from .words import BERT_RX, bert_words, lowercase_text, normalize_with_origin, surrogate_error
 
 __all__ = ["WORD_CACHE_LIMIT", "WordPieceEncoder"]
 
 WORD_CACHE_LIMIT = 1 << 18
 """Words cached per tokenizer view (the cache is emptied when full)."""
+
+LOWERCASE = CharNormalizer(lowercase_text)
+"""Lower-casing per character as tables (:meth:`WordPieceEncoder.encode_pieces`)."""
 
 
 class WordPieceEncoder:
@@ -124,15 +128,56 @@ class WordPieceEncoder:
         return out
 
     def corpus_pieces(self) -> SplitPieces:
-        """How corpus figures measure this view (:class:`bpe_core.interface.CorpusPieces`): by its words.
+        """How corpus figures measure this view (:class:`bpe_core.interface.CorpusPieces`): by whole units.
 
-        A unit is cut at the special tokens and BERT-style on its own text (its
-        words, punctuation characters and whitespace between): lower-casing
-        changes no character's class, so these are the cuts of the lower-cased
-        text too; each piece is encoded on its own (:meth:`token_spans`).
+        Lower-casing maps each character on its own and whitespace separates
+        words, so a unit (which starts at a space) is encoded alone as inside
+        the text; each distinct unit is one piece, encoded by
+        :meth:`encode_pieces` (equal to :meth:`token_spans` on each).  The key
+        ``("units",)`` is BERT's too: they share one count.
         """
-        specials = tuple(self._specials)
-        return regex_pieces(self, BERT_PATTERN, specials)
+        return SplitPieces(self, ("units",), encode=self.encode_pieces)
+
+    def encode_pieces(self, pieces: Sequence[str], first: Sequence[bool] | None = None) -> PieceTokens:
+        """The tokens of many distinct pieces at once, equal to :meth:`token_spans` on each piece.
+
+        :func:`bpe_core.wordpiece.batch.encode_pieces`: the pieces' normal forms,
+        BERT-style words and greedy longest-match-first in one compiled pass
+        (the textbook path when the kernels are off).
+
+        Args:
+            pieces: ``str`` pieces (units of a corpus, or any text).
+            first: unused (WordPiece puts nothing at a document's start).
+
+        Returns:
+            A :class:`~bpe_core.pieces.PieceTokens`, character offsets from each piece's start.
+
+        Raises:
+            TypeError, ValueError: as :meth:`token_spans`.
+
+        >>> from bpe_core.wordpiece import WordPieceTokenizer
+        >>> tok = WordPieceTokenizer(["[UNK]", "un", "##able", "a"], ("[UNK]",))
+        >>> pt = tok.encode_pieces(["unable", " a zz"])  # "zz" cannot be spelt: [UNK], kind 2 (unknown)
+        >>> pt.offsets.tolist(), pt.ids.tolist(), pt.starts.tolist(), pt.ends.tolist(), pt.kinds.tolist()
+        ([0, 2, 4], [1, 2, 3, 0], [0, 2, 1, 3], [2, 6, 2, 5], [0, 0, 0, 2])
+        """
+        return encode_pieces(
+            pieces,
+            trie=self._vocabulary_trie,
+            normalizer=LOWERCASE if self._lowercase else None,
+            max_chars=self._max_chars,
+            unknown_id=self._unknown_id,
+            unk_token=self._unk_token,
+            special_tokens=tuple(self._specials),
+            token_spans=self.token_spans,
+        )
+
+    def _vocabulary_trie(self) -> tuple:
+        """:func:`bpe_core.wordpiece.batch.vocabulary_trie` of this view, built once."""
+        cached = self.__dict__.get("_trie")
+        if cached is None or cached[0] != self._n:
+            cached = self._trie = (self._n, vocabulary_trie(self._piece_ids, self._prefix, self._n))
+        return cached[1]
 
     def words(self, text: str) -> list[str]:
         """The words encoding sees: special tokens, then BERT-style pre-tokens of the (lower-cased) rest.
