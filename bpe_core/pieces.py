@@ -286,6 +286,11 @@ class SplitPieces:
         """The characters a unit may end after (``uint8[0x110000]``), or ``None`` for every non-space one."""
         return self._cut_after
 
+    @property
+    def whole_units(self) -> bool:
+        """Each unit is one piece (no splitter): the distinct pieces are the distinct units themselves."""
+        return self._split is None
+
     def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
         """Every unit's pieces, flat, and how many each unit has (``int64[len(units)]``).
 

@@ -418,6 +418,8 @@ def count_pieces(units: UnitCounts, split: CorpusPieces, *, compiled: bool = Tru
     done = _compiled_pieces(units, split) if compiled else None
     if done is not None:
         return done
+    if compiled and getattr(split, "whole_units", False):
+        return _unit_pieces(units)
     flat, sizes = split.split_units(units.texts, units.first)
     sizes = np.asarray(sizes, dtype=np.int64)
     unit_offsets = np.zeros(len(units) + 1, dtype=np.int64)
@@ -444,6 +446,15 @@ def count_pieces(units: UnitCounts, split: CorpusPieces, *, compiled: bool = Tru
     data, offsets = _pack(pieces)
     _check_cover(units, data, offsets, refs, unit_offsets)
     return PieceCounts(pieces, np.array(first, dtype=bool), counts, refs, unit_offsets, units.counts, data, offsets)
+
+
+def _unit_pieces(units: UnitCounts) -> PieceCounts:
+    """The pieces of a split that keeps every unit whole: the distinct units themselves, in order."""
+    n = len(units)
+    data, offsets = units.packed()
+    refs = np.arange(n, dtype=np.int64)
+    return PieceCounts(list(units.texts), units.first.copy(), units.counts, refs, np.arange(n + 1, dtype=np.int64),
+                       units.counts, data, offsets)  # fmt: skip
 
 
 def _machine_of(split: CorpusPieces):

@@ -203,6 +203,20 @@ def test_the_compiled_pre_tokenizer_counts_the_pieces_the_textbook_split_counts(
     assert len(compiled) >= 5  # GPT-2, cl100k, o200k (Llama 4), Llama 3, Tekken
 
 
+def test_a_split_that_keeps_units_whole_counts_the_units_themselves(tokenizers):
+    """BERT, XLM-R and the trained WordPiece take each unit as one piece: the short cut equals the textbook count."""
+    text = "\n".join(ADVERSARIAL) + " " + sample("multilingual") + " " + sample("english") + f" a{EOT}b {EOT}. "
+    splits = {p.key: p for p in map(corpus_pieces, tokenizers) if p is not None and getattr(p, "whole_units", False)}
+    assert len(splits) >= 2  # ("units",) and XLM-R's
+    for key, split in splits.items():
+        units = count_units(text, unit_cut_table([split]))
+        fast, slow = count_pieces(units, split), count_pieces(units, split, compiled=False)
+        assert fast.pieces == slow.pieces and fast.refs.tolist() == slow.refs.tolist(), key
+        assert fast.counts.tolist() == slow.counts.tolist() and fast.first.tolist() == slow.first.tolist(), key
+        assert fast.unit_offsets.tolist() == slow.unit_offsets.tolist(), key
+        assert bytes(fast.data) == bytes(slow.data) and fast.offsets.tolist() == slow.offsets.tolist(), key
+
+
 # ---------------------------------------------------------------------------
 # units
 
