@@ -73,6 +73,7 @@ KERNEL_MODULES: tuple[str, ...] = (
     "bpe_core.bpe.merge_kernel",
     "bpe_core.wordpiece.wp_kernel",
     "bpe_core.unigram.kernels",
+    "bpe_core.production.char_bpe_kernel",
 )
 """The modules that declare kernels (:func:`kernel`); the library holds all of theirs."""
 
@@ -86,6 +87,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "bpe/merge_kernel.py",
     "wordpiece/wp_kernel.py",
     "unigram/kernels.py",
+    "production/char_bpe_kernel.py",
 )
 """The source files (relative to ``bpe_core/``) whose text the library's machine code depends on."""
 

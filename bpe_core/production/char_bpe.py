@@ -25,11 +25,20 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 
+import numpy as np
 import regex
 
 from ..bpe.encoder import LONG_PIECE, merge_long, merge_short
-from ..pieces import SplitPieces, cut_table_without
+from ..pieces import (
+    KIND_BYTE_FALLBACK,
+    KIND_SPECIAL,
+    PieceTokens,
+    SplitPieces,
+    cut_table_without,
+    piece_tokens_from_spans,
+)
 from ..pretokenize import LINES_PATTERN, split_special
 from ..spans import TokenSpan, utf8_len
 from ..steps import EncodeStep, PieceSteps
@@ -279,7 +288,9 @@ class CharBPE:
                     for j in range(n):
                         b = ids[k + j]
                         shown = self._tokens[b] if n > 1 else ch
-                        out.append(TokenSpan(b, self.token_bytes(b), shown, pos, pos + 1, False, n > 1))
+                        out.append(
+                            TokenSpan(b, self.token_bytes(b), shown, pos, pos + 1, False, n > 1, is_byte_fallback=True)
+                        )
                     k += n
                     pos += 1
                     continue
@@ -314,7 +325,55 @@ class CharBPE:
 
         forbid = {SPACE} | {t[j - 1] for t, j in self._crossing}
         key = ("char-bpe-pieces", tuple(sorted(added)), tuple(self._crossing))
-        return SplitPieces(self, key, split, cut_after=cut_table_without(sorted(forbid)))
+        return SplitPieces(self, key, split, self._encode_pieces, cut_after=cut_table_without(sorted(forbid)))
+
+    def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder: every piece's tokens, all pieces in one compiled call.
+
+        The compiled BPE over characters (:func:`bpe_core.production.char_bpe_kernel.encode_pieces`)
+        with this vocabulary's ranked merges (:attr:`_merge_tables`); an added token, or a run of newlines
+        that is a token, is that one token (as :meth:`_word_ids`).  Equal to :meth:`_encode_pieces_textbook`
+        (``tests/engine/test_char_bpe_pieces.py``), which runs where no compiled kernels can.
+        """
+        from ..counting import native
+
+        if native.carrier() is None:
+            return self._encode_pieces_textbook(pieces, first)
+        from .char_bpe_kernel import encode_pieces, pack_pieces
+
+        cps, offsets = pack_pieces(pieces, escape_spaces=True)
+        whole = np.fromiter(map(self._added.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
+        specials = whole >= 0
+        starts_line = np.append(cps, 0)[offsets[:-1]] == ord("\n")
+        for k in np.flatnonzero(starts_line & ~specials).tolist():  # a run of newlines that is a token: taken whole
+            if not pieces[k].strip("\n"):
+                whole[k] = self._index.get(pieces[k], -1)
+        n = len(pieces)
+        offsets, ids, starts, ends, kinds = encode_pieces(
+            self._merge_tables, cps, offsets, np.full(n, -1, dtype=np.int64), whole, KIND_BYTE_FALLBACK
+        )
+        kinds[offsets[:-1][specials]] = KIND_SPECIAL
+        return PieceTokens(offsets, ids, starts, ends, kinds)
+
+    @cached_property
+    def _merge_tables(self):
+        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of this vocabulary.
+
+        Each single-character token is its character's symbol (a character that is no token never
+        merges); each merge keeps its rank (the first merge of a pair, as :attr:`_ranks`) and makes
+        :attr:`_new_ids` of it.  Every id is a token.
+        """
+        from .char_bpe_kernel import CharMergeTables
+
+        mask = (1 << self._shift) - 1
+        merges = [(key >> self._shift, key & mask, r, self._new_ids[r]) for key, r in self._ranks.items()]
+        chars = {t: i for t, i in self._index.items() if len(t) == 1}
+        n = len(self._tokens)
+        return CharMergeTables.build(chars, merges, n, np.arange(n), self._byte_ids)
+
+    def _encode_pieces_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook :meth:`_encode_pieces`: each piece's :meth:`token_spans` on its own."""
+        return piece_tokens_from_spans([self.token_spans(p) for p in pieces], self.unknown_id)
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
         """Each piece's merges one per step (lowest rank, every occurrence left to right), then byte fallback.

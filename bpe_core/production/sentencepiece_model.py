@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 import regex
 
-from ..pieces import SplitPieces, piece_tokens_from_spans, regex_pieces
+from ..pieces import KIND_BYTE_FALLBACK, PieceTokens, SplitPieces, piece_tokens_from_spans, regex_pieces
 from ..spans import TokenSpan, utf8_len
 from .encodings import EncodingChecksumError, PackageFile, check_text, package_file_path
 
@@ -306,8 +306,65 @@ class SentencePieceTokenizer:
         """
         return regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
 
-    def _encode_units(self, pieces, first):
-        """:meth:`corpus_pieces`' encoder: each unit's spans as in the text."""
+    def _encode_units(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder: every unit's tokens as in the text, all units in one compiled call.
+
+        The compiled BPE over characters (:func:`bpe_core.production.char_bpe_kernel.encode_pieces`) on the
+        units as SentencePiece normalizes them (every space ``▁``, the dummy ``▁`` in front of a unit that
+        starts a document), its merges ranked by score (:attr:`_merge_tables`); a document's first unit then
+        counts its characters from the text's, as :meth:`token_spans` lays the dummy ``▁`` over nothing.
+        Equal to :meth:`_encode_units_textbook` (``tests/engine/test_char_bpe_pieces.py``), which runs
+        where no compiled kernels can.
+        """
+        from ..counting import native
+
+        if native.carrier() is None:
+            return self._encode_units_textbook(pieces, first)
+        from .char_bpe_kernel import encode_pieces, pack_pieces
+
+        cps, offsets = pack_pieces(pieces, escape_spaces=True)
+        dummy = np.asarray(first, dtype=bool) & (np.diff(offsets) > 0)  # SentencePiece adds none to an empty text
+        lead = np.where(dummy, ord(SPACE), -1).astype(np.int64)
+        whole = np.full(len(pieces), -1, dtype=np.int64)
+        return PieceTokens(*encode_pieces(self._merge_tables, cps, offsets, lead, whole, KIND_BYTE_FALLBACK))
+
+    @cached_property
+    def _merge_tables(self):
+        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of this model's merges.
+
+        A merge is every way to cut an ordinary piece of two or more characters into two symbols (an
+        ordinary piece, or a single character), ranked by the dense rank of the piece's score, highest
+        first: equal scores share a rank, so the leftmost pair wins, as in ``bpe_model.cc``.  A character
+        that is part of a piece but no piece itself gets a symbol id past the vocabulary (never emitted).
+        """
+        from .char_bpe_kernel import CharMergeTables
+
+        normal, scores = self._merge_lookup, self._scores
+        symbols = {p: i for p, i in normal.items() if len(p) == 1}
+        n_symbols = [len(self._pieces)]
+
+        def symbol(part: str) -> int | None:
+            i = symbols.get(part, normal.get(part))
+            if i is None and len(part) == 1:  # a character in a piece that is no piece: a symbol id of its own
+                i = symbols[part] = n_symbols[0]
+                n_symbols[0] += 1
+            return i
+
+        dense = {v: r for r, v in enumerate(sorted({scores[i] for p, i in normal.items() if len(p) > 1}, reverse=True))}
+        merges = []
+        for p, i in normal.items():
+            for k in range(1, len(p)):
+                a, b = symbol(p[:k]), symbol(p[k:])
+                if a is not None and b is not None:
+                    merges.append((a, b, dense[scores[i]], i))
+        return CharMergeTables.build(symbols, merges, n_symbols[0], list(normal.values()), self._byte_ids)
+
+    def _encode_units_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook :meth:`_encode_units`: each unit through ``sentencepiece`` and :meth:`token_spans`.
+
+        A unit that starts a document is encoded alone (it carries the dummy ``▁``); any other after a
+        character encoded apart (``"a" + unit``, the tokens of ``"a"`` then dropped).
+        """
         lead = len(self._sp.encode("a"))
         out: list[list[TokenSpan]] = []
         for piece, at_start in zip(pieces, first):

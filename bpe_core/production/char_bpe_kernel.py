@@ -1,0 +1,344 @@
+"""BPE over characters with byte fallback, compiled: the tokens of many distinct pieces in one call.
+
+SentencePiece's BPE (``bpe_model.cc``: Mistral v1, Llama 2 style models, merges ordered by the score of the
+piece they make) and llama.cpp's SentencePiece-style BPE (Gemma 4, merges ordered by rank) encode a piece the
+same way once the order is a number: start from one symbol per character, repeatedly merge the adjacent pair
+of lowest *rank* (ties: the leftmost pair), and spell each final symbol that is not a token in its UTF-8 byte
+pieces ``<0x00>``..``<0xFF>`` (byte fallback).  For SentencePiece the rank of a pair is the dense rank of its
+piece's score, highest first, so that equal scores tie and the leftmost pair wins, as ``bpe_model.cc``'s
+agenda orders them.
+
+The functions this kernel must equal are the textbook per-piece encoders it replaces:
+:meth:`bpe_core.production.sentencepiece_model.SentencePieceTokenizer._encode_units` (each piece through
+the ``sentencepiece`` package and ``token_spans``) and
+:meth:`bpe_core.production.char_bpe.CharBPE.token_spans` on each piece (the merge loop
+:func:`bpe_core.bpe.encoder.merge_short`); ``tests/engine/test_char_bpe_pieces.py`` checks both on real and
+adversarial text, and ``tests/engine/test_corpus.py`` the corpus figures against the whole text's.
+
+Data layout (built once per tokenizer by :class:`CharMergeTables`, read by :func:`encode_pieces`):
+
+* ``char_ids``: ``int32[0x110000]``, each code point's symbol id, or ``-1`` for a character that is no
+  token and in no merge (it never merges and falls back to bytes).  A character that is no token but
+  part of a merge has an id past the vocabulary (``is_token`` 0);
+* the merges: pair keys ``left << 32 | right`` in an open-addressing table (the BPE merge kernel's
+  :func:`bpe_core.bpe.merge_kernel._slot`), each with its rank and the id of the symbol it makes;
+* per piece, a heap of ``(rank << 32 | left position)`` with the pair's two ids beside it, checked when
+  popped (an entry whose symbols have changed since is stale).  Each symbol starts at its first
+  character's position, and covers the characters up to the next live symbol's.
+
+The kernel allocates nothing: :func:`encode_pieces` sizes the output for one token per UTF-8 byte (a token
+holds at least one byte) and the scratch for the longest piece.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..bpe import merge_kernel as mk  # mk._slot, mk._index_pairs, mk._hash_size: the pair table, shared
+from ..counting.native import kernel, njit
+
+__all__ = ["PARALLEL_MIN_PIECES", "CharMergeTables", "encode_pieces", "pack_pieces"]
+
+_EMPTY = mk._EMPTY
+
+
+@njit(inline="always")
+def _push(heap_k, heap_v, n, key, val):
+    """Push ``(key, val)`` on the binary min-heap of keys ``heap_k[:n]``; returns the new size."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if heap_k[p] <= key:
+            break
+        heap_k[i] = heap_k[p]
+        heap_v[i] = heap_v[p]
+        i = p
+    heap_k[i] = key
+    heap_v[i] = val
+    return n + 1
+
+
+@njit(inline="always")
+def _pop(heap_k, heap_v, n):
+    """Remove the least key of the heap of size ``n`` (its entry is read by the caller first); returns ``n - 1``."""
+    n -= 1
+    key, val = heap_k[n], heap_v[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and heap_k[c + 1] < heap_k[c]:
+            c += 1
+        if heap_k[c] >= key:
+            break
+        heap_k[i] = heap_k[c]
+        heap_v[i] = heap_v[c]
+        i = c
+    heap_k[i] = key
+    heap_v[i] = val
+    return n
+
+
+@njit(inline="always")
+def _queue_pair(sym, i, j, hkeys, hvals, prank, heap_k, heap_v, n):
+    """Queue the pair of symbols ``i``, ``j`` when a merge makes it (key ``rank << 32 | i``, value the merge)."""
+    a, b = sym[i], sym[j]
+    if a < 0 or b < 0:
+        return n
+    key = (np.int64(a) << 32) | b
+    s = mk._slot(hkeys, key)
+    if hkeys[s] != key:
+        return n
+    m = hvals[s]
+    return _push(heap_k, heap_v, n, (np.int64(prank[m]) << 32) | i, m)
+
+
+@njit(inline="always")
+def _utf8(c, k):
+    """Byte ``k`` of code point ``c``'s UTF-8 form, and its length."""
+    if c < 0x80:
+        return c, 1
+    if c < 0x800:
+        return (0xC0 | (c >> 6)) if k == 0 else (0x80 | (c & 0x3F)), 2
+    if c < 0x10000:
+        if k == 0:
+            return 0xE0 | (c >> 12), 3
+        return 0x80 | ((c >> (6 * (2 - k))) & 0x3F), 3
+    if k == 0:
+        return 0xF0 | (c >> 18), 4
+    return 0x80 | ((c >> (6 * (3 - k))) & 0x3F), 4
+
+
+@njit
+def _merge(sym, nxt, prv, n, hkeys, hvals, pa, pb, prank, pnew, heap_k, heap_v):
+    """BPE on the symbols ``sym[:n]``: the pair of lowest rank, leftmost first, until none is a merge.
+
+    A merged-away symbol becomes ``-2``; ``nxt``/``prv`` link the live ones.
+    """
+    h = 0
+    for i in range(n - 1):
+        h = _queue_pair(sym, i, i + 1, hkeys, hvals, prank, heap_k, heap_v, h)
+    while h > 0:
+        key, m = heap_k[0], heap_v[0]
+        h = _pop(heap_k, heap_v, h)
+        i = key & 0xFFFFFFFF
+        j = nxt[i]
+        if j >= n or sym[i] != pa[m] or sym[j] != pb[m]:
+            continue  # stale: a symbol of the pair has changed since it was queued
+        sym[i] = pnew[m]
+        sym[j] = -2
+        k = nxt[j]
+        nxt[i] = k
+        if k < n:
+            prv[k] = i
+            h = _queue_pair(sym, i, k, hkeys, hvals, prank, heap_k, heap_v, h)
+        if prv[i] >= 0:
+            h = _queue_pair(sym, prv[i], i, hkeys, hvals, prank, heap_k, heap_v, h)
+
+
+@kernel(
+    "u4[]", "i8[]", "i8[]", "i8[]", "i4[]", "i8[]", "i4[]", "i4[]", "i4[]", "i4[]", "i4[]", "u1[]", "i4[]", "i8",
+    "i8[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]",
+    returns="i8",
+)  # fmt: skip
+def _encode_pieces(
+    cps, offsets, lead, whole, char_ids, hkeys, hvals, pa, pb, prank, pnew, is_token, byte_ids, fallback_kind,
+    out_ids, out_start, out_end, out_kind, tok_off, sym, nxt, prv, heap_k, heap_v,
+):  # fmt: skip
+    """Encode each piece ``cps[offsets[p]:offsets[p + 1]]``; write its tokens from ``tok_off[p]``.
+
+    ``lead[p] >= 0``: that code point goes in front (SentencePiece's dummy ``▁``); it covers no
+    character of the piece, and a token's characters are counted as
+    :meth:`~bpe_core.production.sentencepiece_model.SentencePieceTokenizer.token_spans` counts them
+    (``max(i - 1, 0) : end - 1`` in the piece with the lead).  ``whole[p] >= 0``: the piece is that one
+    token.  A byte-fallback token covers its character and has kind ``fallback_kind``.  Returns the tokens
+    written, or ``-1`` when the output is full (never, sized as :func:`encode_pieces` sizes it).
+    """
+    t = 0
+    cap = out_ids.size
+    for p in range(offsets.size - 1):
+        tok_off[p] = t
+        base, size = offsets[p], offsets[p + 1] - offsets[p]
+        if whole[p] >= 0:
+            if t >= cap:
+                return -1
+            out_ids[t], out_start[t], out_end[t], out_kind[t] = whole[p], 0, size, 0
+            t += 1
+            continue
+        shift = 1 if lead[p] >= 0 else 0
+        n = size + shift
+        if shift:
+            sym[0] = char_ids[lead[p]]
+        for i in range(n):
+            if i >= shift:
+                sym[i] = char_ids[cps[base + i - shift]]
+            nxt[i] = i + 1
+            prv[i] = i - 1
+        _merge(sym, nxt, prv, n, hkeys, hvals, pa, pb, prank, pnew, heap_k, heap_v)
+        i = 0
+        while i < n:
+            a = sym[i]
+            start, end = max(i - shift, 0), nxt[i] - shift
+            if a >= 0 and is_token[a]:
+                if t >= cap:
+                    return -1
+                out_ids[t], out_start[t], out_end[t], out_kind[t] = a, start, end, 0
+                t += 1
+            else:  # one character that is no token: its UTF-8 bytes as byte pieces
+                c = np.int64(lead[p] if i < shift else cps[base + i - shift])
+                _, m = _utf8(c, 0)
+                if t + m > cap:
+                    return -1
+                for k in range(m):
+                    b, _ = _utf8(c, k)
+                    out_ids[t], out_start[t], out_end[t], out_kind[t] = byte_ids[b], start, end, fallback_kind
+                    t += 1
+            i = nxt[i]
+    tok_off[offsets.size - 1] = t
+    return t
+
+
+@dataclass(frozen=True)
+class CharMergeTables:
+    """What :func:`encode_pieces` reads of one tokenizer: its characters, merges and byte pieces.
+
+    Attributes:
+        char_ids: ``int32[0x110000]``: each code point's symbol id, ``-1`` for none.
+        is_token: ``uint8[symbols]``: 1 where a symbol id is a token emitted as itself (0: byte fallback).
+        hkeys, hvals: the pair table (:func:`bpe_core.bpe.merge_kernel._index_pairs`): key -> merge index.
+        pa, pb: ``int32[merges]``: each merge's left and right symbol ids.
+        prank: ``int32[merges]``: each merge's rank (lower merges first; equal ranks: leftmost first).
+        pnew: ``int32[merges]``: the symbol id each merge makes.
+        byte_ids: ``int32[256]``: the byte pieces' ids.
+    """
+
+    char_ids: np.ndarray
+    is_token: np.ndarray
+    hkeys: np.ndarray
+    hvals: np.ndarray
+    pa: np.ndarray
+    pb: np.ndarray
+    prank: np.ndarray
+    pnew: np.ndarray
+    byte_ids: np.ndarray
+
+    @classmethod
+    def build(
+        cls,
+        chars: dict[str, int],
+        merges: Sequence[tuple[int, int, int, int]],
+        n_symbols: int,
+        tokens: np.ndarray,
+        byte_ids: Sequence[int],
+    ) -> CharMergeTables:
+        """The tables from the characters' symbol ids and the merges.
+
+        Args:
+            chars: ``{character: symbol id}`` of every character that is a symbol.
+            merges: ``(left id, right id, rank, new id)``, no pair twice; ids and ranks below ``2**31``.
+            n_symbols: symbol ids are ``0 .. n_symbols - 1``.
+            tokens: the symbol ids that are tokens emitted as themselves.
+            byte_ids: the 256 byte pieces' ids, by byte.
+
+        Raises:
+            ValueError: not 256 byte ids.
+        """
+        if len(byte_ids) != 256:
+            raise ValueError(f"byte fallback needs 256 byte pieces, got {len(byte_ids)}")
+        char_ids = np.full(0x110000, -1, dtype=np.int32)
+        if chars:
+            char_ids[[ord(c) for c in chars]] = list(chars.values())
+        is_token = np.zeros(max(n_symbols, 1), dtype=np.uint8)
+        is_token[np.asarray(tokens, dtype=np.int64)] = 1
+        m = np.asarray(merges, dtype=np.int64).reshape(-1, 4)
+        keys = (m[:, 0] << 32) | m[:, 1]
+        hkeys = np.full(mk._hash_size(len(keys)), _EMPTY, dtype=np.int64)
+        hvals = np.zeros(hkeys.size, dtype=np.int32)
+        mk._index_pairs(np.ascontiguousarray(keys), hkeys, hvals)
+        a, b, rank, new = (np.ascontiguousarray(m[:, k], dtype=np.int32) for k in range(4))
+        return cls(char_ids, is_token, hkeys, hvals, a, b, rank, new, np.asarray(byte_ids, dtype=np.int32))
+
+
+def pack_pieces(pieces: Sequence[str], escape_spaces: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(cps, offsets)``: the pieces' code points end to end (``uint32``) and where each starts (``int64[n + 1]``).
+
+    ``escape_spaces``: every space as ``▁`` (U+2581), as SentencePiece's normalizer writes it.
+    """
+    lens = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    cps = np.frombuffer("".join(pieces).encode("utf-32-le"), dtype=np.uint32).copy()
+    if escape_spaces:
+        cps[cps == 0x20] = 0x2581
+    return cps, offsets
+
+
+PARALLEL_MIN_PIECES = 20_000
+"""Fewer pieces than this are encoded in one call; more in one call per core, in threads."""
+
+
+def encode_pieces(
+    tables: CharMergeTables,
+    cps: np.ndarray,
+    offsets: np.ndarray,
+    lead: np.ndarray,
+    whole: np.ndarray,
+    fallback_kind: int,
+    workers: int | None = None,
+) -> tuple[np.ndarray, ...]:
+    """The tokens of each piece, all pieces in compiled calls, in threads (see the module docstring).
+
+    Args:
+        tables: the tokenizer's :class:`CharMergeTables`.
+        cps: the pieces' code points as the merges see them, end to end (:func:`pack_pieces`).
+        offsets: ``int64[n + 1]``: where each piece starts in ``cps``.
+        lead: ``int64[n]``: a code point put in front of the piece (SentencePiece's dummy ``▁``), or ``-1``.
+        whole: ``int64[n]``: a token id standing for the whole piece, or ``-1``: merge it.
+        fallback_kind: the kind bits of a byte-fallback token.
+        workers: threads (default: the cores; the kernels release the GIL).
+
+    Returns:
+        ``(offsets, ids, starts, ends, kinds)`` as :class:`bpe_core.pieces.PieceTokens` holds them
+        (``int64``, ``kinds`` ``uint8``): characters counted in each piece, the lead not counted.
+    """
+    n = offsets.size - 1
+    workers = max(1, min(workers or os.cpu_count() or 1, n // PARALLEL_MIN_PIECES))
+    cuts = [n * k // workers for k in range(workers + 1)]
+    parts = [(a, b) for a, b in itertools.pairwise(cuts)]
+    lead = np.ascontiguousarray(lead, dtype=np.int64)
+    whole = np.ascontiguousarray(whole, dtype=np.int64)
+    nbytes = np.zeros(cps.size + 1, dtype=np.int64)
+    np.cumsum(1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000), out=nbytes[1:])
+
+    def run(a: int, b: int) -> tuple[np.ndarray, ...]:
+        room = int(nbytes[offsets[b]] - nbytes[offsets[a]]) + 4 * int(np.count_nonzero(lead[a:b] >= 0)) + 1
+        longest = int(np.diff(offsets[a : b + 1]).max(initial=0)) + 2
+        ids, starts, ends = (np.empty(room, dtype=np.int64) for _ in range(3))
+        kinds = np.empty(room, dtype=np.uint8)
+        tok_off = np.zeros(b - a + 1, dtype=np.int64)
+        sym, nxt, prv = (np.empty(longest, dtype=np.int32) for _ in range(3))
+        heap_k, heap_v = np.empty(3 * longest, dtype=np.int64), np.empty(3 * longest, dtype=np.int64)
+        t = tables
+        total = _encode_pieces(
+            cps, offsets[a : b + 1], lead[a:b], whole[a:b], t.char_ids, t.hkeys, t.hvals, t.pa, t.pb, t.prank,
+            t.pnew, t.is_token, t.byte_ids, int(fallback_kind), ids, starts, ends, kinds, tok_off, sym, nxt, prv,
+            heap_k, heap_v,
+        )  # fmt: skip
+        if total < 0:
+            raise RuntimeError("encode_pieces: the output was sized too small")
+        return tok_off, ids[:total], starts[:total], ends[:total], kinds[:total]
+
+    if len(parts) == 1:
+        return run(0, n)
+    with ThreadPoolExecutor(len(parts)) as pool:
+        done = list(pool.map(lambda ab: run(*ab), parts))
+    shift = np.cumsum([0] + [int(d[0][-1]) for d in done[:-1]])
+    tok_off = np.concatenate([done[0][0][:1]] + [d[0][1:] + s for d, s in zip(done, shift)])
+    return (tok_off, *(np.concatenate([d[k] for d in done]) for k in range(1, 5)))
