@@ -50,6 +50,9 @@ __all__ = ["CharBPE", "char_bpe_from_gguf"]
 
 SPACE = "\u2581"
 _LINES = regex.compile(LINES_PATTERN)
+_PLAIN_PIECES = regex.compile("\n+|[ \u2581]*[^ \u2581\n]+|[ \u2581]+")
+"""The pieces of a text without added tokens or crossing tokens: :data:`_LINES`' runs of newlines, and
+each line cut where a ``▁`` (a space) follows another character (:meth:`CharBPE._units`)."""
 _WORD_START = regex.compile("(?<=[^\u2581])(?=\u2581)")
 """Where a ``▁`` run starts after another character: where a piece is cut into units (see :meth:`CharBPE._units`)."""
 
@@ -305,27 +308,44 @@ class CharBPE:
         """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by its pieces.
 
         A unit is cut as :meth:`encode` cuts a text (added tokens, lines, then
-        :meth:`_units`) and each piece is encoded on its own (:meth:`token_spans`).
+        :meth:`_units`) and each piece is encoded on its own (:meth:`_encode_pieces`).
         A unit of the corpus starts with a space after a non-space character,
         where :meth:`_units` cuts too -- unless that character is ``▁`` (a ``▁``
         run continues) or a token crosses there (:attr:`_crossing`): no unit
         ends after those characters.
+
+        A unit holding no added token and no crossing token is cut by one ``findall``
+        (:data:`_PLAIN_PIECES`: runs of newlines; within a line, ``▁``/space runs with the word after
+        them), any other as :meth:`_split_textbook` cuts it; the two cut alike
+        (``tests/engine/test_char_bpe_pieces.py``).
         """
         added = self._added_order
+        triggers = tuple(sorted({t[0] for t in added} | {t[j - 1] for t, j in self._crossing}))
+        plain, textbook = _PLAIN_PIECES.findall, self._split_textbook
+        crossing = tuple(t for t, _j in self._crossing)
 
         def split(unit: str) -> list[str]:
-            out: list[str] = []
-            pos = 0
-            for start, piece, _is_added in self._pieces(unit):
-                if start > pos:  # (never: the pieces cover the unit)
-                    out.append(unit[pos:start])
-                out.append(unit[start : start + len(piece)])
-                pos = start + len(piece)
-            return out
+            for c in triggers:
+                if c in unit:
+                    if any(t in unit for t in added) or any(t in unit.replace(" ", SPACE) for t in crossing):
+                        return textbook(unit)
+                    break
+            return plain(unit)
 
         forbid = {SPACE} | {t[j - 1] for t, j in self._crossing}
         key = ("char-bpe-pieces", tuple(sorted(added)), tuple(self._crossing))
         return SplitPieces(self, key, split, self._encode_pieces, cut_after=cut_table_without(sorted(forbid)))
+
+    def _split_textbook(self, unit: str) -> list[str]:
+        """The pieces of a corpus unit as :meth:`_pieces` cuts a text (added tokens, lines, :meth:`_units`)."""
+        out: list[str] = []
+        pos = 0
+        for start, piece, _is_added in self._pieces(unit):
+            if start > pos:  # (never: the pieces cover the unit)
+                out.append(unit[pos:start])
+            out.append(unit[start : start + len(piece)])
+            pos = start + len(piece)
+        return out
 
     def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """:meth:`corpus_pieces`' encoder: every piece's tokens, all pieces in one compiled call.

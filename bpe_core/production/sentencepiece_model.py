@@ -43,6 +43,8 @@ SPACE = "\u2581"
 UNIT_PATTERN = r"[ \u2581]*[^ \u2581]+|[ \u2581]+"
 """The units no merge crosses: spaces attach to the following word (checked on the model's pieces at load)."""
 
+_UNITS = regex.compile(UNIT_PATTERN)
+
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE, _UNUSED = 1, 2, 3, 4, 6, 5
 _CUT = regex.compile(r"(?<=[^ \u2581]) (?=[^ \u2581])")
 """One space between two non-spaces: the texts either side encode independently (see :meth:`encode`)."""
@@ -303,8 +305,12 @@ class SentencePieceTokenizer:
         piece of the model holds ``▁`` after another character (checked at load).
         A literal ``▁`` is a space here: no unit ends after one (a run of
         spaces and ``▁`` is one unit of the model).
+
+        The cut is :func:`bpe_core.pieces.regex_splitter`'s on :data:`UNIT_PATTERN` (whose key it keeps),
+        done with one ``findall`` per corpus unit: the pattern matches every character, never the empty string.
         """
-        return regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
+        textbook = regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
+        return SplitPieces(self, textbook.key, _UNITS.findall, self._encode_units, _NOT_AFTER_SPACE_SYMBOL)
 
     def _encode_units(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """:meth:`corpus_pieces`' encoder: every unit's tokens as in the text, all units in one compiled call.

@@ -237,3 +237,36 @@ def test_toy_model_on_random_text(toy, texts):
     assert_equal_tokens(got, textbook(tok, pieces, first), pieces)
     for text in texts:
         assert [t[0] for t in laid_out(tok, text)] == sp.encode(text)
+
+
+# --- the cuts -----------------------------------------------------------------------------------------------
+
+
+def textbook_split(tok):
+    """The split the fast one must equal: the pattern's pre-tokens (Mistral v1), :meth:`CharBPE._split_textbook`."""
+    from bpe_core.pieces import regex_splitter
+    from bpe_core.production.sentencepiece_model import UNIT_PATTERN
+
+    return regex_splitter(UNIT_PATTERN) if isinstance(tok, SentencePieceTokenizer) else tok._split_textbook
+
+
+def units_of(tok, texts) -> list[str]:
+    table = unit_cut_table([corpus_pieces(tok)])
+    return [u for text in texts for u in text_units(text, table)]
+
+
+def test_fast_cuts_equal_the_textbook_cuts(tok):
+    extra = ["<bos>a b<|turn>\n\n<eos> x>\u2581</y >▁</ a>▁<b", "a\n  b \n\n c  \u2581\u2581d\u2581 \n"]
+    units = units_of(tok, real_texts() + ADVERSARIAL + extra)
+    split, want = corpus_pieces(tok), textbook_split(tok)
+    pieces, sizes = split.split_units(units, [False] * len(units))
+    assert pieces == [p for u in units for p in want(u)]
+    assert sizes.tolist() == [len(want(u)) for u in units]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet="ab<>/▁ \n\t中🦙", max_size=40))
+def test_fast_cuts_on_random_text(tok, text):
+    want = textbook_split(tok)
+    for unit in units_of(tok, [text]):
+        assert corpus_pieces(tok).split_units([unit], [False])[0] == want(unit), unit
