@@ -364,8 +364,9 @@ class CharBPE:
         cps, offsets = pack_pieces(pieces, escape_spaces=True)
         whole = np.fromiter(map(self._added.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
         specials = whole >= 0
-        starts_line = np.append(cps, 0)[offsets[:-1]] == ord("\n")
-        for k in np.flatnonzero(starts_line & ~specials).tolist():  # a run of newlines that is a token: taken whole
+        lines = np.flatnonzero(np.diff(offsets) > 0)
+        lines = lines[cps[offsets[lines]] == ord("\n")]
+        for k in lines[~specials[lines]].tolist():  # a run of newlines that is a token: taken whole
             if not pieces[k].strip("\n"):
                 whole[k] = self._index.get(pieces[k], -1)
         n = len(pieces)
@@ -385,8 +386,9 @@ class CharBPE:
         """
         from .char_bpe_kernel import CharMergeTables
 
-        mask = (1 << self._shift) - 1
-        merges = [(key >> self._shift, key & mask, r, self._new_ids[r]) for key, r in self._ranks.items()]
+        keys = np.fromiter(self._ranks.keys(), dtype=np.int64, count=len(self._ranks))
+        ranks = np.fromiter(self._ranks.values(), dtype=np.int64, count=len(self._ranks))
+        merges = (keys >> self._shift, keys & ((1 << self._shift) - 1), ranks, np.asarray(self._new_ids)[ranks])
         chars = {t: i for t, i in self._index.items() if len(t) == 1}
         n = len(self._tokens)
         return CharMergeTables.build(chars, merges, n, np.arange(n), self._byte_ids)

@@ -20,10 +20,11 @@ Data layout (built once per tokenizer by :class:`CharMergeTables`, read by :func
 * ``char_ids``: ``int32[0x110000]``, each code point's symbol id, or ``-1`` for a character that is no
   token and in no merge (it never merges and falls back to bytes).  A character that is no token but
   part of a merge has an id past the vocabulary (``is_token`` 0);
-* the merges: pair keys ``left << 32 | right`` in an open-addressing table (the BPE merge kernel's
-  :func:`bpe_core.bpe.merge_kernel._slot`), each with its rank and the id of the symbol it makes;
-* per piece, a heap of ``(rank << 32 | left position)`` with the pair's two ids beside it, checked when
-  popped (an entry whose symbols have changed since is stale).  Each symbol starts at its first
+* the merges: pair keys ``left << 32 | right`` in an open-addressing table probed as the BPE merge kernel's
+  :func:`bpe_core.bpe.merge_kernel._slot` probes, each key's value ``rank << 32 | new symbol id`` beside it
+  (one cache line per probe: the probes are most of the time);
+* per piece, a heap of ``(rank << 32 | left position)`` with the pair's key and result beside it, checked
+  when popped (an entry whose symbols have changed since is stale).  Each symbol starts at its first
   character's position, and covers the characters up to the next live symbol's.
 
 The kernel allocates nothing: :func:`encode_pieces` sizes the output for one token per UTF-8 byte (a token
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bpe import merge_kernel as mk  # mk._slot, mk._index_pairs, mk._hash_size: the pair table, shared
+from ..bpe import merge_kernel as mk  # the pair table's hashing (mk._MUL, mk._SHIFT) and sizing (mk._hash_size)
 from ..counting.native import kernel, njit
 
 __all__ = ["PARALLEL_MIN_PIECES", "CharMergeTables", "encode_pieces", "pack_pieces"]
@@ -49,26 +50,24 @@ _EMPTY = mk._EMPTY
 
 
 @njit(inline="always")
-def _push(heap_k, heap_v, n, key, val):
-    """Push ``(key, val)`` on the binary min-heap of keys ``heap_k[:n]``; returns the new size."""
+def _push(heap_k, heap_v, heap_n, n, key, val, new):
+    """Push ``(key, val, new)`` on the binary min-heap of keys ``heap_k[:n]``; returns the new size."""
     i = n
     while i > 0:
         p = (i - 1) >> 1
         if heap_k[p] <= key:
             break
-        heap_k[i] = heap_k[p]
-        heap_v[i] = heap_v[p]
+        heap_k[i], heap_v[i], heap_n[i] = heap_k[p], heap_v[p], heap_n[p]
         i = p
-    heap_k[i] = key
-    heap_v[i] = val
+    heap_k[i], heap_v[i], heap_n[i] = key, val, new
     return n + 1
 
 
 @njit(inline="always")
-def _pop(heap_k, heap_v, n):
+def _pop(heap_k, heap_v, heap_n, n):
     """Remove the least key of the heap of size ``n`` (its entry is read by the caller first); returns ``n - 1``."""
     n -= 1
-    key, val = heap_k[n], heap_v[n]
+    key, val, new = heap_k[n], heap_v[n], heap_n[n]
     i = 0
     while True:
         c = 2 * i + 1
@@ -78,26 +77,54 @@ def _pop(heap_k, heap_v, n):
             c += 1
         if heap_k[c] >= key:
             break
-        heap_k[i] = heap_k[c]
-        heap_v[i] = heap_v[c]
+        heap_k[i], heap_v[i], heap_n[i] = heap_k[c], heap_v[c], heap_n[c]
         i = c
-    heap_k[i] = key
-    heap_v[i] = val
+    heap_k[i], heap_v[i], heap_n[i] = key, val, new
     return n
 
 
 @njit(inline="always")
-def _queue_pair(sym, i, j, hkeys, hvals, prank, heap_k, heap_v, n):
-    """Queue the pair of symbols ``i``, ``j`` when a merge makes it (key ``rank << 32 | i``, value the merge)."""
+def _probe(htab, key):
+    """The value of ``key`` in the interleaved table ``htab`` (``key, value`` per slot), or ``-1``.
+
+    The probe of :func:`bpe_core.bpe.merge_kernel._slot` (Fibonacci hashing, linear probing) over slots that
+    hold their value beside their key: one cache line per probe.
+    """
+    mask = (htab.size >> 1) - 1
+    i = np.int64((np.uint64(key) * mk._MUL) >> mk._SHIFT) & mask
+    while True:
+        k = htab[2 * i]
+        if k == key:
+            return htab[2 * i + 1]
+        if k == _EMPTY:
+            return -1
+        i = (i + 1) & mask
+
+
+@kernel("i8[]", "i8[]", "i8[]", returns=None)
+def _fill(keys, values, htab):
+    """Put ``keys[m] -> values[m]`` in the interleaved table ``htab`` (all keys ``-1``, a power of two slots)."""
+    mask = (htab.size >> 1) - 1
+    for m in range(keys.size):
+        key = keys[m]
+        i = np.int64((np.uint64(key) * mk._MUL) >> mk._SHIFT) & mask
+        while htab[2 * i] != _EMPTY and htab[2 * i] != key:
+            i = (i + 1) & mask
+        htab[2 * i] = key
+        htab[2 * i + 1] = values[m]
+
+
+@njit(inline="always")
+def _queue_pair(sym, i, j, htab, heap_k, heap_v, heap_n, n):
+    """Queue the pair of symbols ``i``, ``j`` when a merge makes it: key ``rank << 32 | i``, the pair, its result."""
     a, b = sym[i], sym[j]
     if a < 0 or b < 0:
         return n
-    key = (np.int64(a) << 32) | b
-    s = mk._slot(hkeys, key)
-    if hkeys[s] != key:
+    pair = (np.int64(a) << 32) | b
+    v = _probe(htab, pair)
+    if v < 0:
         return n
-    m = hvals[s]
-    return _push(heap_k, heap_v, n, (np.int64(prank[m]) << 32) | i, m)
+    return _push(heap_k, heap_v, heap_n, n, ((v >> 32) << 32) | i, pair, v & 0xFFFFFFFF)
 
 
 @njit(inline="always")
@@ -117,40 +144,40 @@ def _utf8(c, k):
 
 
 @njit
-def _merge(sym, nxt, prv, n, hkeys, hvals, pa, pb, prank, pnew, heap_k, heap_v):
+def _merge(sym, nxt, prv, n, htab, heap_k, heap_v, heap_n):
     """BPE on the symbols ``sym[:n]``: the pair of lowest rank, leftmost first, until none is a merge.
 
     A merged-away symbol becomes ``-2``; ``nxt``/``prv`` link the live ones.
     """
     h = 0
     for i in range(n - 1):
-        h = _queue_pair(sym, i, i + 1, hkeys, hvals, prank, heap_k, heap_v, h)
+        h = _queue_pair(sym, i, i + 1, htab, heap_k, heap_v, heap_n, h)
     while h > 0:
-        key, m = heap_k[0], heap_v[0]
-        h = _pop(heap_k, heap_v, h)
+        key, pair, new = heap_k[0], heap_v[0], heap_n[0]
+        h = _pop(heap_k, heap_v, heap_n, h)
         i = key & 0xFFFFFFFF
         j = nxt[i]
-        if j >= n or sym[i] != pa[m] or sym[j] != pb[m]:
+        if j >= n or sym[i] != (pair >> 32) or sym[j] != (pair & 0xFFFFFFFF):
             continue  # stale: a symbol of the pair has changed since it was queued
-        sym[i] = pnew[m]
+        sym[i] = new
         sym[j] = -2
         k = nxt[j]
         nxt[i] = k
         if k < n:
             prv[k] = i
-            h = _queue_pair(sym, i, k, hkeys, hvals, prank, heap_k, heap_v, h)
+            h = _queue_pair(sym, i, k, htab, heap_k, heap_v, heap_n, h)
         if prv[i] >= 0:
-            h = _queue_pair(sym, prv[i], i, hkeys, hvals, prank, heap_k, heap_v, h)
+            h = _queue_pair(sym, prv[i], i, htab, heap_k, heap_v, heap_n, h)
 
 
 @kernel(
-    "u4[]", "i8[]", "i8[]", "i8[]", "i4[]", "i8[]", "i4[]", "i4[]", "i4[]", "i4[]", "i4[]", "u1[]", "i4[]", "i8",
-    "i8[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]",
+    "u4[]", "i8[]", "i8[]", "i8[]", "i4[]", "i8[]", "u1[]", "i4[]", "i8",
+    "i8[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]", "i8[]",
     returns="i8",
 )  # fmt: skip
 def _encode_pieces(
-    cps, offsets, lead, whole, char_ids, hkeys, hvals, pa, pb, prank, pnew, is_token, byte_ids, fallback_kind,
-    out_ids, out_start, out_end, out_kind, tok_off, sym, nxt, prv, heap_k, heap_v,
+    cps, offsets, lead, whole, char_ids, htab, is_token, byte_ids, fallback_kind,
+    out_ids, out_start, out_end, out_kind, tok_off, sym, nxt, prv, heap_k, heap_v, heap_n,
 ):  # fmt: skip
     """Encode each piece ``cps[offsets[p]:offsets[p + 1]]``; write its tokens from ``tok_off[p]``.
 
@@ -181,7 +208,7 @@ def _encode_pieces(
                 sym[i] = char_ids[cps[base + i - shift]]
             nxt[i] = i + 1
             prv[i] = i - 1
-        _merge(sym, nxt, prv, n, hkeys, hvals, pa, pb, prank, pnew, heap_k, heap_v)
+        _merge(sym, nxt, prv, n, htab, heap_k, heap_v, heap_n)
         i = 0
         while i < n:
             a = sym[i]
@@ -212,28 +239,22 @@ class CharMergeTables:
     Attributes:
         char_ids: ``int32[0x110000]``: each code point's symbol id, ``-1`` for none.
         is_token: ``uint8[symbols]``: 1 where a symbol id is a token emitted as itself (0: byte fallback).
-        hkeys, hvals: the pair table (:func:`bpe_core.bpe.merge_kernel._index_pairs`): key -> merge index.
-        pa, pb: ``int32[merges]``: each merge's left and right symbol ids.
-        prank: ``int32[merges]``: each merge's rank (lower merges first; equal ranks: leftmost first).
-        pnew: ``int32[merges]``: the symbol id each merge makes.
+        htab: ``int64[2 * slots]``: the merges, slot ``s`` holding the key ``left << 32 | right`` (``-1``:
+            empty) at ``2 * s`` and ``rank << 32 | new`` at ``2 * s + 1`` (lower ranks merge first; equal
+            ranks: the leftmost pair).
         byte_ids: ``int32[256]``: the byte pieces' ids.
     """
 
     char_ids: np.ndarray
     is_token: np.ndarray
-    hkeys: np.ndarray
-    hvals: np.ndarray
-    pa: np.ndarray
-    pb: np.ndarray
-    prank: np.ndarray
-    pnew: np.ndarray
+    htab: np.ndarray
     byte_ids: np.ndarray
 
     @classmethod
     def build(
         cls,
         chars: dict[str, int],
-        merges: Sequence[tuple[int, int, int, int]],
+        merges: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
         n_symbols: int,
         tokens: np.ndarray,
         byte_ids: Sequence[int],
@@ -242,28 +263,28 @@ class CharMergeTables:
 
         Args:
             chars: ``{character: symbol id}`` of every character that is a symbol.
-            merges: ``(left id, right id, rank, new id)``, no pair twice; ids and ranks below ``2**31``.
+            merges: ``(left, right, rank, new)``: four ``int64`` arrays, one entry per merge (no pair twice;
+                ids and ranks below ``2**31``): its two symbol ids, its rank, the symbol id it makes.
             n_symbols: symbol ids are ``0 .. n_symbols - 1``.
             tokens: the symbol ids that are tokens emitted as themselves.
             byte_ids: the 256 byte pieces' ids, by byte.
 
         Raises:
-            ValueError: not 256 byte ids.
+            ValueError: not 256 byte ids, or merge arrays of different lengths.
         """
         if len(byte_ids) != 256:
             raise ValueError(f"byte fallback needs 256 byte pieces, got {len(byte_ids)}")
+        left, right, rank, new = (np.asarray(a, dtype=np.int64) for a in merges)
+        if not left.size == right.size == rank.size == new.size:
+            raise ValueError("the merges' left, right, rank and new arrays differ in length")
         char_ids = np.full(0x110000, -1, dtype=np.int32)
         if chars:
             char_ids[[ord(c) for c in chars]] = list(chars.values())
         is_token = np.zeros(max(n_symbols, 1), dtype=np.uint8)
         is_token[np.asarray(tokens, dtype=np.int64)] = 1
-        m = np.asarray(merges, dtype=np.int64).reshape(-1, 4)
-        keys = (m[:, 0] << 32) | m[:, 1]
-        hkeys = np.full(mk._hash_size(len(keys)), _EMPTY, dtype=np.int64)
-        hvals = np.zeros(hkeys.size, dtype=np.int32)
-        mk._index_pairs(np.ascontiguousarray(keys), hkeys, hvals)
-        a, b, rank, new = (np.ascontiguousarray(m[:, k], dtype=np.int32) for k in range(4))
-        return cls(char_ids, is_token, hkeys, hvals, a, b, rank, new, np.asarray(byte_ids, dtype=np.int32))
+        htab = np.full(2 * mk._hash_size(left.size), _EMPTY, dtype=np.int64)
+        _fill(np.ascontiguousarray((left << 32) | right), np.ascontiguousarray((rank << 32) | new), htab)
+        return cls(char_ids, is_token, htab, np.asarray(byte_ids, dtype=np.int32))
 
 
 def pack_pieces(pieces: Sequence[str], escape_spaces: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -324,12 +345,11 @@ def encode_pieces(
         kinds = np.empty(room, dtype=np.uint8)
         tok_off = np.zeros(b - a + 1, dtype=np.int64)
         sym, nxt, prv = (np.empty(longest, dtype=np.int32) for _ in range(3))
-        heap_k, heap_v = np.empty(3 * longest, dtype=np.int64), np.empty(3 * longest, dtype=np.int64)
+        heap_k, heap_v, heap_n = (np.empty(3 * longest, dtype=np.int64) for _ in range(3))
         t = tables
         total = _encode_pieces(
-            cps, offsets[a : b + 1], lead[a:b], whole[a:b], t.char_ids, t.hkeys, t.hvals, t.pa, t.pb, t.prank,
-            t.pnew, t.is_token, t.byte_ids, int(fallback_kind), ids, starts, ends, kinds, tok_off, sym, nxt, prv,
-            heap_k, heap_v,
+            cps, offsets[a : b + 1], lead[a:b], whole[a:b], t.char_ids, t.htab, t.is_token, t.byte_ids,
+            int(fallback_kind), ids, starts, ends, kinds, tok_off, sym, nxt, prv, heap_k, heap_v, heap_n,
         )  # fmt: skip
         if total < 0:
             raise RuntimeError("encode_pieces: the output was sized too small")

@@ -363,7 +363,8 @@ class SentencePieceTokenizer:
                 a, b = symbol(p[:k]), symbol(p[k:])
                 if a is not None and b is not None:
                     merges.append((a, b, dense[scores[i]], i))
-        return CharMergeTables.build(symbols, merges, n_symbols[0], list(normal.values()), self._byte_ids)
+        columns = tuple(np.array(merges, dtype=np.int64).reshape(-1, 4).T)
+        return CharMergeTables.build(symbols, columns, n_symbols[0], list(normal.values()), self._byte_ids)
 
     def _encode_units_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """The textbook :meth:`_encode_units`: each unit through ``sentencepiece`` and :meth:`token_spans`.
