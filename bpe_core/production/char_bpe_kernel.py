@@ -328,6 +328,15 @@ def encode_pieces(
     Returns:
         ``(offsets, ids, starts, ends, kinds)`` as :class:`bpe_core.pieces.PieceTokens` holds them
         (``int64``, ``kinds`` ``uint8``): characters counted in each piece, the lead not counted.
+
+    A toy vocabulary: ``a`` (0), ``b`` (1), ``ab`` (2), the byte pieces (3..258); ``é`` is no token:
+
+    >>> ab = tuple(np.array([v]) for v in (0, 1, 0, 2))  # a + b -> ab, rank 0
+    >>> tables = CharMergeTables.build({"a": 0, "b": 1}, ab, 3, np.arange(3), range(3, 259))
+    >>> cps, offsets = pack_pieces(["abé", "ba"], escape_spaces=False)
+    >>> out = encode_pieces(tables, cps, offsets, np.array([-1, -1]), np.array([-1, -1]), 4)
+    >>> [a.tolist() for a in out]  # é falls back to its two bytes C3 A9 (ids 198, 172)
+    [[0, 3, 5], [2, 198, 172, 1, 0], [0, 2, 2, 0, 1], [2, 3, 3, 1, 2], [0, 4, 4, 0, 0]]
     """
     n = offsets.size - 1
     workers = max(1, min(workers or os.cpu_count() or 1, n // PARALLEL_MIN_PIECES))
