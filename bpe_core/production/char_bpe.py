@@ -53,6 +53,8 @@ _LINES = regex.compile(LINES_PATTERN)
 _PLAIN_PIECES = regex.compile("\n+|[ \u2581]*[^ \u2581\n]+|[ \u2581]+")
 """The pieces of a text without added tokens or crossing tokens: :data:`_LINES`' runs of newlines, and
 each line cut where a ``▁`` (a space) follows another character (:meth:`CharBPE._units`)."""
+_PLAIN_JOINED = regex.compile("\n+|[ \u2581]*[^ \u2581\n\uffff]+|[ \u2581]+")
+""":data:`_PLAIN_PIECES` that never matches nor crosses :data:`~.char_bpe_kernel.SEPARATOR` (units joined)."""
 _WORD_START = regex.compile("(?<=[^\u2581])(?=\u2581)")
 """Where a ``▁`` run starts after another character: where a piece is cut into units (see :meth:`CharBPE._units`)."""
 
@@ -324,17 +326,22 @@ class CharBPE:
         plain, textbook = _PLAIN_PIECES.findall, self._split_textbook
         crossing = tuple(t for t, _j in self._crossing)
 
+        def special(unit: str) -> list[str] | None:
+            if any(t in unit for t in added) or any(t in unit.replace(" ", SPACE) for t in crossing):
+                return textbook(unit)
+            return None
+
         def split(unit: str) -> list[str]:
             for c in triggers:
                 if c in unit:
-                    if any(t in unit for t in added) or any(t in unit.replace(" ", SPACE) for t in crossing):
-                        return textbook(unit)
-                    break
+                    return special(unit) or plain(unit)
             return plain(unit)
 
         forbid = {SPACE} | {t[j - 1] for t, j in self._crossing}
         key = ("char-bpe-pieces", tuple(sorted(added)), tuple(self._crossing))
-        return SplitPieces(self, key, split, self._encode_pieces, cut_after=cut_table_without(sorted(forbid)))
+        pieces = _CharPieces(self, key, split, self._encode_pieces, cut_after=cut_table_without(sorted(forbid)))
+        pieces.triggers, pieces.special = regex.escape("".join(triggers)), special
+        return pieces
 
     def _split_textbook(self, unit: str) -> list[str]:
         """The pieces of a corpus unit as :meth:`_pieces` cuts a text (added tokens, lines, :meth:`_units`)."""
@@ -467,6 +474,25 @@ class CharBPE:
 
     def __repr__(self) -> str:
         return f"CharBPE(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
+
+
+class _CharPieces(SplitPieces):
+    """:meth:`CharBPE.corpus_pieces`: all the units cut at once (:func:`~.char_bpe_kernel.cut_units`).
+
+    Attributes:
+        triggers: the characters (a character class's content) of the units ``special`` cuts.
+        special: ``unit -> pieces`` of a unit holding an added or crossing token, else ``None``.
+    """
+
+    triggers: str = ""
+    special: Callable[[str], list[str] | None] | None = None
+
+    def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
+        """As :meth:`SplitPieces.split_units` (each unit by its ``split``), in one ``findall`` over all of them."""
+        from .char_bpe_kernel import cut_units
+
+        done = cut_units(units, _PLAIN_JOINED, self.triggers, self.special)
+        return done if done is not None else super().split_units(units, first)
 
 
 def char_bpe_from_gguf(vocab: GGUFVocab, name: str) -> CharBPE:

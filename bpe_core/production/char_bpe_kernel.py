@@ -35,16 +35,17 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import regex
 
 from ..bpe import merge_kernel as mk  # the pair table's hashing (mk._MUL, mk._SHIFT) and sizing (mk._hash_size)
 from ..counting.native import kernel, njit
 
-__all__ = ["PARALLEL_MIN_PIECES", "CharMergeTables", "encode_pieces", "pack_pieces"]
+__all__ = ["PARALLEL_MIN_PIECES", "SEPARATOR", "CharMergeTables", "cut_units", "encode_pieces", "pack_pieces"]
 
 _EMPTY = mk._EMPTY
 
@@ -371,3 +372,65 @@ def encode_pieces(
     shift = np.cumsum([0] + [int(d[0][-1]) for d in done[:-1]])
     tok_off = np.concatenate([done[0][0][:1]] + [d[0][1:] + s for d, s in zip(done, shift)])
     return (tok_off, *(np.concatenate([d[k] for d in done]) for k in range(1, 5)))
+
+
+SEPARATOR = "\uffff"
+"""What :func:`cut_units` puts between the units (a noncharacter: it may occur in text, then the units are cut
+one by one)."""
+
+
+def cut_units(
+    units: Sequence[str],
+    plain: regex.Pattern,
+    triggers: str = "",
+    special: Callable[[str], list[str] | None] | None = None,
+) -> tuple[list[str], np.ndarray] | None:
+    r"""Every unit's pieces by one ``findall`` over all the units, joined by :data:`SEPARATOR`.
+
+    Equal to ``[p for u in units for p in special(u) or plain.findall(u)]`` (the pieces, flat) and each
+    unit's number of pieces, when ``plain`` matches every character but the separator and no match
+    crosses it (as :data:`bpe_core.production.sentencepiece_model.UNIT_PATTERN` with the separator
+    left out of its classes).
+
+    Args:
+        units: the units.
+        plain: the pattern cutting a unit.
+        triggers: characters (a regex character class's content) without which ``special`` gives ``None``.
+        special: ``unit -> pieces`` for a unit holding a trigger character that ``plain`` cuts otherwise,
+            else ``None``.
+
+    Returns:
+        ``(pieces, int64 sizes)``, or ``None`` when a unit holds the separator or the pieces do not end
+        where the units end (the caller then cuts unit by unit).
+
+    >>> pieces, sizes = cut_units(["ab cd", " e"], regex.compile(r"[^ \uffff]+| "))
+    >>> pieces, sizes.tolist()
+    (['ab', ' ', 'cd', ' ', 'e'], [3, 2])
+    """
+    joined = SEPARATOR.join(units)
+    if joined.count(SEPARATOR) != max(len(units) - 1, 0):
+        return None
+    flat = plain.findall(joined)
+    starts = np.zeros(len(units) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, units), dtype=np.int64, count=len(units)), out=starts[1:])
+    ends = np.cumsum(np.fromiter(map(len, flat), dtype=np.int64, count=len(flat)))
+    bounds = np.zeros(len(units) + 1, dtype=np.int64)
+    bounds[1:] = np.searchsorted(ends, starts[1:], side="right")  # pieces ending at or before each unit's end
+    if ends.size != bounds[-1] or not (bounds[1:] > 0).all() or not np.array_equal(ends[bounds[1:] - 1], starts[1:]):
+        return None
+    sizes = np.diff(bounds)
+    if not triggers or special is None:
+        return flat, sizes
+    marked = np.array([m.start() for m in regex.finditer(f"[{triggers}]", joined)], dtype=np.int64)
+    unit_of = np.unique(np.searchsorted(starts + np.arange(len(units) + 1), marked, side="right") - 1)
+    out: list[str] = []
+    done = 0
+    for k in unit_of.tolist():
+        pieces = special(units[k])
+        if pieces is not None:
+            out += flat[done : bounds[k]]
+            out += pieces
+            sizes[k] = len(pieces)
+            done = bounds[k + 1]
+    out += flat[done:]
+    return out, sizes

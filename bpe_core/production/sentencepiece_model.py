@@ -44,6 +44,8 @@ UNIT_PATTERN = r"[ \u2581]*[^ \u2581]+|[ \u2581]+"
 """The units no merge crosses: spaces attach to the following word (checked on the model's pieces at load)."""
 
 _UNITS = regex.compile(UNIT_PATTERN)
+_UNITS_JOINED = regex.compile("[ \u2581]*[^ \u2581\uffff]+|[ \u2581]+")
+""":data:`UNIT_PATTERN` that never matches nor crosses :data:`~.char_bpe_kernel.SEPARATOR` (units joined)."""
 
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE, _UNUSED = 1, 2, 3, 4, 6, 5
 _CUT = regex.compile(r"(?<=[^ \u2581]) (?=[^ \u2581])")
@@ -310,7 +312,7 @@ class SentencePieceTokenizer:
         done with one ``findall`` per corpus unit: the pattern matches every character, never the empty string.
         """
         textbook = regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
-        return SplitPieces(self, textbook.key, _UNITS.findall, self._encode_units, _NOT_AFTER_SPACE_SYMBOL)
+        return _UnitPieces(self, textbook.key, _UNITS.findall, self._encode_units, _NOT_AFTER_SPACE_SYMBOL)
 
     def _encode_units(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """:meth:`corpus_pieces`' encoder: every unit's tokens as in the text, all units in one compiled call.
@@ -493,6 +495,17 @@ class SentencePieceTokenizer:
 
     def __repr__(self) -> str:
         return f"SentencePieceTokenizer(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
+
+
+class _UnitPieces(SplitPieces):
+    """:meth:`SentencePieceTokenizer.corpus_pieces`: all the units cut at once (:func:`~.char_bpe_kernel.cut_units`)."""
+
+    def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
+        """As :meth:`SplitPieces.split_units` (each unit by ``findall``), in one ``findall`` over all of them."""
+        from .char_bpe_kernel import cut_units
+
+        done = cut_units(units, _UNITS_JOINED)
+        return done if done is not None else super().split_units(units, first)
 
 
 def _parse_model(model: bytes, source: str):

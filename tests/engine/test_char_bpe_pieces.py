@@ -259,14 +259,17 @@ def test_fast_cuts_equal_the_textbook_cuts(tok):
     extra = ["<bos>a b<|turn>\n\n<eos> x>\u2581</y >▁</ a>▁<b", "a\n  b \n\n c  \u2581\u2581d\u2581 \n"]
     units = units_of(tok, real_texts() + ADVERSARIAL + extra)
     split, want = corpus_pieces(tok), textbook_split(tok)
-    pieces, sizes = split.split_units(units, [False] * len(units))
-    assert pieces == [p for u in units for p in want(u)]
-    assert sizes.tolist() == [len(want(u)) for u in units]
+    for some in (units, [*units, " x\uffffy"]):  # all units in one findall; a unit with the separator: one by one
+        pieces, sizes = split.split_units(some, [False] * len(some))
+        assert pieces == [p for u in some for p in want(u)]
+        assert sizes.tolist() == [len(want(u)) for u in some]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.text(alphabet="ab<>/▁ \n\t中🦙", max_size=40))
-def test_fast_cuts_on_random_text(tok, text):
+@given(st.lists(st.text(alphabet="ab<>/▁ \n\t中🦙", max_size=40), max_size=6))
+def test_fast_cuts_on_random_text(tok, texts):
     want = textbook_split(tok)
-    for unit in units_of(tok, [text]):
-        assert corpus_pieces(tok).split_units([unit], [False])[0] == want(unit), unit
+    units = units_of(tok, texts)
+    pieces, sizes = corpus_pieces(tok).split_units(units, [False] * len(units))
+    assert pieces == [p for u in units for p in want(u)]
+    assert sizes.tolist() == [len(want(u)) for u in units]
