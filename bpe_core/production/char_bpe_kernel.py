@@ -23,9 +23,11 @@ Data layout (built once per tokenizer by :class:`CharMergeTables`, read by :func
 * the merges: pair keys ``left << 32 | right`` in an open-addressing table probed as the BPE merge kernel's
   :func:`bpe_core.bpe.merge_kernel._slot` probes, each key's value ``rank << 32 | new symbol id`` beside it
   (one cache line per probe: the probes are most of the time);
-* per piece, a heap of ``(rank << 32 | left position)`` with the pair's key and result beside it, checked
-  when popped (an entry whose symbols have changed since is stale).  Each symbol starts at its first
-  character's position, and covers the characters up to the next live symbol's.
+* a piece of at most :data:`SHORT_PIECE` symbols merges by scanning its pairs' ranks for the least
+  (:func:`_merge_short`, as :func:`bpe_core.bpe.encoder.merge_short`); a longer one with a heap of
+  ``(rank << 32 | left position)`` with the pair's key and result beside it, checked when popped (an entry
+  whose symbols have changed since is stale), as :func:`bpe_core.bpe.encoder.merge_long`.  Each symbol
+  starts at its first character's position, and covers the characters up to the next live symbol's.
 
 The kernel allocates nothing: :func:`encode_pieces` sizes the output for one token per UTF-8 byte (a token
 holds at least one byte) and the scratch for the longest piece.
@@ -48,6 +50,10 @@ from ..counting.native import kernel, njit
 __all__ = ["PARALLEL_MIN_PIECES", "SEPARATOR", "CharMergeTables", "cut_units", "encode_pieces", "pack_pieces"]
 
 _EMPTY = mk._EMPTY
+NO_RANK = 1 << 62
+"""The rank of a pair no merge makes."""
+SHORT_PIECE = 24
+"""Pieces of at most this many symbols merge by scanning (:func:`_merge_short`), longer ones with a heap."""
 
 
 @njit(inline="always")
@@ -171,6 +177,49 @@ def _merge(sym, nxt, prv, n, htab, heap_k, heap_v, heap_n):
             h = _queue_pair(sym, prv[i], i, htab, heap_k, heap_v, heap_n, h)
 
 
+@njit(inline="always")
+def _pair(a, b, htab):
+    """``(rank, new id)`` of the merge of symbols ``a``, ``b``, or ``(NO_RANK, -1)``."""
+    if a < 0 or b < 0:
+        return NO_RANK, -1
+    v = _probe(htab, (np.int64(a) << 32) | b)
+    if v < 0:
+        return NO_RANK, -1
+    return v >> 32, v & 0xFFFFFFFF
+
+
+@njit
+def _merge_short(sym, nxt, n, htab, pos, cs, rk, nw):
+    """:func:`_merge` for a short piece: a scan for the least rank (leftmost first) over compact arrays.
+
+    ``cs``/``pos``: the live symbols and where each starts; ``rk``/``nw``: each adjacent pair's rank and
+    result.  Leaves ``sym`` and ``nxt`` as :func:`_merge` does at the live symbols.
+    """
+    for k in range(n):
+        cs[k], pos[k] = sym[k], k
+    for k in range(n - 1):
+        rk[k], nw[k] = _pair(cs[k], cs[k + 1], htab)
+    m = n
+    while m > 1:
+        b, best = -1, NO_RANK
+        for k in range(m - 1):
+            if rk[k] < best:
+                b, best = k, rk[k]
+        if b < 0:
+            break
+        cs[b] = nw[b]
+        for k in range(b + 1, m - 1):
+            cs[k], pos[k], rk[k], nw[k] = cs[k + 1], pos[k + 1], rk[k + 1], nw[k + 1]
+        m -= 1
+        if b < m - 1:
+            rk[b], nw[b] = _pair(cs[b], cs[b + 1], htab)
+        if b > 0:
+            rk[b - 1], nw[b - 1] = _pair(cs[b - 1], cs[b], htab)
+    for k in range(m):
+        sym[pos[k]] = cs[k]
+        nxt[pos[k]] = pos[k + 1] if k + 1 < m else n
+
+
 @kernel(
     "u4[]", "i8[]", "i8[]", "i8[]", "i4[]", "i8[]", "u1[]", "i4[]", "i8",
     "i8[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]", "i8[]",
@@ -209,7 +258,10 @@ def _encode_pieces(
                 sym[i] = char_ids[cps[base + i - shift]]
             nxt[i] = i + 1
             prv[i] = i - 1
-        _merge(sym, nxt, prv, n, htab, heap_k, heap_v, heap_n)
+        if n <= SHORT_PIECE:
+            _merge_short(sym, nxt, n, htab, prv, heap_v, heap_k, heap_n)
+        else:
+            _merge(sym, nxt, prv, n, htab, heap_k, heap_v, heap_n)
         i = 0
         while i < n:
             a = sym[i]

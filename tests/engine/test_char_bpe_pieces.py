@@ -218,7 +218,8 @@ def toy():
 def test_toy_model_ties_and_characters_that_are_no_pieces(toy):
     tok, sp = toy
     assert tok._merge_tables.is_token.size > tok.vocab_size  # y, z, é: symbols past the vocabulary
-    for text in ["aba", "abca", "bab", "xyz y z éa é", "cabab aba  ab", "  xyzyz", "ééa"]:
+    long = ["abcabcabab" * 5, "xyzyzxyéa" * 6, "b" + "ab" * 40]  # past SHORT_PIECE: the heap's loop
+    for text in ["aba", "abca", "bab", "xyz y z éa é", "cabab aba  ab", "  xyzyz", "ééa", *long, " ".join(long)]:
         assert [t[0] for t in laid_out(tok, text)] == sp.encode(text) == tok.encode(text), text
         want = [(s.id, s.start, s.end, span_kind(s, tok.unknown_id)) for s in tok.token_spans(text)]
         assert laid_out(tok, text) == want, text
