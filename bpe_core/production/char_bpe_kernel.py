@@ -9,10 +9,10 @@ piece's score, highest first, so that equal scores tie and the leftmost pair win
 agenda orders them.
 
 The functions this kernel must equal are the textbook per-piece encoders it replaces:
-:meth:`bpe_core.production.sentencepiece_model.SentencePieceTokenizer._encode_units` (each piece through
-the ``sentencepiece`` package and ``token_spans``) and
-:meth:`bpe_core.production.char_bpe.CharBPE.token_spans` on each piece (the merge loop
-:func:`bpe_core.bpe.encoder.merge_short`); ``tests/engine/test_char_bpe_pieces.py`` checks both on real and
+:meth:`bpe_core.production.sentencepiece_model.SentencePieceTokenizer._encode_units_textbook` (each piece
+through the ``sentencepiece`` package and ``token_spans``) and
+:meth:`bpe_core.production.char_bpe.CharBPE._encode_pieces_textbook` (each piece's ``token_spans``: the merge
+loop :func:`bpe_core.bpe.encoder.merge_short`); ``tests/engine/test_char_bpe_pieces.py`` checks both on real and
 adversarial text, and ``tests/engine/test_corpus.py`` the corpus figures against the whole text's.
 
 Data layout (built once per tokenizer by :class:`CharMergeTables`, read by :func:`encode_pieces`):

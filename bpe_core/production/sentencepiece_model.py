@@ -302,14 +302,15 @@ class SentencePieceTokenizer:
         A unit of the text is cut into SentencePiece's units (:data:`UNIT_PATTERN`:
         spaces and the word after them), which no merge crosses.  A unit that
         starts the text is encoded alone (it carries the dummy ``▁``); any other
-        starts with a space or ``▁`` and is encoded after a character that is
-        encoded apart (``"a" + unit``, the tokens of ``"a"`` then dropped): no
-        piece of the model holds ``▁`` after another character (checked at load).
+        starts with a space or ``▁`` and is encoded as it is inside the text: no
+        piece of the model holds ``▁`` after another character (checked at load),
+        so nothing before it merges with it (:meth:`_encode_units`).
         A literal ``▁`` is a space here: no unit ends after one (a run of
         spaces and ``▁`` is one unit of the model).
 
         The cut is :func:`bpe_core.pieces.regex_splitter`'s on :data:`UNIT_PATTERN` (whose key it keeps),
-        done with one ``findall`` per corpus unit: the pattern matches every character, never the empty string.
+        done with ``findall`` (the pattern matches every character, never the empty string), on all the
+        corpus's units at once (:class:`_UnitPieces`).
         """
         textbook = regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
         return _UnitPieces(self, textbook.key, _UNITS.findall, self._encode_units, _NOT_AFTER_SPACE_SYMBOL)
