@@ -25,11 +25,20 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 
+import numpy as np
 import regex
 
 from ..bpe.encoder import LONG_PIECE, merge_long, merge_short
-from ..pieces import SplitPieces, cut_table_without
+from ..pieces import (
+    KIND_BYTE_FALLBACK,
+    KIND_SPECIAL,
+    PieceTokens,
+    SplitPieces,
+    cut_table_without,
+    piece_tokens_from_spans,
+)
 from ..pretokenize import LINES_PATTERN, split_special
 from ..spans import TokenSpan, utf8_len
 from ..steps import EncodeStep, PieceSteps
@@ -41,6 +50,11 @@ __all__ = ["CharBPE", "char_bpe_from_gguf"]
 
 SPACE = "\u2581"
 _LINES = regex.compile(LINES_PATTERN)
+_PLAIN_PIECES = regex.compile("\n+|[ \u2581]*[^ \u2581\n]+|[ \u2581]+")
+"""The pieces of a text without added tokens or crossing tokens: :data:`_LINES`' runs of newlines, and
+each line cut where a ``▁`` (a space) follows another character (:meth:`CharBPE._units`)."""
+_PLAIN_JOINED = regex.compile("\n+|[ \u2581]*[^ \u2581\n\uffff]+|[ \u2581]+")
+""":data:`_PLAIN_PIECES` that never matches nor crosses :data:`~.char_bpe_kernel.SEPARATOR` (units joined)."""
 _WORD_START = regex.compile("(?<=[^\u2581])(?=\u2581)")
 """Where a ``▁`` run starts after another character: where a piece is cut into units (see :meth:`CharBPE._units`)."""
 
@@ -279,7 +293,9 @@ class CharBPE:
                     for j in range(n):
                         b = ids[k + j]
                         shown = self._tokens[b] if n > 1 else ch
-                        out.append(TokenSpan(b, self.token_bytes(b), shown, pos, pos + 1, False, n > 1))
+                        out.append(
+                            TokenSpan(b, self.token_bytes(b), shown, pos, pos + 1, False, n > 1, is_byte_fallback=True)
+                        )
                     k += n
                     pos += 1
                     continue
@@ -294,27 +310,99 @@ class CharBPE:
         """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by its pieces.
 
         A unit is cut as :meth:`encode` cuts a text (added tokens, lines, then
-        :meth:`_units`) and each piece is encoded on its own (:meth:`token_spans`).
+        :meth:`_units`) and each piece is encoded on its own (:meth:`_encode_pieces`).
         A unit of the corpus starts with a space after a non-space character,
         where :meth:`_units` cuts too -- unless that character is ``▁`` (a ``▁``
         run continues) or a token crosses there (:attr:`_crossing`): no unit
         ends after those characters.
+
+        A unit holding no added token and no crossing token is cut by one ``findall``
+        (:data:`_PLAIN_PIECES`: runs of newlines; within a line, ``▁``/space runs with the word after
+        them), any other as :meth:`_split_textbook` cuts it; the two cut alike
+        (``tests/engine/test_char_bpe_pieces.py``).
         """
         added = self._added_order
+        triggers = tuple(sorted({t[0] for t in added} | {t[j - 1] for t, j in self._crossing}))
+        plain, textbook = _PLAIN_PIECES.findall, self._split_textbook
+        crossing = tuple(t for t, _j in self._crossing)
+
+        def special(unit: str) -> list[str] | None:
+            if any(t in unit for t in added) or any(t in unit.replace(" ", SPACE) for t in crossing):
+                return textbook(unit)
+            return None
 
         def split(unit: str) -> list[str]:
-            out: list[str] = []
-            pos = 0
-            for start, piece, _is_added in self._pieces(unit):
-                if start > pos:  # (never: the pieces cover the unit)
-                    out.append(unit[pos:start])
-                out.append(unit[start : start + len(piece)])
-                pos = start + len(piece)
-            return out
+            for c in triggers:
+                if c in unit:
+                    return special(unit) or plain(unit)
+            return plain(unit)
 
         forbid = {SPACE} | {t[j - 1] for t, j in self._crossing}
         key = ("char-bpe-pieces", tuple(sorted(added)), tuple(self._crossing))
-        return SplitPieces(self, key, split, cut_after=cut_table_without(sorted(forbid)))
+        pieces = _CharPieces(self, key, split, self._encode_pieces, cut_after=cut_table_without(sorted(forbid)))
+        pieces.triggers, pieces.special = regex.escape("".join(triggers)), special
+        return pieces
+
+    def _split_textbook(self, unit: str) -> list[str]:
+        """The pieces of a corpus unit as :meth:`_pieces` cuts a text (added tokens, lines, :meth:`_units`)."""
+        out: list[str] = []
+        pos = 0
+        for start, piece, _is_added in self._pieces(unit):
+            if start > pos:  # (never: the pieces cover the unit)
+                out.append(unit[pos:start])
+            out.append(unit[start : start + len(piece)])
+            pos = start + len(piece)
+        return out
+
+    def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder: every piece's tokens, all pieces in one compiled call.
+
+        The compiled BPE over characters (:func:`bpe_core.production.char_bpe_kernel.encode_pieces`)
+        with this vocabulary's ranked merges (:attr:`_merge_tables`); an added token, or a run of newlines
+        that is a token, is that one token (as :meth:`_word_ids`).  Equal to :meth:`_encode_pieces_textbook`
+        (``tests/engine/test_char_bpe_pieces.py``), which runs where no compiled kernels can.
+        """
+        from ..counting import native
+
+        if native.carrier() is None:
+            return self._encode_pieces_textbook(pieces, first)
+        from .char_bpe_kernel import encode_pieces, pack_pieces
+
+        cps, offsets = pack_pieces(pieces, escape_spaces=True)
+        whole = np.fromiter(map(self._added.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
+        specials = whole >= 0
+        lines = np.flatnonzero(np.diff(offsets) > 0)
+        lines = lines[cps[offsets[lines]] == ord("\n")]
+        for k in lines[~specials[lines]].tolist():  # a run of newlines that is a token: taken whole
+            if not pieces[k].strip("\n"):
+                whole[k] = self._index.get(pieces[k], -1)
+        n = len(pieces)
+        offsets, ids, starts, ends, kinds = encode_pieces(
+            self._merge_tables, cps, offsets, np.full(n, -1, dtype=np.int64), whole, KIND_BYTE_FALLBACK
+        )
+        kinds[offsets[:-1][specials]] = KIND_SPECIAL
+        return PieceTokens(offsets, ids, starts, ends, kinds)
+
+    @cached_property
+    def _merge_tables(self):
+        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of this vocabulary.
+
+        Each single-character token is its character's symbol (a character that is no token never
+        merges); each merge keeps its rank (the first merge of a pair, as :attr:`_ranks`) and makes
+        :attr:`_new_ids` of it.  Every id is a token.
+        """
+        from .char_bpe_kernel import CharMergeTables
+
+        keys = np.fromiter(self._ranks.keys(), dtype=np.int64, count=len(self._ranks))
+        ranks = np.fromiter(self._ranks.values(), dtype=np.int64, count=len(self._ranks))
+        merges = (keys >> self._shift, keys & ((1 << self._shift) - 1), ranks, np.asarray(self._new_ids)[ranks])
+        chars = {t: i for t, i in self._index.items() if len(t) == 1}
+        n = len(self._tokens)
+        return CharMergeTables.build(chars, merges, n, np.arange(n), self._byte_ids)
+
+    def _encode_pieces_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook :meth:`_encode_pieces`: each piece's :meth:`token_spans` on its own."""
+        return piece_tokens_from_spans([self.token_spans(p) for p in pieces], self.unknown_id)
 
     def encode_steps(self, text: str) -> list[PieceSteps]:
         """Each piece's merges one per step (lowest rank, every occurrence left to right), then byte fallback.
@@ -386,6 +474,25 @@ class CharBPE:
 
     def __repr__(self) -> str:
         return f"CharBPE(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
+
+
+class _CharPieces(SplitPieces):
+    """:meth:`CharBPE.corpus_pieces`: all the units cut at once (:func:`~.char_bpe_kernel.cut_units`).
+
+    Attributes:
+        triggers: the characters (a character class's content) of the units ``special`` cuts.
+        special: ``unit -> pieces`` of a unit holding an added or crossing token, else ``None``.
+    """
+
+    triggers: str = ""
+    special: Callable[[str], list[str] | None] | None = None
+
+    def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
+        """As :meth:`SplitPieces.split_units` (each unit by its ``split``), in one ``findall`` over all of them."""
+        from .char_bpe_kernel import cut_units
+
+        done = cut_units(units, _PLAIN_JOINED, self.triggers, self.special)
+        return done if done is not None else super().split_units(units, first)
 
 
 def char_bpe_from_gguf(vocab: GGUFVocab, name: str) -> CharBPE:

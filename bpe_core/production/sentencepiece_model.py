@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 import regex
 
-from ..pieces import SplitPieces, piece_tokens_from_spans, regex_pieces
+from ..pieces import KIND_BYTE_FALLBACK, PieceTokens, SplitPieces, piece_tokens_from_spans, regex_pieces
 from ..spans import TokenSpan, utf8_len
 from .encodings import EncodingChecksumError, PackageFile, check_text, package_file_path
 
@@ -42,6 +42,10 @@ SPACE = "\u2581"
 
 UNIT_PATTERN = r"[ \u2581]*[^ \u2581]+|[ \u2581]+"
 """The units no merge crosses: spaces attach to the following word (checked on the model's pieces at load)."""
+
+_UNITS = regex.compile(UNIT_PATTERN)
+_UNITS_JOINED = regex.compile("[ \u2581]*[^ \u2581\uffff]+|[ \u2581]+")
+""":data:`UNIT_PATTERN` that never matches nor crosses :data:`~.char_bpe_kernel.SEPARATOR` (units joined)."""
 
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE, _UNUSED = 1, 2, 3, 4, 6, 5
 _CUT = regex.compile(r"(?<=[^ \u2581]) (?=[^ \u2581])")
@@ -298,16 +302,79 @@ class SentencePieceTokenizer:
         A unit of the text is cut into SentencePiece's units (:data:`UNIT_PATTERN`:
         spaces and the word after them), which no merge crosses.  A unit that
         starts the text is encoded alone (it carries the dummy ``▁``); any other
-        starts with a space or ``▁`` and is encoded after a character that is
-        encoded apart (``"a" + unit``, the tokens of ``"a"`` then dropped): no
-        piece of the model holds ``▁`` after another character (checked at load).
+        starts with a space or ``▁`` and is encoded as it is inside the text: no
+        piece of the model holds ``▁`` after another character (checked at load),
+        so nothing before it merges with it (:meth:`_encode_units`).
         A literal ``▁`` is a space here: no unit ends after one (a run of
         spaces and ``▁`` is one unit of the model).
-        """
-        return regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
 
-    def _encode_units(self, pieces, first):
-        """:meth:`corpus_pieces`' encoder: each unit's spans as in the text."""
+        The cut is :func:`bpe_core.pieces.regex_splitter`'s on :data:`UNIT_PATTERN` (whose key it keeps),
+        done with ``findall`` (the pattern matches every character, never the empty string), on all the
+        corpus's units at once (:class:`_UnitPieces`).
+        """
+        textbook = regex_pieces(self, UNIT_PATTERN, (), self._encode_units, cut_after=_NOT_AFTER_SPACE_SYMBOL)
+        return _UnitPieces(self, textbook.key, _UNITS.findall, self._encode_units, _NOT_AFTER_SPACE_SYMBOL)
+
+    def _encode_units(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder: every unit's tokens as in the text, all units in one compiled call.
+
+        The compiled BPE over characters (:func:`bpe_core.production.char_bpe_kernel.encode_pieces`) on the
+        units as SentencePiece normalizes them (every space ``▁``, the dummy ``▁`` in front of a unit that
+        starts a document), its merges ranked by score (:attr:`_merge_tables`); a document's first unit then
+        counts its characters from the text's, as :meth:`token_spans` lays the dummy ``▁`` over nothing.
+        Equal to :meth:`_encode_units_textbook` (``tests/engine/test_char_bpe_pieces.py``), which runs
+        where no compiled kernels can.
+        """
+        from ..counting import native
+
+        if native.carrier() is None:
+            return self._encode_units_textbook(pieces, first)
+        from .char_bpe_kernel import encode_pieces, pack_pieces
+
+        cps, offsets = pack_pieces(pieces, escape_spaces=True)
+        dummy = np.asarray(first, dtype=bool) & (np.diff(offsets) > 0)  # SentencePiece adds none to an empty text
+        lead = np.where(dummy, ord(SPACE), -1).astype(np.int64)
+        whole = np.full(len(pieces), -1, dtype=np.int64)
+        return PieceTokens(*encode_pieces(self._merge_tables, cps, offsets, lead, whole, KIND_BYTE_FALLBACK))
+
+    @cached_property
+    def _merge_tables(self):
+        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of this model's merges.
+
+        A merge is every way to cut an ordinary piece of two or more characters into two symbols (an
+        ordinary piece, or a single character), ranked by the dense rank of the piece's score, highest
+        first: equal scores share a rank, so the leftmost pair wins, as in ``bpe_model.cc``.  A character
+        that is part of a piece but no piece itself gets a symbol id past the vocabulary (never emitted).
+        """
+        from .char_bpe_kernel import CharMergeTables
+
+        normal, scores = self._merge_lookup, self._scores
+        symbols = {p: i for p, i in normal.items() if len(p) == 1}
+        n_symbols = [len(self._pieces)]
+
+        def symbol(part: str) -> int | None:
+            i = symbols.get(part, normal.get(part))
+            if i is None and len(part) == 1:  # a character in a piece that is no piece: a symbol id of its own
+                i = symbols[part] = n_symbols[0]
+                n_symbols[0] += 1
+            return i
+
+        dense = {v: r for r, v in enumerate(sorted({scores[i] for p, i in normal.items() if len(p) > 1}, reverse=True))}
+        merges = []
+        for p, i in normal.items():
+            for k in range(1, len(p)):
+                a, b = symbol(p[:k]), symbol(p[k:])
+                if a is not None and b is not None:
+                    merges.append((a, b, dense[scores[i]], i))
+        columns = tuple(np.array(merges, dtype=np.int64).reshape(-1, 4).T)
+        return CharMergeTables.build(symbols, columns, n_symbols[0], list(normal.values()), self._byte_ids)
+
+    def _encode_units_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook :meth:`_encode_units`: each unit through ``sentencepiece`` and :meth:`token_spans`.
+
+        A unit that starts a document is encoded alone (it carries the dummy ``▁``); any other after a
+        character encoded apart (``"a" + unit``, the tokens of ``"a"`` then dropped).
+        """
         lead = len(self._sp.encode("a"))
         out: list[list[TokenSpan]] = []
         for piece, at_start in zip(pieces, first):
@@ -429,6 +496,17 @@ class SentencePieceTokenizer:
 
     def __repr__(self) -> str:
         return f"SentencePieceTokenizer(name={self.name!r}, vocab_size={self.vocab_size}, source={self.source!r})"
+
+
+class _UnitPieces(SplitPieces):
+    """:meth:`SentencePieceTokenizer.corpus_pieces`: all the units cut at once (:func:`~.char_bpe_kernel.cut_units`)."""
+
+    def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
+        """As :meth:`SplitPieces.split_units` (each unit by ``findall``), in one ``findall`` over all of them."""
+        from .char_bpe_kernel import cut_units
+
+        done = cut_units(units, _UNITS_JOINED)
+        return done if done is not None else super().split_units(units, first)
 
 
 def _parse_model(model: bytes, source: str):
