@@ -70,6 +70,7 @@ __all__ = [
     "metaspace_word",
     "viterbi",
     "viterbi_many",
+    "viterbi_packed",
     "word_offsets",
 ]
 
@@ -320,6 +321,80 @@ def viterbi_many(words: Sequence[str], table: PieceTable, *, ids_only: bool = Fa
         return [tuple(ids[a:b]) for a, b in itertools.pairwise(bounds)]
     arcs = list(zip(out_s[:k].tolist(), out_e[:k].tolist(), ids))
     return [arcs[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def viterbi_packed(
+    codes: np.ndarray, wstart: np.ndarray, table: PieceTable, *, compiled: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`viterbi` of many words given as code points, as flat arrays (no per-token Python objects).
+
+    Args:
+        codes: ``int32``, the words' code points joined.
+        wstart: ``int64[n_words + 1]``, each word's start in ``codes``; every word non-empty.
+        table: the vocabulary.
+        compiled: run :func:`bpe_core.unigram.kernels._encode_words` once per distinct word (found by
+            :func:`~bpe_core.unigram.kernels._distinct_words`; numba's JIT when their library is not built);
+            else :func:`viterbi` on each distinct word.
+
+    Returns:
+        ``(word, start, end, id)``, ``int64`` each, one entry per token in text order: the token's word
+        and its characters ``start:end`` in that word -- :func:`viterbi`'s arcs of every word, concatenated.
+
+    Raises:
+        ValueError: an empty word.
+    """
+    lens = np.diff(wstart)
+    if lens.size and int(lens.min()) <= 0:
+        raise ValueError("viterbi_packed: every word must hold at least one character")
+    if compiled and lens.size:
+        return _viterbi_distinct(np.ascontiguousarray(codes, dtype=np.int32), np.ascontiguousarray(wstart, np.int64),
+                                 table)  # fmt: skip
+    text = np.asarray(codes, dtype="<u4").tobytes().decode("utf-32-le")
+    memo: dict[str, list[tuple[int, int, int]]] = {}
+    cols: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+    for w, (a, b) in enumerate(itertools.pairwise(wstart.tolist())):
+        word = text[a:b]
+        arcs = memo.get(word)
+        if arcs is None:
+            arcs = memo[word] = viterbi(word, table)
+        cols[0].extend([w] * len(arcs))
+        for s, e, i in arcs:
+            cols[1].append(s)
+            cols[2].append(e)
+            cols[3].append(i)
+    word_of, starts, ends, ids = (np.array(c, dtype=np.int64) for c in cols)
+    return word_of, starts, ends, ids
+
+
+def _viterbi_distinct(codes: np.ndarray, wstart: np.ndarray, table: PieceTable):
+    """:func:`viterbi_packed`'s compiled path: the distinct words found, segmented once each, copied to the rest."""
+    from . import kernels as K
+
+    n_words = wstart.size - 1
+    first_of = np.empty(n_words, dtype=np.int64)
+    slots = np.full(1 << max(4, (2 * n_words).bit_length()), -1, dtype=np.int64)
+    nd = K._distinct_words(codes, wstart, slots, first_of)
+    distinct = np.flatnonzero(first_of == np.arange(n_words))
+    row = np.empty(n_words, dtype=np.int64)
+    row[distinct] = np.arange(nd)
+    row = row[first_of]  # each word's distinct word
+    dlen = np.diff(wstart)[distinct]
+    dstart = np.zeros(nd + 1, dtype=np.int64)
+    np.cumsum(dlen, out=dstart[1:])
+    dcodes = codes[np.repeat(wstart[distinct] - dstart[:-1], dlen) + np.arange(int(dstart[-1]))]
+    hkeys, hvals, node_piece, scores = table.trie()
+    n = int(dstart[-1])
+    out_id, out_s, out_e = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
+    m = int(dlen.max()) + 1
+    k = K._encode_words(dcodes, dstart, hkeys, hvals, node_piece, scores, table.unk_id, np.array([table.unk_score]),
+                        out_id, out_s, out_e, np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
+    ntok = np.bincount(np.cumsum(out_s[:k] == 0) - 1, minlength=nd)  # each word's first token starts at 0
+    toff = np.concatenate([[0], np.cumsum(ntok)])
+    count = ntok[row]
+    total = np.concatenate([[0], np.cumsum(count)])
+    src = np.repeat(toff[:-1][row] - total[:-1], count) + np.arange(int(total[-1]), dtype=np.int64)
+    word = np.repeat(np.arange(n_words, dtype=np.int64), count)
+    return word, out_s[src].astype(np.int64), out_e[src].astype(np.int64), out_id[src].astype(np.int64)
 
 
 def _fused(word: str, s: int, e: int, table: PieceTable) -> tuple[int, int, int]:

@@ -698,3 +698,162 @@ def _fused(codes, a0, s, e, hkeys, hvals, node_piece, unk_id):
             return unk_id
     i = node_piece[node]
     return i if i >= 0 else unk_id
+
+
+@kernel("i4[]", "i8[]", "u1[]", "u1[]", "i8[]", "i8[]", returns="i8")
+def _sure_breaks(codes, starts, simple, brk, run_start, run_len):
+    """Where a grapheme cluster surely starts (:func:`bpe_core.production.unigram_model.sure_breaks`' twin).
+
+    Args:
+        codes: the strings' code points, joined.
+        starts: each string's start in ``codes`` (``n + 1``).
+        simple: per code point, 1 for the grapheme-break classes Other, Control, CR and LF.
+        brk: out, per character: 1 where a cluster surely starts.
+        run_start: out: the runs of more than one character between two sure starts.
+        run_len: out: their lengths.
+
+    Returns the number of runs.
+    """
+    runs = 0
+    for k in range(starts.size - 1):
+        a = starts[k]
+        b = starts[k + 1]
+        last = a
+        for i in range(a, b):
+            sure = i == a
+            if not sure:
+                x = codes[i - 1]
+                y = codes[i]
+                sure = simple[x] == 1 and simple[y] == 1 and not (x == 13 and y == 10)
+            if sure:
+                if i - last > 1:
+                    run_start[runs] = last
+                    run_len[runs] = i - last
+                    runs += 1
+                last = i
+                brk[i] = 1
+            else:
+                brk[i] = 0
+        if b - last > 1:
+            run_start[runs] = last
+            run_len[runs] = b - last
+            runs += 1
+    return runs
+
+
+@kernel("i4[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[]", "i4[]", "i8[]", "i8[]", "i8[]", "i8[]", returns="i8")
+def _normalized_lattice(codes, starts, brk, key, vcodes, voff, lattice, orig_start, orig_end, wstart, wstring):
+    """SentencePiece's normalizer and words over many strings at once: the lattice words, each character's origin.
+
+    The compiled twin of :func:`bpe_core.production.unigram_model.normalized_lattice_numpy`
+    (:func:`~bpe_core.production.unigram_model.normalize_packed`, then
+    :func:`~bpe_core.production.unigram_model.squeeze_packed`, then
+    :func:`bpe_core.unigram.batch.metaspace_lattice`): each grapheme cluster is
+    replaced by its value, a space is dropped at a string's start, after a space
+    and at its end (``remove_extra_whitespaces``), a ``"▁"`` is put in front of a
+    string whose first character is not one, and every space is written ``"▁"``;
+    a word starts at every ``"▁"``.
+
+    Args:
+        codes: the strings' code points, joined.
+        starts: each string's start in ``codes`` (``n + 1``).
+        brk: 1 where a grapheme cluster starts (at least at every string's start).
+        key: at a cluster's start, its value's row in ``voff``.
+        vcodes: the values' code points, joined.
+        voff: each value's start in ``vcodes`` (rows + 1).
+        lattice: out: the lattice code points (room for every value's characters and one per string).
+        orig_start: out, per lattice character: the start in ``codes`` of the cluster it comes from (for a
+            ``"▁"`` put in front: the start of the string's first kept character).
+        orig_end: out: that cluster's end (for a ``"▁"`` put in front: equal to its start).
+        wstart: out: each word's start in ``lattice``, then the lattice's length (room + 1).
+        wstring: out: each word's string.
+
+    Returns the number of words.
+    """
+    pos = 0
+    words = 0
+    for k in range(starts.size - 1):
+        prev_space = True  # a space at the string's start is dropped
+        pending = -1  # a kept space not written yet (dropped if nothing follows it): its cluster's start
+        pending_end = 0
+        written = False
+        i = starts[k]
+        b = starts[k + 1]
+        while i < b:
+            j = i + 1
+            while j < b and brk[j] == 0:
+                j += 1
+            row = key[i]
+            for q in range(voff[row], voff[row + 1]):
+                v = vcodes[q]
+                if v == 0x20:
+                    if not prev_space:
+                        pending = i
+                        pending_end = j
+                        prev_space = True
+                    continue
+                if pending >= 0 or (not written and v != 0x2581):  # a kept space, or the "▁" put in front
+                    lattice[pos] = 0x2581
+                    orig_start[pos] = pending if pending >= 0 else i
+                    orig_end[pos] = pending_end if pending >= 0 else i
+                    wstart[words] = pos
+                    wstring[words] = k
+                    words += 1
+                    pos += 1
+                    pending = -1
+                if v == 0x2581:
+                    wstart[words] = pos
+                    wstring[words] = k
+                    words += 1
+                lattice[pos] = v
+                orig_start[pos] = i
+                orig_end[pos] = j
+                pos += 1
+                written = True
+                prev_space = False
+            i = j
+    wstart[words] = pos
+    return words
+
+
+@kernel("i4[]", "i8[]", "i8[]", "i8[]", returns="i8")
+def _distinct_words(codes, wstart, table, first_of):
+    """Find equal words: ``first_of[w]`` is the first word equal to word ``w`` (``w`` itself for a new one).
+
+    The compiled twin of a ``dict`` from each word to its first index
+    (:func:`bpe_core.unigram.encoder.viterbi_packed` runs Viterbi once per distinct word).
+
+    Args:
+        codes: the words' code points, joined.
+        wstart: each word's start in ``codes`` (``n_words + 1``).
+        table: scratch hash table, all -1, a power of two larger than ``n_words``.
+        first_of: out, per word.
+
+    Returns the number of distinct words.
+    """
+    mask = table.size - 1
+    distinct = 0
+    for w in range(wstart.size - 1):
+        a = wstart[w]
+        n = wstart[w + 1] - a
+        h = n
+        for q in range(n):
+            h = h * 1000003 + codes[a + q]
+        i = (((h * _MUL) & 0xFFFFFFFFFFFFFFFF) >> 32) & mask
+        while True:
+            v = table[i]
+            if v < 0:
+                table[i] = w
+                first_of[w] = w
+                distinct += 1
+                break
+            b = wstart[v]
+            if wstart[v + 1] - b == n:
+                q = 0
+                while q < n and codes[b + q] == codes[a + q]:
+                    q += 1
+                if q == n:
+                    first_of[w] = v
+                    break
+            i = (i + 1) & mask
+    return distinct
