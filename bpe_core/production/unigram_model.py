@@ -38,7 +38,7 @@ from ..pretokenize import SENTENCEPIECE_PATTERN, split_special
 from ..spans import TokenSpan
 from ..unigram import UnigramTokenizer
 from ..unigram.batch import PLAIN, code_points, metaspace_lattice, special_kinds, unknown_kinds
-from ..unigram.encoder import METASPACE, SENTENCEPIECE_RX, viterbi_packed
+from ..unigram.encoder import METASPACE, SENTENCEPIECE_RX, compiled_encoder_ready, viterbi_packed
 from ..unigram.trace import WordLattice, word_lattice
 from .encodings import check_text
 from .gguf_vocab import CONTROL, UNKNOWN, UNUSED, GGUFVocab
@@ -195,8 +195,8 @@ def sure_breaks(codes: np.ndarray, starts: np.ndarray, simple: np.ndarray) -> tu
 
     >>> simple = np.ones(0x110000, np.uint8); simple[769] = 0
     >>> brk, a, m = sure_breaks(np.array([97, 101, 769, 13, 10, 98], np.int32), np.array([0, 6]), simple)
-    >>> brk.tolist(), a.tolist(), m.tolist()
-    ([1, 1, 0, 1, 0, 1], [1, 3], [2, 2])
+    >>> brk.tolist(), a.tolist(), m.tolist()  # "é\r\n" is one run: the break after a mark is \X's to find
+    ([1, 1, 0, 0, 0, 1], [1], [4])
     """
     n = codes.size
     sc = simple[codes].astype(bool)
@@ -619,9 +619,7 @@ class UnigramXLMR:
 
     def _encode_units(self, pieces, first):
         """:meth:`corpus_pieces`' encoder: every unit at once (:meth:`unit_tokens`, compiled when built)."""
-        from ..unigram.model import _compiled_encoder
-
-        return self.unit_tokens(pieces, first, compiled=_compiled_encoder())
+        return self.unit_tokens(pieces, first, compiled=compiled_encoder_ready())
 
     def textbook_unit_tokens(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """The textbook encoder of :meth:`corpus_pieces`: each unit's spans as inside the text, one by one.

@@ -66,6 +66,7 @@ __all__ = [
     "SENTENCEPIECE_PATTERN",
     "UNK_PENALTY",
     "PieceTable",
+    "compiled_encoder_ready",
     "lattice_words",
     "metaspace_word",
     "viterbi",
@@ -223,6 +224,18 @@ class PieceTable:
             if not single:
                 out.append((s, s + 1, self.unk_id))
         return out
+
+
+def compiled_encoder_ready() -> bool:
+    """Whether the compiled encoder runs without a compile pause (its library built), or is asked for.
+
+    :data:`bpe_core.counting.stream.KERNELS_ENV` ``python``: never; ``compiled``: always (numba's JIT
+    until the library is built); ``auto``: once the library is built (its build starts in the background).
+    """
+    from ..counting import kernels_mode, kernels_ready
+
+    mode = kernels_mode()
+    return mode != "python" and kernels_ready(mode == "compiled")
 
 
 def viterbi(word: str, table: PieceTable) -> list[tuple[int, int, int]]:

@@ -102,6 +102,7 @@ from .encoder import (
     SENTENCEPIECE_PATTERN,
     SENTENCEPIECE_RX,
     PieceTable,
+    compiled_encoder_ready,
     lattice_words,
     viterbi,
     viterbi_many,
@@ -128,14 +129,6 @@ _CACHE_WORDS = 1 << 18
 
 _COMPILED_MIN_CHARS = 4096
 """Missing words of fewer characters than this are segmented in Python (the compiled call costs more)."""
-
-
-def _compiled_encoder() -> bool:
-    """Whether the compiled encoder runs without a compile pause (its library built), or is asked for."""
-    from ..counting import kernels_mode, kernels_ready
-
-    mode = kernels_mode()
-    return mode != "python" and kernels_ready(mode == "compiled")
 
 
 UNKNOWN_SURFACES = ("\u2047", "\ufffd")
@@ -686,7 +679,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             if len(cache) + len(missing) >= _CACHE_WORDS:
                 cache.clear()
             table = self.piece_table()
-            if sum(map(len, missing)) >= _COMPILED_MIN_CHARS and _compiled_encoder():
+            if sum(map(len, missing)) >= _COMPILED_MIN_CHARS and compiled_encoder_ready():
                 plain = self._st.byte_ids is None
                 for w, found in zip(missing, viterbi_many(missing, table, ids_only=plain)):
                     cache[w] = found if plain else self._word_ids(w, found)
@@ -788,7 +781,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
         specials = tuple(self._st.specials)
 
         def encode(pieces, first):  # all pieces at once, compiled (equal to the textbook encoder, tested)
-            return unigram_piece_tokens(self, pieces, first, compiled=_compiled_encoder())
+            return unigram_piece_tokens(self, pieces, first, compiled=compiled_encoder_ready())
 
         return regex_pieces(self, self.pattern, specials, encode)
 
