@@ -18,6 +18,12 @@ check against):
    (:func:`bpe_core.unigram.encoder.viterbi`, through
    :class:`~bpe_core.unigram.UnigramTokenizer`).
 
+Corpus figures encode every distinct unit of a corpus at once
+(:meth:`UnigramXLMR.unit_tokens`): the same steps over the units' code points
+joined -- grapheme clusters, the charsmap, the spaces and the lattice words in
+compiled code (:func:`bpe_core.unigram.kernels._normalized_lattice`, twin of
+:func:`normalized_lattice_numpy`), then Viterbi once per distinct word.
+
 The vocabulary, scores and charsmap come from llama.cpp's
 ``ggml-vocab-nomic-bert-moe.gguf`` (nomic-embed-text-v2-moe uses XLM-R's
 tokenizer; the file pads the list to 250,048 with unused entries, dropped here).
@@ -340,7 +346,7 @@ def normalized_lattice(
         return normalized_lattice_numpy(codes, starts, brk, key, vcodes, voff)
     from ..unigram import kernels as K
 
-    room = int(np.diff(voff)[key[brk.view(bool)]].sum()) + starts.size - 1
+    room = int(np.bincount(key, minlength=voff.size - 1) @ np.diff(voff)) + starts.size - 1  # every character's value
     lattice = np.empty(room, dtype=np.int32)
     orig_start, orig_end = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
     wstart, wstring = np.empty(room + 1, dtype=np.int64), np.empty(room, dtype=np.int64)
@@ -593,6 +599,8 @@ class UnigramXLMR:
         normalizes to something that ends in a non-space and forms no grapheme
         cluster with the space: no unit ends after any other character
         (:meth:`_cut_after`), nor after a special token's last character.
+        All units are encoded at once by :meth:`unit_tokens` (its oracle:
+        :meth:`textbook_unit_tokens`, the units one by one).
         """
         key = ("xlmr-units", id(self.charsmap), tuple(sorted(self.special_tokens)))
         return SplitPieces(self, key, None, self._encode_units, cut_after=self._cut_after())

@@ -180,11 +180,13 @@ class PieceTable:
         self.prefixes = prefixes
         self._trie: tuple | None = None
 
-    def trie(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The pieces as arrays for the compiled encoder: ``(hash keys, children, piece of each node, scores)``.
+    def trie(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pieces as arrays for the compiled encoder: ``(trie, scores)``.
 
-        A trie over code points: the hash table maps ``node * 2**21 + code point``
-        to the child node; node 0 is the root.  Built once per table.
+        A trie over code points (:func:`bpe_core.unigram.kernels._trie_build`): a
+        hash table whose keys, ``node * 2**21 + code point``, sit beside their
+        entries, ``child node * 2**32 + piece id + 1``; node 0 is the root.
+        ``scores`` is :attr:`scores` as ``float64``.  Built once per table.
         """
         if self._trie is None:
             from . import kernels as K
@@ -195,12 +197,10 @@ class PieceTable:
             np.cumsum(lens, out=starts[1:])
             codes = np.frombuffer("".join(pieces).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
             size = 1 << max(4, int(2 * (starts[-1] + 1)).bit_length())
-            hkeys = np.full(size, -1, dtype=np.int64)
-            hvals = np.zeros(size, dtype=np.int64)
-            node_piece = np.full(int(starts[-1]) + 1, -1, dtype=np.int32)
+            trie = np.full(2 * size, -1, dtype=np.int64)
             ids = np.fromiter(self.piece_ids.values(), dtype=np.int32, count=len(pieces))
-            K._trie_build(codes, starts, ids, hkeys, hvals, node_piece)
-            self._trie = (hkeys, hvals, node_piece, np.array(self.scores, dtype=np.float64))
+            K._trie_build(codes, starts, ids, trie)
+            self._trie = (trie, np.array(self.scores, dtype=np.float64))
         return self._trie
 
     def arcs(self, word: str) -> list[tuple[int, int, int]]:
@@ -317,7 +317,7 @@ def viterbi_many(words: Sequence[str], table: PieceTable, *, ids_only: bool = Fa
     """
     from . import kernels as K
 
-    hkeys, hvals, node_piece, scores = table.trie()
+    trie, scores = table.trie()
     lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     wstart = np.zeros(len(words) + 1, dtype=np.int64)
     np.cumsum(lens, out=wstart[1:])
@@ -326,7 +326,7 @@ def viterbi_many(words: Sequence[str], table: PieceTable, *, ids_only: bool = Fa
     out_id, out_s, out_e = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
     m = int(lens.max()) + 1 if len(words) else 1
     unk = np.array([table.unk_score])
-    k = K._encode_words(codes, wstart, hkeys, hvals, node_piece, scores, table.unk_id, unk, out_id, out_s, out_e,
+    k = K._encode_words(codes, wstart, trie, scores, table.unk_id, unk, out_id, out_s, out_e,
                         np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
     bounds = np.append(np.flatnonzero(out_s[:k] == 0), k).tolist()  # each word's first token starts at 0
     ids = out_id[:k].tolist()
@@ -395,12 +395,12 @@ def _viterbi_distinct(codes: np.ndarray, wstart: np.ndarray, table: PieceTable):
     dstart = np.zeros(nd + 1, dtype=np.int64)
     np.cumsum(dlen, out=dstart[1:])
     dcodes = codes[np.repeat(wstart[distinct] - dstart[:-1], dlen) + np.arange(int(dstart[-1]))]
-    hkeys, hvals, node_piece, scores = table.trie()
+    trie, scores = table.trie()
     n = int(dstart[-1])
     out_id, out_s, out_e = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
     m = int(dlen.max()) + 1
-    k = K._encode_words(dcodes, dstart, hkeys, hvals, node_piece, scores, table.unk_id, np.array([table.unk_score]),
-                        out_id, out_s, out_e, np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
+    k = K._encode_words(dcodes, dstart, trie, scores, table.unk_id, np.array([table.unk_score]), out_id, out_s, out_e,
+                        np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
     ntok = np.bincount(np.cumsum(out_s[:k] == 0) - 1, minlength=nd)  # each word's first token starts at 0
     toff = np.concatenate([[0], np.cumsum(ntok)])
     count = ntok[row]

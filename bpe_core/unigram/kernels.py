@@ -20,7 +20,13 @@ names it and which the tests hold it to (``tests/engine/test_unigram_kernels.py`
   the same sums in the same order, so the same paths, ties to the arc that
   starts earliest;
 * :func:`_alternatives` -- each used piece's best segmentation without itself
-  (:func:`bpe_core.unigram.lattice.loss_increase`): the same paths.
+  (:func:`bpe_core.unigram.lattice.loss_increase`): the same paths;
+* encoding: :func:`_trie_build` and :func:`_encode_words` -- Viterbi over a
+  trie of the pieces (:func:`bpe_core.unigram.encoder.viterbi`'s segmentations),
+  :func:`_distinct_words` -- each word's first equal word (a ``dict``'s), and,
+  for XLM-R's corpus figures, :func:`_sure_breaks` and :func:`_normalized_lattice`
+  -- grapheme clusters, the charsmap's values, SentencePiece's spaces and
+  words (twins in :mod:`bpe_core.production.unigram_model`).
 
 A word's lattice is its arcs grouped by start position: ``off[j] ..
 off[j + 1]`` are the arcs that start at position ``j`` of the words joined,
@@ -551,63 +557,65 @@ _MUL = 0x9E3779B97F4A7C15  # Fibonacci hashing
 
 
 @njit(inline="always")
-def _child(hkeys, hvals, node, code):
-    """The trie's child of ``node`` by code point ``code``, or -1."""
-    key = node * 0x200000 + code
-    mask = hkeys.size - 1
+def _slot(trie, key):
+    """The slot of ``key`` in the trie's hash table (``trie[2 * slot]`` holds it), or of the empty slot it goes in."""
+    mask = (trie.size >> 1) - 1
     h = (key * _MUL) & 0xFFFFFFFFFFFFFFFF
     i = (h >> 32) & mask
     while True:
-        k = hkeys[i]
+        k = trie[2 * i]
         if k == key:
-            return hvals[i]
+            return i
         if k == _EMPTY:
-            return -1
+            return i
         i = (i + 1) & mask
 
 
-@kernel("i4[]", "i8[]", "i4[]", "i8[]", "i8[]", "i4[]", returns="i8")
-def _trie_build(codes, starts, ids, hkeys, hvals, node_piece):
+@njit(inline="always")
+def _arc(trie, node, code):
+    """The entry of the child of ``node`` by code point ``code``, or -1 when there is no such child.
+
+    An entry is ``child * 2**32 + piece id + 1`` (``+ 0``: the child is no piece).
+    """
+    i = _slot(trie, node * 0x200000 + code)
+    return trie[2 * i + 1] if trie[2 * i] != _EMPTY else -1
+
+
+@kernel("i4[]", "i8[]", "i4[]", "i8[]", returns="i8")
+def _trie_build(codes, starts, ids, trie):
     """Insert every piece (``codes[starts[k] : starts[k + 1]]``, id ``ids[k]``) into the trie; returns its nodes.
 
-    ``hkeys`` (all -1, a power of two larger than the nodes) and ``hvals`` are the
-    hash table of ``(node, code point) -> child``; ``node_piece`` (-1 in) gets each
-    node's piece id.  Node 0 is the root.
+    ``trie`` is a hash table of ``(node, code point)`` keys, ``node * 2**21 + code
+    point``, with its entry beside each key (``trie[2 * slot]``, ``trie[2 * slot + 1]``,
+    one cache line): the child node times ``2**32`` plus its piece's id + 1 (0 for a
+    node that is no piece).  All -1 in; its slots a power of two larger than the
+    nodes.  Node 0 is the root.
     """
     n_nodes = 1
-    mask = hkeys.size - 1
     for k in range(ids.size):
         node = 0
+        slot = -1
         for q in range(starts[k], starts[k + 1]):
-            code = codes[q]
-            child = _child(hkeys, hvals, node, code)
-            if child < 0:
-                key = node * 0x200000 + code
-                h = (key * _MUL) & 0xFFFFFFFFFFFFFFFF
-                i = (h >> 32) & mask
-                while hkeys[i] != _EMPTY:
-                    i = (i + 1) & mask
-                hkeys[i] = key
-                hvals[i] = n_nodes
-                child = n_nodes
+            key = node * 0x200000 + codes[q]
+            slot = _slot(trie, key)
+            if trie[2 * slot] == _EMPTY:
+                trie[2 * slot] = key
+                trie[2 * slot + 1] = n_nodes << 32
                 n_nodes += 1
-            node = child
-        node_piece[node] = ids[k]
+            node = trie[2 * slot + 1] >> 32
+        if slot >= 0:
+            trie[2 * slot + 1] = (node << 32) + ids[k] + 1
     return n_nodes
 
 
-@kernel("i4[]", "i8[]", "i8[]", "i8[]", "i4[]", "f8[]", "i8", "f8[]", "i4[]", "i4[]", "i4[]", "f8[]", "i8[]", "i4[]",
-        returns="i8")  # fmt: skip
-def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, out_id, out_start, out_end, best,
-                  back, bid):  # fmt: skip
+@kernel("i4[]", "i8[]", "i8[]", "f8[]", "i8", "f8[]", "i4[]", "i4[]", "i4[]", "f8[]", "i8[]", "i4[]", returns="i8")
+def _encode_words(codes, wstart, trie, scores, unk_id, unk, out_id, out_start, out_end, best, back, bid):
     """Every word's Viterbi segmentation with Hugging Face's ties (:func:`bpe_core.unigram.encoder.viterbi`).
 
     Args:
         codes: the words' code points, joined.
         wstart: each word's start in ``codes`` (``n_words + 1``).
-        hkeys: the trie's hash keys (:meth:`bpe_core.unigram.encoder.PieceTable.trie`).
-        hvals: its children.
-        node_piece: each node's piece id, or -1.
+        trie: the pieces' trie (:meth:`bpe_core.unigram.encoder.PieceTable.trie`, see :func:`_trie_build`).
         scores: each id's score.
         unk_id: the unknown id.
         unk: an unknown character's score (one element).
@@ -632,10 +640,11 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
             single = False
             node = 0
             for e in range(s + 1, n + 1):
-                node = _child(hkeys, hvals, node, codes[a0 + e - 1])
-                if node < 0:
+                v = _arc(trie, node, codes[a0 + e - 1])
+                if v < 0:
                     break
-                i = node_piece[node]
+                node = v >> 32
+                i = (v & 0xFFFFFFFF) - 1
                 if i >= 0:
                     cand = scores[i] + here
                     if back[e] < 0 or cand > best[e]:
@@ -662,7 +671,7 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
                     run_end = e
             else:
                 if run_end >= 0:
-                    out_id[k] = _fused(codes, a0, e, run_end, hkeys, hvals, node_piece, unk_id)
+                    out_id[k] = _fused(codes, a0, e, run_end, trie, unk_id)
                     out_start[k] = e
                     out_end[k] = run_end
                     k += 1
@@ -673,7 +682,7 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
                 k += 1
             e = s
         if run_end >= 0:
-            out_id[k] = _fused(codes, a0, 0, run_end, hkeys, hvals, node_piece, unk_id)
+            out_id[k] = _fused(codes, a0, 0, run_end, trie, unk_id)
             out_start[k] = 0
             out_end[k] = run_end
             k += 1
@@ -689,14 +698,14 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
 
 
 @njit
-def _fused(codes, a0, s, e, hkeys, hvals, node_piece, unk_id):
+def _fused(codes, a0, s, e, trie, unk_id):
     """The id of the run ``s .. e`` of unknown characters: the piece it spells, else the unknown id."""
-    node = 0
+    v = 0
     for q in range(s, e):
-        node = _child(hkeys, hvals, node, codes[a0 + q])
-        if node < 0:
+        v = _arc(trie, v >> 32, codes[a0 + q])
+        if v < 0:
             return unk_id
-    i = node_piece[node]
+    i = (v & 0xFFFFFFFF) - 1
     return i if i >= 0 else unk_id
 
 
