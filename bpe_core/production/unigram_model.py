@@ -43,7 +43,7 @@ from ..pieces import KIND_SPECIAL, PieceTokens, SplitPieces, combine_piece_token
 from ..pretokenize import SENTENCEPIECE_PATTERN, split_special
 from ..spans import TokenSpan
 from ..unigram import UnigramTokenizer
-from ..unigram.batch import PLAIN, code_points, metaspace_lattice, special_kinds, unknown_kinds
+from ..unigram.batch import PLAIN, code_points, in_batches, metaspace_lattice, special_kinds, unknown_kinds
 from ..unigram.encoder import METASPACE, SENTENCEPIECE_RX, compiled_encoder_ready, viterbi_packed
 from ..unigram.trace import WordLattice, word_lattice
 from .encodings import check_text
@@ -676,7 +676,10 @@ class UnigramXLMR:
         plain = special_kinds(strings, tuple(self.special_tokens)) == PLAIN
         idx, rest = np.flatnonzero(plain), np.flatnonzero(~plain)
         try:
-            tokens = self._plain_unit_tokens([strings[i] for i in idx], compiled)
+            lengths = np.fromiter((len(strings[i]) for i in idx.tolist()), dtype=np.int64, count=idx.size)
+            tokens = in_batches(
+                lengths, lambda b: self._plain_unit_tokens([strings[i] for i in idx[b].tolist()], compiled)
+            )
         except UnicodeEncodeError:  # an unpaired surrogate: the textbook path raises token_spans' error
             return self.textbook_unit_tokens(pieces, first)
         tokens = _drop_lead(tokens, ~first[idx], len(self.token_spans("a")))

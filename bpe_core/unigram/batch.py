@@ -29,6 +29,7 @@ compiled Viterbi and with the Python one.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -46,8 +47,10 @@ from ..pretokenize.special import special_regex
 from .encoder import METASPACE, PREPEND_FIRST, viterbi_packed
 
 __all__ = [
+    "BATCH_CHARS",
     "byte_fallback_tokens",
     "code_points",
+    "in_batches",
     "metaspace_lattice",
     "special_kinds",
     "special_piece_tokens",
@@ -57,6 +60,9 @@ __all__ = [
 ]
 
 SPACE, MARK = 0x20, ord(METASPACE)
+
+BATCH_CHARS = 1 << 22
+"""Pieces are encoded in batches of about this many characters (bounds the arrays: some 30 bytes a character)."""
 
 PLAIN, SPECIAL, HOLDS_SPECIAL = 0, 1, 2
 """:func:`special_kinds`: a piece without special token, a piece that is one, a piece that holds one elsewhere."""
@@ -76,6 +82,39 @@ def code_points(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     np.cumsum(np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)), out=starts[1:])
     codes = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
     return codes, starts
+
+
+def in_batches(lengths: np.ndarray, encode, limit: int | None = None) -> PieceTokens:
+    """``encode(indices)`` on consecutive batches of strings of about ``limit`` characters, joined in order.
+
+    Args:
+        lengths: ``int64[n]``, each string's characters.
+        encode: ``int64 indices -> PieceTokens`` of those strings (consecutive indices, in order).
+        limit: characters per batch (a longer string is a batch of its own); default :data:`BATCH_CHARS`.
+
+    >>> names = ["ab", "c", "de"]
+    >>> pt = in_batches(np.array([2, 1, 2]), lambda b: special_piece_tokens([names[i] for i in b], {"ab": 1, "c": 2,
+    ...                 "de": 3}), limit=3)
+    >>> pt.offsets.tolist(), pt.ids.tolist(), pt.ends.tolist()
+    ([0, 1, 2, 3], [1, 2, 3], [2, 1, 2])
+    """
+    limit = BATCH_CHARS if limit is None else limit
+    ends = np.cumsum(lengths)
+    bounds = [0]
+    while bounds[-1] < lengths.size:
+        a = bounds[-1]
+        taken = int(ends[a - 1]) if a else 0
+        bounds.append(max(a + 1, int(np.searchsorted(ends, taken + limit, side="right"))))
+    parts = [encode(np.arange(a, b)) for a, b in itertools.pairwise(bounds)]
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return encode(np.arange(0))
+    counts = np.concatenate([np.diff(p.offsets) for p in parts])
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    fields = (np.concatenate([getattr(p, f) for p in parts]) for f in ("ids", "starts", "ends", "kinds"))
+    return PieceTokens(offsets, *fields)
 
 
 def special_kinds(pieces: Sequence[str], special_tokens: Sequence[str]) -> np.ndarray:
@@ -181,7 +220,10 @@ def unigram_piece_tokens(tok, pieces: Sequence[str], first: Sequence[bool], *, c
     kinds = special_kinds(pieces, tuple(specials))
     plain, exact, holds = (np.flatnonzero(kinds == k) for k in (PLAIN, SPECIAL, HOLDS_SPECIAL))
     try:
-        plain_tokens = _plain_tokens(tok, [pieces[i] for i in plain], first[plain], compiled)
+        lengths = np.fromiter((len(pieces[i]) for i in plain.tolist()), dtype=np.int64, count=plain.size)
+        plain_tokens = in_batches(
+            lengths, lambda b: _plain_tokens(tok, [pieces[i] for i in plain[b].tolist()], first[plain[b]], compiled)
+        )
     except UnicodeEncodeError:  # an unpaired surrogate: the textbook path raises token_spans' error
         return textbook_piece_tokens(tok, pieces, first)
     parts = [

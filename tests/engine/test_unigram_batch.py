@@ -38,6 +38,7 @@ from bpe_core.pieces import KIND_BYTE_FALLBACK, KIND_SPECIAL, KIND_UNKNOWN
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.registry import load_production
 from bpe_core.production.unigram_model import cluster_values, normalized_lattice, sure_breaks
+from bpe_core.unigram import batch
 from bpe_core.unigram import kernels as K
 from bpe_core.unigram.batch import (
     code_points,
@@ -126,6 +127,9 @@ def test_trained_unigram_batch_equals_the_textbook(trained, name, prepend, compi
     want = textbook_piece_tokens(tok, pieces, first)
     assert_equal_tokens(unigram_piece_tokens(tok, pieces, first, compiled=compiled), want, pieces)
     assert_equal_tokens(tok.corpus_pieces().encode(pieces, first), want, pieces)  # what corpus figures call
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(batch, "BATCH_CHARS", 300)  # many batches, joined in order
+        assert_equal_tokens(unigram_piece_tokens(tok, pieces, first, compiled=compiled), want, pieces)
     kinds = set(want.kinds.tolist())
     assert KIND_SPECIAL in kinds  # the pieces "<unk>", "<s>": special tokens
     assert (KIND_BYTE_FALLBACK if name == "byte fallback" else KIND_UNKNOWN) in kinds  # "𝔘𝔫𝔦" and friends
@@ -162,9 +166,11 @@ def xlmr():
         pytest.skip(f"{exc} ({exc.how_to_add})")
 
 
-def test_xlmr_batch_equals_the_textbook(xlmr, compiled):
+def test_xlmr_batch_equals_the_textbook(xlmr, compiled, monkeypatch):
     pieces, first = distinct_pieces(xlmr, probe_text())
     want = xlmr.textbook_unit_tokens(pieces, first)
+    assert_equal_tokens(xlmr.unit_tokens(pieces, first, compiled=compiled), want, pieces)
+    monkeypatch.setattr(batch, "BATCH_CHARS", 500)  # many batches, joined in order
     assert_equal_tokens(xlmr.unit_tokens(pieces, first, compiled=compiled), want, pieces)
     assert_equal_tokens(xlmr.corpus_pieces().encode(pieces, first), want, pieces)  # what corpus figures call
     assert KIND_SPECIAL in set(want.kinds.tolist())  # "<s>" in units: the textbook path, merged in place
