@@ -161,24 +161,33 @@ class PieceTable:
         unk_id: the id of the unknown token.
         unk_score: the score of an unknown character's arc, ``min_score - 10``.
         prefixes: ``{prefix: id or -1}`` for every non-empty prefix of every
-            piece (``-1``: a prefix that is no piece) -- the trie of the lattice.
+            piece (``-1``: a prefix that is no piece) -- the trie of the lattice
+            for the Python Viterbi, built on first use (the compiled encoder
+            reads :meth:`trie` instead).
     """
 
-    __slots__ = ("_trie", "piece_ids", "prefixes", "scores", "unk_id", "unk_score")
+    __slots__ = ("_prefixes", "_trie", "piece_ids", "scores", "unk_id", "unk_score")
 
     def __init__(self, piece_ids: Mapping[str, int], scores: Sequence[float], unk_id: int, min_score: float):
         self.piece_ids = dict(piece_ids)
         self.scores = list(scores)
         self.unk_id = unk_id
         self.unk_score = min_score - UNK_PENALTY
-        prefixes: dict[str, int] = {}
-        for piece in self.piece_ids:
-            for k in range(1, len(piece)):
-                prefixes.setdefault(piece[:k], -1)
-        for piece, i in self.piece_ids.items():
-            prefixes[piece] = i
-        self.prefixes = prefixes
+        self._prefixes: dict[str, int] | None = None
         self._trie: tuple | None = None
+
+    @property
+    def prefixes(self) -> dict[str, int]:
+        """``{prefix: id or -1}`` of every non-empty prefix of every piece (see the class attributes)."""
+        if self._prefixes is None:
+            prefixes: dict[str, int] = {}
+            for piece in self.piece_ids:
+                for k in range(1, len(piece)):
+                    prefixes.setdefault(piece[:k], -1)
+            for piece, i in self.piece_ids.items():
+                prefixes[piece] = i
+            self._prefixes = prefixes
+        return self._prefixes
 
     def trie(self) -> tuple[np.ndarray, np.ndarray]:
         """The pieces as arrays for the compiled encoder: ``(trie, scores)``.
