@@ -412,11 +412,10 @@ def _viterbi_distinct(codes: np.ndarray, wstart: np.ndarray, table: PieceTable):
                         np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
     ntok = np.bincount(np.cumsum(out_s[:k] == 0) - 1, minlength=nd)  # each word's first token starts at 0
     toff = np.concatenate([[0], np.cumsum(ntok)])
-    count = ntok[row]
-    total = np.concatenate([[0], np.cumsum(count)])
-    src = np.repeat(toff[:-1][row] - total[:-1], count) + np.arange(int(total[-1]), dtype=np.int64)
-    word = np.repeat(np.arange(n_words, dtype=np.int64), count)
-    return word, out_s[src].astype(np.int64), out_e[src].astype(np.int64), out_id[src].astype(np.int64)
+    total = int(ntok[row].sum())
+    word, starts, ends, ids = (np.empty(total, dtype=np.int64) for _ in range(4))
+    K._copy_tokens(row, toff, out_id, out_s, out_e, word, starts, ends, ids)
+    return word, starts, ends, ids
 
 
 def _fused(word: str, s: int, e: int, table: PieceTable) -> tuple[int, int, int]:

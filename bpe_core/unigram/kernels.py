@@ -23,7 +23,8 @@ names it and which the tests hold it to (``tests/engine/test_unigram_kernels.py`
   (:func:`bpe_core.unigram.lattice.loss_increase`): the same paths;
 * encoding: :func:`_trie_build` and :func:`_encode_words` -- Viterbi over a
   trie of the pieces (:func:`bpe_core.unigram.encoder.viterbi`'s segmentations),
-  :func:`_distinct_words` -- each word's first equal word (a ``dict``'s), and,
+  :func:`_distinct_words` -- each word's first equal word (a ``dict``'s) and
+  :func:`_copy_tokens` -- its tokens copied to the others, and,
   for XLM-R's corpus figures, :func:`_sure_breaks` and :func:`_normalized_lattice`
   -- grapheme clusters, the charsmap's values, SentencePiece's spaces and
   words (twins in :mod:`bpe_core.production.unigram_model`).
@@ -866,3 +867,34 @@ def _distinct_words(codes, wstart, table, first_of):
                     break
             i = (i + 1) & mask
     return distinct
+
+
+@kernel("i8[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]", "i8[]", "i8[]", returns="i8")
+def _copy_tokens(row, toff, out_id, out_start, out_end, word, start, end, ids):
+    """Every word's tokens, copied from its distinct word's (:func:`bpe_core.unigram.encoder.viterbi_packed`).
+
+    The compiled twin of gathering ``toff[row[w]] .. toff[row[w] + 1]`` for each word ``w`` in order.
+
+    Args:
+        row: per word, its distinct word's row.
+        toff: each row's first token in ``out_*`` (rows + 1).
+        out_id: the distinct words' tokens (:func:`_encode_words`): ids.
+        out_start: their starts.
+        out_end: their ends.
+        word: out, per token: its word.
+        start: out: its start in its word.
+        end: out: its end.
+        ids: out: its id.
+
+    Returns the tokens written.
+    """
+    k = 0
+    for w in range(row.size):
+        r = row[w]
+        for t in range(toff[r], toff[r + 1]):
+            word[k] = w
+            start[k] = out_start[t]
+            end[k] = out_end[t]
+            ids[k] = out_id[t]
+            k += 1
+    return k
