@@ -38,7 +38,7 @@ from bpe_core.pieces import KIND_BYTE_FALLBACK, KIND_SPECIAL, KIND_UNKNOWN
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.registry import load_production
 from bpe_core.production.unigram_model import cluster_values, normalized_lattice, sure_breaks
-from bpe_core.unigram import batch
+from bpe_core.unigram import UnigramTokenizer, batch
 from bpe_core.unigram import kernels as K
 from bpe_core.unigram.batch import (
     code_points,
@@ -144,6 +144,21 @@ def test_trained_unigram_batch_equals_the_textbook_on_random_pieces(trained, pie
         first = [at_start ^ (k % 3 == 0) for k in range(len(pieces))]
         want = textbook_piece_tokens(tok, pieces, first)
         assert_equal_tokens(unigram_piece_tokens(tok, pieces, first, compiled=False), want, pieces)
+
+
+@pytest.mark.parametrize("byte_fallback", [False, True])
+@pytest.mark.parametrize("prepend", [PREPEND_FIRST, PREPEND_ALWAYS])
+def test_a_vocabulary_without_the_space_mark(byte_fallback, prepend, compiled):
+    """No ``▁`` piece: the ``▁`` put in front is an unknown character (or its three byte pieces), of no width."""
+    tok = UnigramTokenizer.from_pieces(
+        [("a", -1.0), ("b", -2.0), ("ab", -1.5), ("é", -3.0)], ["<s>"], byte_fallback=byte_fallback, prepend=prepend
+    )
+    pieces = ["ab", " ab", "  b", "", "▁a", "xé", " <s>a", "<s>", "ba ", " ́", "a🦙b"]
+    for first in ([True] * len(pieces), [False] * len(pieces)):
+        want = textbook_piece_tokens(tok, pieces, first)
+        assert_equal_tokens(unigram_piece_tokens(tok, pieces, first, compiled=compiled), want, pieces)
+        assert (want.kinds == (KIND_BYTE_FALLBACK if byte_fallback else KIND_UNKNOWN)).sum() >= 3
+        assert (want.starts == want.ends).any() or not (first[0] or prepend == PREPEND_ALWAYS)  # "▁" put in front
 
 
 def test_a_surrogate_takes_the_textbook_path(trained):
