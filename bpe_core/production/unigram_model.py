@@ -18,6 +18,12 @@ check against):
    (:func:`bpe_core.unigram.encoder.viterbi`, through
    :class:`~bpe_core.unigram.UnigramTokenizer`).
 
+Corpus figures encode every distinct unit of a corpus at once
+(:meth:`UnigramXLMR.unit_tokens`): the same steps over the units' code points
+joined -- grapheme clusters, the charsmap, the spaces and the lattice words in
+compiled code (:func:`bpe_core.unigram.kernels._normalized_lattice`, twin of
+:func:`normalized_lattice_numpy`), then Viterbi once per distinct word.
+
 The vocabulary, scores and charsmap come from llama.cpp's
 ``ggml-vocab-nomic-bert-moe.gguf`` (nomic-embed-text-v2-moe uses XLM-R's
 tokenizer; the file pads the list to 250,048 with unused entries, dropped here).
@@ -30,18 +36,30 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+import numpy as np
 import regex
 
-from ..pieces import SplitPieces, piece_tokens_from_spans
+from ..pieces import KIND_SPECIAL, PieceTokens, SplitPieces, combine_piece_tokens, piece_tokens_from_spans
 from ..pretokenize import SENTENCEPIECE_PATTERN, split_special
 from ..spans import TokenSpan
 from ..unigram import UnigramTokenizer
-from ..unigram.encoder import METASPACE, SENTENCEPIECE_RX
+from ..unigram.batch import PLAIN, code_points, in_batches, metaspace_lattice, special_kinds, unknown_kinds
+from ..unigram.encoder import METASPACE, SENTENCEPIECE_RX, compiled_encoder_ready, viterbi_packed
 from ..unigram.trace import WordLattice, word_lattice
 from .encodings import check_text
 from .gguf_vocab import CONTROL, UNKNOWN, UNUSED, GGUFVocab
 
-__all__ = ["Charsmap", "UnigramXLMR", "unigram_from_gguf"]
+__all__ = [
+    "Charsmap",
+    "UnigramXLMR",
+    "cluster_values",
+    "normalize_packed",
+    "normalized_lattice",
+    "normalized_lattice_numpy",
+    "squeeze_packed",
+    "sure_breaks",
+    "unigram_from_gguf",
+]
 
 _CLUSTER = regex.compile(r"\X")
 _SPACES = regex.compile(" {2,}")
@@ -156,6 +174,225 @@ def _squeeze_spaces(norm: str, starts: list[int], ends: list[int]) -> tuple[str,
     while keep and norm[keep[-1]] == " ":
         keep.pop()
     return "".join(norm[j] for j in keep), [starts[j] for j in keep], [ends[j] for j in keep]
+
+
+_SIMPLE = regex.compile(
+    r"[\p{Grapheme_Cluster_Break=Other}\p{Grapheme_Cluster_Break=Control}\p{Grapheme_Cluster_Break=CR}"
+    r"\p{Grapheme_Cluster_Break=LF}]"
+)
+"""Characters whose grapheme-break class joins nothing: between two of them \\X always breaks, but for CR LF."""
+
+
+def sure_breaks(codes: np.ndarray, starts: np.ndarray, simple: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Where a grapheme cluster surely starts, and the runs between those places that ``\X`` must cut.
+
+    Between two characters of :data:`_SIMPLE` classes (Other, Control, CR, LF)
+    no rule of UAX #29 but CR LF joins, so a cluster starts there, as at every
+    string's start.  The compiled twin: :func:`bpe_core.unigram.kernels._sure_breaks`.
+
+    Args:
+        codes: ``int32``, the strings' code points joined.
+        starts: ``int64[n + 1]``, each string's start.
+        simple: ``uint8[0x110000]``, 1 for the characters of :data:`_SIMPLE` (at least those in ``codes``).
+
+    Returns:
+        ``(brk, run_start, run_len)``: ``uint8`` 1 at every sure start; the runs of more than one
+        character between two sure starts (``int64`` each).
+
+    >>> simple = np.ones(0x110000, np.uint8); simple[769] = 0
+    >>> brk, a, m = sure_breaks(np.array([97, 101, 769, 13, 10, 98], np.int32), np.array([0, 6]), simple)
+    >>> brk.tolist(), a.tolist(), m.tolist()  # "é\r\n" is one run: the break after a mark is \X's to find
+    ([1, 1, 0, 0, 0, 1], [1], [4])
+    """
+    n = codes.size
+    sc = simple[codes].astype(bool)
+    brk = np.ones(n, dtype=np.uint8)
+    brk[1:] = sc[1:] & sc[:-1] & ~((codes[:-1] == 13) & (codes[1:] == 10))
+    brk[starts[:-1][starts[:-1] < n]] = 1
+    sure = np.flatnonzero(brk)
+    lens = np.diff(np.append(sure, n))
+    return brk, sure[lens > 1], lens[lens > 1]
+
+
+def cluster_values(
+    charsmap: Charsmap, text: str, codes: np.ndarray, starts: np.ndarray, *, compiled: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""The grapheme clusters (``regex``'s ``\X``) of many strings and what the charsmap makes of each.
+
+    The sure cluster starts come from :func:`sure_breaks` (or its compiled twin,
+    ``compiled``); each run between two of them is cut by ``\X`` itself, whose
+    rules look back only over characters that join, so inside the run as inside
+    its string.  Each cluster's value is :meth:`Charsmap._cluster`'s.
+
+    Args:
+        charsmap: the charsmap.
+        text: the strings joined.
+        codes: ``int32``, ``text``'s code points.
+        starts: ``int64[n + 1]``, each string's start in ``codes``.
+        compiled: find the sure starts in compiled code.
+
+    Returns:
+        ``(brk, key, vcodes, voff)``: ``uint8`` 1 where a cluster starts; at a cluster's start, the row of
+        its value (``int64``); the values' code points joined (``int32``) and each one's start in them
+        (``int64[rows + 1]``): one row per distinct character, one per longer cluster.
+    """
+    present = np.zeros(0x110000, dtype=bool)
+    present[codes] = True
+    uniq = np.flatnonzero(present)
+    simple = np.zeros(0x110000, dtype=np.uint8)
+    simple[[c for c in uniq.tolist() if _SIMPLE.match(chr(c))]] = 1
+    if compiled:
+        from ..unigram import kernels as K
+
+        brk = np.empty(codes.size, dtype=np.uint8)
+        run_start, run_len = np.empty(codes.size, dtype=np.int64), np.empty(codes.size, dtype=np.int64)
+        runs = K._sure_breaks(codes, starts, simple, brk, run_start, run_len)
+        run_start, run_len = run_start[:runs], run_len[:runs]
+    else:
+        brk, run_start, run_len = sure_breaks(codes, starts, simple)
+    row_of = np.zeros(0x110000, dtype=np.int64)
+    row_of[uniq] = np.arange(uniq.size)
+    key = row_of[codes]
+    values = [charsmap._cluster(chr(c)) for c in uniq.tolist()]
+    for a, m in zip(run_start.tolist(), run_len.tolist()):
+        pos = a
+        for g in _CLUSTER.findall(text[a : a + m]):
+            brk[pos] = 1
+            if len(g) > 1:
+                key[pos] = len(values)
+                values.append(charsmap._cluster(g))
+            pos += len(g)
+    vcodes, voff = code_points(values)
+    return brk, key, vcodes, voff
+
+
+def normalize_packed(
+    codes: np.ndarray, starts: np.ndarray, brk: np.ndarray, key: np.ndarray, vcodes: np.ndarray, voff: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:meth:`Charsmap.normalize_with_origin` of many strings at once, as arrays.
+
+    Args:
+        codes: ``int32``, the strings' code points joined.
+        starts: ``int64[n + 1]``, each one's start.
+        brk: ``uint8``, 1 where a cluster starts (:func:`cluster_values`).
+        key: ``int64``, at a cluster's start the row of its value.
+        vcodes: ``int32``, the values' code points joined.
+        voff: ``int64[rows + 1]``, each value's start in ``vcodes``.
+
+    Returns:
+        ``(norm, origin_start, origin_end, nstart)``: the normalized code points joined (``int32``), each
+        one's cluster (``int64``, positions in ``codes``), each string's start in ``norm``.
+    """
+    cstart = np.flatnonzero(brk)
+    clen = np.diff(np.append(cstart, codes.size))
+    row = key[cstart]
+    olen = np.diff(voff)[row]
+    total = np.concatenate([[0], np.cumsum(olen)])
+    within = np.arange(int(total[-1]), dtype=np.int64) - np.repeat(total[:-1], olen)
+    norm = vcodes[np.repeat(voff[:-1][row], olen) + within]
+    nstart = total[np.searchsorted(cstart, starts, side="left")]
+    return norm, np.repeat(cstart, olen), np.repeat(cstart + clen, olen), nstart
+
+
+def normalized_lattice_numpy(
+    codes: np.ndarray, starts: np.ndarray, brk: np.ndarray, key: np.ndarray, vcodes: np.ndarray, voff: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The lattice words of many strings after the charsmap and SentencePiece's spaces, each character's origin.
+
+    :func:`normalize_packed`, :func:`squeeze_packed`, then
+    :func:`~bpe_core.unigram.batch.metaspace_lattice` with a ``"▁"`` in front of
+    every string that does not start with one (as :func:`_lattice_word`).
+
+    Args:
+        codes: ``int32``, the strings' code points joined.
+        starts: ``int64[n + 1]``, each one's start.
+        brk: as :func:`normalize_packed`.
+        key: as :func:`normalize_packed`.
+        vcodes: as :func:`normalize_packed`.
+        voff: as :func:`normalize_packed`.
+
+    Returns:
+        ``(lattice, orig_start, orig_end, wstart, wstring)``: the lattice code points (``int32``); per
+        lattice character, the cluster it comes from (positions in ``codes``; a ``"▁"`` put in front: the
+        start of its string's first character, twice); the words' starts (``int64[n_words + 1]``, every
+        word starts with ``"▁"``) and each word's string.  The compiled twin:
+        :func:`bpe_core.unigram.kernels._normalized_lattice`.
+    """
+    n = starts.size - 1
+    norm, o_start, o_end, nstart = normalize_packed(codes, starts, brk, key, vcodes, voff)
+    kept, sstart = squeeze_packed(norm, nstart)
+    sq = norm[kept]
+    nonempty = np.diff(sstart) > 0
+    head = np.zeros(n, dtype=np.int32)
+    head[nonempty] = sq[sstart[:-1][nonempty]]
+    lead = (nonempty & (head != 0x20) & (head != 0x2581)).astype(np.int64)
+    lattice, lstart, _ = metaspace_lattice(sq, sstart, lead)
+    put = lstart[:-1][lead > 0]
+    at = np.ones(lattice.size, dtype=bool)
+    at[put] = False
+    orig_start, orig_end = np.empty(lattice.size, np.int64), np.empty(lattice.size, np.int64)
+    orig_start[at], orig_end[at] = o_start[kept], o_end[kept]
+    orig_start[put] = orig_end[put] = o_start[kept[sstart[:-1][lead > 0]]]
+    wstart = np.append(np.flatnonzero(lattice == 0x2581), lattice.size)  # every word starts with "▁"
+    return lattice, orig_start, orig_end, wstart, np.searchsorted(lstart, wstart[:-1], side="right") - 1
+
+
+def normalized_lattice(
+    codes: np.ndarray, starts: np.ndarray, brk: np.ndarray, key: np.ndarray, vcodes: np.ndarray, voff: np.ndarray,
+    *, compiled: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """:func:`normalized_lattice_numpy`, or its compiled twin (``compiled``; numba's JIT when not built)."""
+    if not compiled:
+        return normalized_lattice_numpy(codes, starts, brk, key, vcodes, voff)
+    from ..unigram import kernels as K
+
+    room = int(np.bincount(key, minlength=voff.size - 1) @ np.diff(voff)) + starts.size - 1  # every character's value
+    lattice = np.empty(room, dtype=np.int32)
+    orig_start, orig_end = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    wstart, wstring = np.empty(room + 1, dtype=np.int64), np.empty(room, dtype=np.int64)
+    words = K._normalized_lattice(codes, starts, brk, key, vcodes, voff, lattice, orig_start, orig_end, wstart, wstring)
+    size = int(wstart[words])
+    return lattice[:size], orig_start[:size], orig_end[:size], wstart[: words + 1], wstring[:words]
+
+
+def squeeze_packed(norm: np.ndarray, nstart: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """SentencePiece's ``remove_extra_whitespaces`` (:func:`_squeeze_spaces`) on many normalized strings.
+
+    Args:
+        norm: ``int32``, the normalized strings joined.
+        nstart: ``int64[n + 1]``, each string's start.
+
+    Returns:
+        ``(kept, sstart)``: the positions in ``norm`` kept (``int64``, sorted) and each string's start in them.
+
+    >>> squeeze_packed(np.array([32, 97, 32, 32, 98, 32, 99], np.int32), np.array([0, 6, 7]))[0].tolist()
+    [1, 2, 4, 6]
+    """
+    n = norm.size
+    is_sp = norm == 0x20
+    at_start = np.zeros(n, dtype=bool)
+    at_start[nstart[:-1][nstart[:-1] < n]] = True
+    prev_sp = np.concatenate([[False], is_sp[:-1]])
+    kept = np.flatnonzero(~(is_sp & (at_start | prev_sp)))
+    if kept.size:
+        string = np.searchsorted(nstart, kept, side="right") - 1
+        last = np.append(string[1:] != string[:-1], True)
+        kept = kept[~(last & is_sp[kept])]  # one trailing space at most (runs are one space now)
+    return kept, np.searchsorted(kept, nstart, side="left")
+
+
+def _drop_lead(tokens: PieceTokens, after_a: np.ndarray, lead: int) -> PieceTokens:
+    """The tokens of strings written ``"a" + unit`` (``after_a``) less their first ``lead``, one character back."""
+    counts = np.diff(tokens.offsets)
+    string = np.repeat(np.arange(counts.size), counts)
+    rank = np.arange(string.size) - tokens.offsets[string]
+    shift = after_a[string].astype(np.int64)
+    keep = ~((shift > 0) & (rank < lead))
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(string[keep], minlength=counts.size), out=offsets[1:])
+    return PieceTokens(
+        offsets, tokens.ids[keep], (tokens.starts - shift)[keep], (tokens.ends - shift)[keep], tokens.kinds[keep]
+    )
 
 
 class UnigramXLMR:
@@ -362,6 +599,8 @@ class UnigramXLMR:
         normalizes to something that ends in a non-space and forms no grapheme
         cluster with the space: no unit ends after any other character
         (:meth:`_cut_after`), nor after a special token's last character.
+        All units are encoded at once by :meth:`unit_tokens` (its oracle:
+        :meth:`textbook_unit_tokens`, the units one by one).
         """
         key = ("xlmr-units", id(self.charsmap), tuple(sorted(self.special_tokens)))
         return SplitPieces(self, key, None, self._encode_units, cut_after=self._cut_after())
@@ -387,7 +626,16 @@ class UnigramXLMR:
         return table
 
     def _encode_units(self, pieces, first):
-        """:meth:`corpus_pieces`' encoder: each unit's spans as inside the text."""
+        """:meth:`corpus_pieces`' encoder: every unit at once (:meth:`unit_tokens`, compiled when built)."""
+        return self.unit_tokens(pieces, first, compiled=compiled_encoder_ready())
+
+    def textbook_unit_tokens(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook encoder of :meth:`corpus_pieces`: each unit's spans as inside the text, one by one.
+
+        A unit that starts a document is :meth:`token_spans` alone; any other is
+        ``token_spans("a" + unit)`` less the tokens of ``"a"``, moved one character back.
+        What :meth:`unit_tokens` must equal.
+        """
         lead = len(self.token_spans("a"))
         out: list[list[TokenSpan]] = []
         for piece, at_start in zip(pieces, first):
@@ -398,6 +646,67 @@ class UnigramXLMR:
                     [replace(sp, start=sp.start - 1, end=sp.end - 1) for sp in self.token_spans("a" + piece)[lead:]]
                 )
         return piece_tokens_from_spans(out, self.unknown_id)
+
+    def unit_tokens(self, pieces: Sequence[str], first: Sequence[bool], *, compiled: bool) -> PieceTokens:
+        """:meth:`textbook_unit_tokens` of all units at once, as arrays, without a Python object per token.
+
+        The strings :meth:`textbook_unit_tokens` encodes (each unit, ``"a"`` in
+        front of those that do not start a document) go through the same steps
+        over their code points joined: grapheme clusters (:func:`cluster_starts`),
+        the charsmap per cluster with each character's origin
+        (:func:`normalize_packed`), SentencePiece's spaces (:func:`squeeze_packed`),
+        the lattice words (:func:`~bpe_core.unigram.batch.metaspace_lattice`) and
+        every word's Viterbi at once (:func:`~bpe_core.unigram.encoder.viterbi_packed`);
+        then the tokens of ``"a"`` are dropped.  Units holding a special token go
+        the textbook way.  Equal to :meth:`textbook_unit_tokens` (tested).
+
+        Args:
+            pieces: the distinct units.
+            first: each unit starts a document.
+            compiled: run the compiled Viterbi (else the Python one, the same tokens).
+
+        Returns:
+            A :class:`~bpe_core.pieces.PieceTokens` of ``len(pieces)`` units.
+
+        Raises:
+            ValueError: a unit holds an unpaired surrogate (as :meth:`token_spans`).
+        """
+        first = np.asarray(first, dtype=bool)
+        strings = [p if f else "a" + p for p, f in zip(pieces, first.tolist())]
+        plain = special_kinds(strings, tuple(self.special_tokens)) == PLAIN
+        idx, rest = np.flatnonzero(plain), np.flatnonzero(~plain)
+        try:
+            lengths = np.fromiter((len(strings[i]) for i in idx.tolist()), dtype=np.int64, count=idx.size)
+            tokens = in_batches(
+                lengths, lambda b: self._plain_unit_tokens([strings[i] for i in idx[b].tolist()], compiled)
+            )
+        except UnicodeEncodeError:  # an unpaired surrogate: the textbook path raises token_spans' error
+            return self.textbook_unit_tokens(pieces, first)
+        tokens = _drop_lead(tokens, ~first[idx], len(self.token_spans("a")))
+        textbook = self.textbook_unit_tokens([pieces[i] for i in rest], first[rest])
+        return combine_piece_tokens(len(pieces), [(idx, tokens), (rest, textbook)])
+
+    def _plain_unit_tokens(self, strings: list[str], compiled: bool) -> PieceTokens:
+        """:meth:`token_spans` of strings without special tokens, as arrays (offsets in each string)."""
+        n = len(strings)
+        text = "".join(strings)
+        codes, xstart = code_points(strings)
+        clusters = cluster_values(self.charsmap, text, codes, xstart, compiled=compiled)
+        lattice, orig_start, orig_end, wstart, wstring = normalized_lattice(codes, xstart, *clusters, compiled=compiled)
+        word, s, e, ids = viterbi_packed(lattice, wstart, self.unigram.piece_table(), compiled=compiled)
+        string = wstring[word]
+        ls, le = wstart[word] + s, wstart[word] + e
+        starts, ends = orig_start[ls] - xstart[string], orig_end[le - 1] - xstart[string]
+        kinds = np.zeros(ids.size, dtype=np.uint8)
+        unk = ids == self.unknown_id
+        if unk.any():
+            empty = starts == ends  # only the "▁" put in front: shown as the unknown piece itself
+            kinds[unk & empty] = KIND_SPECIAL
+            hard = unk & ~empty
+            kinds[hard] = unknown_kinds(lattice, ls[hard], le[hard], self.unigram.unk_token)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(string, minlength=n), out=offsets[1:])
+        return PieceTokens(offsets, ids, starts, ends, kinds)
 
     def encode_steps(self, text: str, k: int = 5) -> list[WordLattice]:
         """Each word's lattice, best path and ``k`` runners-up (:func:`bpe_core.unigram.trace.word_lattice`).

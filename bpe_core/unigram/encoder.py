@@ -66,10 +66,12 @@ __all__ = [
     "SENTENCEPIECE_PATTERN",
     "UNK_PENALTY",
     "PieceTable",
+    "compiled_encoder_ready",
     "lattice_words",
     "metaspace_word",
     "viterbi",
     "viterbi_many",
+    "viterbi_packed",
     "word_offsets",
 ]
 
@@ -159,30 +161,41 @@ class PieceTable:
         unk_id: the id of the unknown token.
         unk_score: the score of an unknown character's arc, ``min_score - 10``.
         prefixes: ``{prefix: id or -1}`` for every non-empty prefix of every
-            piece (``-1``: a prefix that is no piece) -- the trie of the lattice.
+            piece (``-1``: a prefix that is no piece) -- the trie of the lattice
+            for the Python Viterbi, built on first use (the compiled encoder
+            reads :meth:`trie` instead).
     """
 
-    __slots__ = ("_trie", "piece_ids", "prefixes", "scores", "unk_id", "unk_score")
+    __slots__ = ("_prefixes", "_trie", "piece_ids", "scores", "unk_id", "unk_score")
 
     def __init__(self, piece_ids: Mapping[str, int], scores: Sequence[float], unk_id: int, min_score: float):
         self.piece_ids = dict(piece_ids)
         self.scores = list(scores)
         self.unk_id = unk_id
         self.unk_score = min_score - UNK_PENALTY
-        prefixes: dict[str, int] = {}
-        for piece in self.piece_ids:
-            for k in range(1, len(piece)):
-                prefixes.setdefault(piece[:k], -1)
-        for piece, i in self.piece_ids.items():
-            prefixes[piece] = i
-        self.prefixes = prefixes
+        self._prefixes: dict[str, int] | None = None
         self._trie: tuple | None = None
 
-    def trie(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The pieces as arrays for the compiled encoder: ``(hash keys, children, piece of each node, scores)``.
+    @property
+    def prefixes(self) -> dict[str, int]:
+        """``{prefix: id or -1}`` of every non-empty prefix of every piece (see the class attributes)."""
+        if self._prefixes is None:
+            prefixes: dict[str, int] = {}
+            for piece in self.piece_ids:
+                for k in range(1, len(piece)):
+                    prefixes.setdefault(piece[:k], -1)
+            for piece, i in self.piece_ids.items():
+                prefixes[piece] = i
+            self._prefixes = prefixes
+        return self._prefixes
 
-        A trie over code points: the hash table maps ``node * 2**21 + code point``
-        to the child node; node 0 is the root.  Built once per table.
+    def trie(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pieces as arrays for the compiled encoder: ``(trie, scores)``.
+
+        A trie over code points (:func:`bpe_core.unigram.kernels._trie_build`): a
+        hash table whose keys, ``node * 2**21 + code point``, sit beside their
+        entries, ``child node * 2**32 + piece id + 1``; node 0 is the root.
+        ``scores`` is :attr:`scores` as ``float64``.  Built once per table.
         """
         if self._trie is None:
             from . import kernels as K
@@ -193,12 +206,10 @@ class PieceTable:
             np.cumsum(lens, out=starts[1:])
             codes = np.frombuffer("".join(pieces).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
             size = 1 << max(4, int(2 * (starts[-1] + 1)).bit_length())
-            hkeys = np.full(size, -1, dtype=np.int64)
-            hvals = np.zeros(size, dtype=np.int64)
-            node_piece = np.full(int(starts[-1]) + 1, -1, dtype=np.int32)
+            trie = np.full(2 * size, -1, dtype=np.int64)
             ids = np.fromiter(self.piece_ids.values(), dtype=np.int32, count=len(pieces))
-            K._trie_build(codes, starts, ids, hkeys, hvals, node_piece)
-            self._trie = (hkeys, hvals, node_piece, np.array(self.scores, dtype=np.float64))
+            K._trie_build(codes, starts, ids, trie)
+            self._trie = (trie, np.array(self.scores, dtype=np.float64))
         return self._trie
 
     def arcs(self, word: str) -> list[tuple[int, int, int]]:
@@ -222,6 +233,18 @@ class PieceTable:
             if not single:
                 out.append((s, s + 1, self.unk_id))
         return out
+
+
+def compiled_encoder_ready() -> bool:
+    """Whether the compiled encoder runs without a compile pause (its library built), or is asked for.
+
+    :data:`bpe_core.counting.stream.KERNELS_ENV` ``python``: never; ``compiled``: always (numba's JIT
+    until the library is built); ``auto``: once the library is built (its build starts in the background).
+    """
+    from ..counting import kernels_mode, kernels_ready
+
+    mode = kernels_mode()
+    return mode != "python" and kernels_ready(mode == "compiled")
 
 
 def viterbi(word: str, table: PieceTable) -> list[tuple[int, int, int]]:
@@ -303,7 +326,7 @@ def viterbi_many(words: Sequence[str], table: PieceTable, *, ids_only: bool = Fa
     """
     from . import kernels as K
 
-    hkeys, hvals, node_piece, scores = table.trie()
+    trie, scores = table.trie()
     lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     wstart = np.zeros(len(words) + 1, dtype=np.int64)
     np.cumsum(lens, out=wstart[1:])
@@ -312,7 +335,7 @@ def viterbi_many(words: Sequence[str], table: PieceTable, *, ids_only: bool = Fa
     out_id, out_s, out_e = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
     m = int(lens.max()) + 1 if len(words) else 1
     unk = np.array([table.unk_score])
-    k = K._encode_words(codes, wstart, hkeys, hvals, node_piece, scores, table.unk_id, unk, out_id, out_s, out_e,
+    k = K._encode_words(codes, wstart, trie, scores, table.unk_id, unk, out_id, out_s, out_e,
                         np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
     bounds = np.append(np.flatnonzero(out_s[:k] == 0), k).tolist()  # each word's first token starts at 0
     ids = out_id[:k].tolist()
@@ -320,6 +343,79 @@ def viterbi_many(words: Sequence[str], table: PieceTable, *, ids_only: bool = Fa
         return [tuple(ids[a:b]) for a, b in itertools.pairwise(bounds)]
     arcs = list(zip(out_s[:k].tolist(), out_e[:k].tolist(), ids))
     return [arcs[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def viterbi_packed(
+    codes: np.ndarray, wstart: np.ndarray, table: PieceTable, *, compiled: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`viterbi` of many words given as code points, as flat arrays (no per-token Python objects).
+
+    Args:
+        codes: ``int32``, the words' code points joined.
+        wstart: ``int64[n_words + 1]``, each word's start in ``codes``; every word non-empty.
+        table: the vocabulary.
+        compiled: run :func:`bpe_core.unigram.kernels._encode_words` once per distinct word (found by
+            :func:`~bpe_core.unigram.kernels._distinct_words`; numba's JIT when their library is not built);
+            else :func:`viterbi` on each distinct word.
+
+    Returns:
+        ``(word, start, end, id)``, ``int64`` each, one entry per token in text order: the token's word
+        and its characters ``start:end`` in that word -- :func:`viterbi`'s arcs of every word, concatenated.
+
+    Raises:
+        ValueError: an empty word.
+    """
+    lens = np.diff(wstart)
+    if lens.size and int(lens.min()) <= 0:
+        raise ValueError("viterbi_packed: every word must hold at least one character")
+    if compiled and lens.size:
+        return _viterbi_distinct(np.ascontiguousarray(codes, dtype=np.int32), np.ascontiguousarray(wstart, np.int64),
+                                 table)  # fmt: skip
+    text = np.asarray(codes, dtype="<u4").tobytes().decode("utf-32-le")
+    memo: dict[str, list[tuple[int, int, int]]] = {}
+    cols: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+    for w, (a, b) in enumerate(itertools.pairwise(wstart.tolist())):
+        word = text[a:b]
+        arcs = memo.get(word)
+        if arcs is None:
+            arcs = memo[word] = viterbi(word, table)
+        cols[0].extend([w] * len(arcs))
+        for s, e, i in arcs:
+            cols[1].append(s)
+            cols[2].append(e)
+            cols[3].append(i)
+    word_of, starts, ends, ids = (np.array(c, dtype=np.int64) for c in cols)
+    return word_of, starts, ends, ids
+
+
+def _viterbi_distinct(codes: np.ndarray, wstart: np.ndarray, table: PieceTable):
+    """:func:`viterbi_packed`'s compiled path: the distinct words found, segmented once each, copied to the rest."""
+    from . import kernels as K
+
+    n_words = wstart.size - 1
+    first_of = np.empty(n_words, dtype=np.int64)
+    slots = np.full(1 << max(4, (2 * n_words).bit_length()), -1, dtype=np.int64)
+    nd = K._distinct_words(codes, wstart, slots, first_of)
+    distinct = np.flatnonzero(first_of == np.arange(n_words))
+    row = np.empty(n_words, dtype=np.int64)
+    row[distinct] = np.arange(nd)
+    row = row[first_of]  # each word's distinct word
+    dlen = np.diff(wstart)[distinct]
+    dstart = np.zeros(nd + 1, dtype=np.int64)
+    np.cumsum(dlen, out=dstart[1:])
+    dcodes = codes[np.repeat(wstart[distinct] - dstart[:-1], dlen) + np.arange(int(dstart[-1]))]
+    trie, scores = table.trie()
+    n = int(dstart[-1])
+    out_id, out_s, out_e = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
+    m = int(dlen.max()) + 1
+    k = K._encode_words(dcodes, dstart, trie, scores, table.unk_id, np.array([table.unk_score]), out_id, out_s, out_e,
+                        np.empty(m), np.empty(m, np.int64), np.empty(m, np.int32))  # fmt: skip
+    ntok = np.bincount(np.cumsum(out_s[:k] == 0) - 1, minlength=nd)  # each word's first token starts at 0
+    toff = np.concatenate([[0], np.cumsum(ntok)])
+    total = int(ntok[row].sum())
+    word, starts, ends, ids = (np.empty(total, dtype=np.int64) for _ in range(4))
+    K._copy_tokens(row, toff, out_id, out_s, out_e, word, starts, ends, ids)
+    return word, starts, ends, ids
 
 
 def _fused(word: str, s: int, e: int, table: PieceTable) -> tuple[int, int, int]:

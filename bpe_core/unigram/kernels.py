@@ -20,7 +20,14 @@ names it and which the tests hold it to (``tests/engine/test_unigram_kernels.py`
   the same sums in the same order, so the same paths, ties to the arc that
   starts earliest;
 * :func:`_alternatives` -- each used piece's best segmentation without itself
-  (:func:`bpe_core.unigram.lattice.loss_increase`): the same paths.
+  (:func:`bpe_core.unigram.lattice.loss_increase`): the same paths;
+* encoding: :func:`_trie_build` and :func:`_encode_words` -- Viterbi over a
+  trie of the pieces (:func:`bpe_core.unigram.encoder.viterbi`'s segmentations),
+  :func:`_distinct_words` -- each word's first equal word (a ``dict``'s) and
+  :func:`_copy_tokens` -- its tokens copied to the others, and,
+  for XLM-R's corpus figures, :func:`_sure_breaks` and :func:`_normalized_lattice`
+  -- grapheme clusters, the charsmap's values, SentencePiece's spaces and
+  words (twins in :mod:`bpe_core.production.unigram_model`).
 
 A word's lattice is its arcs grouped by start position: ``off[j] ..
 off[j + 1]`` are the arcs that start at position ``j`` of the words joined,
@@ -551,63 +558,65 @@ _MUL = 0x9E3779B97F4A7C15  # Fibonacci hashing
 
 
 @njit(inline="always")
-def _child(hkeys, hvals, node, code):
-    """The trie's child of ``node`` by code point ``code``, or -1."""
-    key = node * 0x200000 + code
-    mask = hkeys.size - 1
+def _slot(trie, key):
+    """The slot of ``key`` in the trie's hash table (``trie[2 * slot]`` holds it), or of the empty slot it goes in."""
+    mask = (trie.size >> 1) - 1
     h = (key * _MUL) & 0xFFFFFFFFFFFFFFFF
     i = (h >> 32) & mask
     while True:
-        k = hkeys[i]
+        k = trie[2 * i]
         if k == key:
-            return hvals[i]
+            return i
         if k == _EMPTY:
-            return -1
+            return i
         i = (i + 1) & mask
 
 
-@kernel("i4[]", "i8[]", "i4[]", "i8[]", "i8[]", "i4[]", returns="i8")
-def _trie_build(codes, starts, ids, hkeys, hvals, node_piece):
+@njit(inline="always")
+def _arc(trie, node, code):
+    """The entry of the child of ``node`` by code point ``code``, or -1 when there is no such child.
+
+    An entry is ``child * 2**32 + piece id + 1`` (``+ 0``: the child is no piece).
+    """
+    i = _slot(trie, node * 0x200000 + code)
+    return trie[2 * i + 1] if trie[2 * i] != _EMPTY else -1
+
+
+@kernel("i4[]", "i8[]", "i4[]", "i8[]", returns="i8")
+def _trie_build(codes, starts, ids, trie):
     """Insert every piece (``codes[starts[k] : starts[k + 1]]``, id ``ids[k]``) into the trie; returns its nodes.
 
-    ``hkeys`` (all -1, a power of two larger than the nodes) and ``hvals`` are the
-    hash table of ``(node, code point) -> child``; ``node_piece`` (-1 in) gets each
-    node's piece id.  Node 0 is the root.
+    ``trie`` is a hash table of ``(node, code point)`` keys, ``node * 2**21 + code
+    point``, with its entry beside each key (``trie[2 * slot]``, ``trie[2 * slot + 1]``,
+    one cache line): the child node times ``2**32`` plus its piece's id + 1 (0 for a
+    node that is no piece).  All -1 in; its slots a power of two larger than the
+    nodes.  Node 0 is the root.
     """
     n_nodes = 1
-    mask = hkeys.size - 1
     for k in range(ids.size):
         node = 0
+        slot = -1
         for q in range(starts[k], starts[k + 1]):
-            code = codes[q]
-            child = _child(hkeys, hvals, node, code)
-            if child < 0:
-                key = node * 0x200000 + code
-                h = (key * _MUL) & 0xFFFFFFFFFFFFFFFF
-                i = (h >> 32) & mask
-                while hkeys[i] != _EMPTY:
-                    i = (i + 1) & mask
-                hkeys[i] = key
-                hvals[i] = n_nodes
-                child = n_nodes
+            key = node * 0x200000 + codes[q]
+            slot = _slot(trie, key)
+            if trie[2 * slot] == _EMPTY:
+                trie[2 * slot] = key
+                trie[2 * slot + 1] = n_nodes << 32
                 n_nodes += 1
-            node = child
-        node_piece[node] = ids[k]
+            node = trie[2 * slot + 1] >> 32
+        if slot >= 0:
+            trie[2 * slot + 1] = (node << 32) + ids[k] + 1
     return n_nodes
 
 
-@kernel("i4[]", "i8[]", "i8[]", "i8[]", "i4[]", "f8[]", "i8", "f8[]", "i4[]", "i4[]", "i4[]", "f8[]", "i8[]", "i4[]",
-        returns="i8")  # fmt: skip
-def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, out_id, out_start, out_end, best,
-                  back, bid):  # fmt: skip
+@kernel("i4[]", "i8[]", "i8[]", "f8[]", "i8", "f8[]", "i4[]", "i4[]", "i4[]", "f8[]", "i8[]", "i4[]", returns="i8")
+def _encode_words(codes, wstart, trie, scores, unk_id, unk, out_id, out_start, out_end, best, back, bid):
     """Every word's Viterbi segmentation with Hugging Face's ties (:func:`bpe_core.unigram.encoder.viterbi`).
 
     Args:
         codes: the words' code points, joined.
         wstart: each word's start in ``codes`` (``n_words + 1``).
-        hkeys: the trie's hash keys (:meth:`bpe_core.unigram.encoder.PieceTable.trie`).
-        hvals: its children.
-        node_piece: each node's piece id, or -1.
+        trie: the pieces' trie (:meth:`bpe_core.unigram.encoder.PieceTable.trie`, see :func:`_trie_build`).
         scores: each id's score.
         unk_id: the unknown id.
         unk: an unknown character's score (one element).
@@ -632,10 +641,11 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
             single = False
             node = 0
             for e in range(s + 1, n + 1):
-                node = _child(hkeys, hvals, node, codes[a0 + e - 1])
-                if node < 0:
+                v = _arc(trie, node, codes[a0 + e - 1])
+                if v < 0:
                     break
-                i = node_piece[node]
+                node = v >> 32
+                i = (v & 0xFFFFFFFF) - 1
                 if i >= 0:
                     cand = scores[i] + here
                     if back[e] < 0 or cand > best[e]:
@@ -662,7 +672,7 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
                     run_end = e
             else:
                 if run_end >= 0:
-                    out_id[k] = _fused(codes, a0, e, run_end, hkeys, hvals, node_piece, unk_id)
+                    out_id[k] = _fused(codes, a0, e, run_end, trie, unk_id)
                     out_start[k] = e
                     out_end[k] = run_end
                     k += 1
@@ -673,7 +683,7 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
                 k += 1
             e = s
         if run_end >= 0:
-            out_id[k] = _fused(codes, a0, 0, run_end, hkeys, hvals, node_piece, unk_id)
+            out_id[k] = _fused(codes, a0, 0, run_end, trie, unk_id)
             out_start[k] = 0
             out_end[k] = run_end
             k += 1
@@ -689,12 +699,202 @@ def _encode_words(codes, wstart, hkeys, hvals, node_piece, scores, unk_id, unk, 
 
 
 @njit
-def _fused(codes, a0, s, e, hkeys, hvals, node_piece, unk_id):
+def _fused(codes, a0, s, e, trie, unk_id):
     """The id of the run ``s .. e`` of unknown characters: the piece it spells, else the unknown id."""
-    node = 0
+    v = 0
     for q in range(s, e):
-        node = _child(hkeys, hvals, node, codes[a0 + q])
-        if node < 0:
+        v = _arc(trie, v >> 32, codes[a0 + q])
+        if v < 0:
             return unk_id
-    i = node_piece[node]
+    i = (v & 0xFFFFFFFF) - 1
     return i if i >= 0 else unk_id
+
+
+@kernel("i4[]", "i8[]", "u1[]", "u1[]", "i8[]", "i8[]", returns="i8")
+def _sure_breaks(codes, starts, simple, brk, run_start, run_len):
+    """Where a grapheme cluster surely starts (:func:`bpe_core.production.unigram_model.sure_breaks`' twin).
+
+    Args:
+        codes: the strings' code points, joined.
+        starts: each string's start in ``codes`` (``n + 1``).
+        simple: per code point, 1 for the grapheme-break classes Other, Control, CR and LF.
+        brk: out, per character: 1 where a cluster surely starts.
+        run_start: out: the runs of more than one character between two sure starts.
+        run_len: out: their lengths.
+
+    Returns the number of runs.
+    """
+    runs = 0
+    for k in range(starts.size - 1):
+        a = starts[k]
+        b = starts[k + 1]
+        last = a
+        for i in range(a, b):
+            sure = i == a
+            if not sure:
+                x = codes[i - 1]
+                y = codes[i]
+                sure = simple[x] == 1 and simple[y] == 1 and not (x == 13 and y == 10)
+            if sure:
+                if i - last > 1:
+                    run_start[runs] = last
+                    run_len[runs] = i - last
+                    runs += 1
+                last = i
+                brk[i] = 1
+            else:
+                brk[i] = 0
+        if b - last > 1:
+            run_start[runs] = last
+            run_len[runs] = b - last
+            runs += 1
+    return runs
+
+
+@kernel("i4[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[]", "i4[]", "i8[]", "i8[]", "i8[]", "i8[]", returns="i8")
+def _normalized_lattice(codes, starts, brk, key, vcodes, voff, lattice, orig_start, orig_end, wstart, wstring):
+    """SentencePiece's normalizer and words over many strings at once: the lattice words, each character's origin.
+
+    The compiled twin of :func:`bpe_core.production.unigram_model.normalized_lattice_numpy`
+    (:func:`~bpe_core.production.unigram_model.normalize_packed`, then
+    :func:`~bpe_core.production.unigram_model.squeeze_packed`, then
+    :func:`bpe_core.unigram.batch.metaspace_lattice`): each grapheme cluster is
+    replaced by its value, a space is dropped at a string's start, after a space
+    and at its end (``remove_extra_whitespaces``), a ``"▁"`` is put in front of a
+    string whose first character is not one, and every space is written ``"▁"``;
+    a word starts at every ``"▁"``.
+
+    Args:
+        codes: the strings' code points, joined.
+        starts: each string's start in ``codes`` (``n + 1``).
+        brk: 1 where a grapheme cluster starts (at least at every string's start).
+        key: at a cluster's start, its value's row in ``voff``.
+        vcodes: the values' code points, joined.
+        voff: each value's start in ``vcodes`` (rows + 1).
+        lattice: out: the lattice code points (room for every value's characters and one per string).
+        orig_start: out, per lattice character: the start in ``codes`` of the cluster it comes from (for a
+            ``"▁"`` put in front: the start of the string's first kept character).
+        orig_end: out: that cluster's end (for a ``"▁"`` put in front: equal to its start).
+        wstart: out: each word's start in ``lattice``, then the lattice's length (room + 1).
+        wstring: out: each word's string.
+
+    Returns the number of words.
+    """
+    pos = 0
+    words = 0
+    for k in range(starts.size - 1):
+        prev_space = True  # a space at the string's start is dropped
+        pending = -1  # a kept space not written yet (dropped if nothing follows it): its cluster's start
+        pending_end = 0
+        written = False
+        i = starts[k]
+        b = starts[k + 1]
+        while i < b:
+            j = i + 1
+            while j < b and brk[j] == 0:
+                j += 1
+            row = key[i]
+            for q in range(voff[row], voff[row + 1]):
+                v = vcodes[q]
+                if v == 0x20:
+                    if not prev_space:
+                        pending = i
+                        pending_end = j
+                        prev_space = True
+                    continue
+                if pending >= 0 or (not written and v != 0x2581):  # a kept space, or the "▁" put in front
+                    lattice[pos] = 0x2581
+                    orig_start[pos] = pending if pending >= 0 else i
+                    orig_end[pos] = pending_end if pending >= 0 else i
+                    wstart[words] = pos
+                    wstring[words] = k
+                    words += 1
+                    pos += 1
+                    pending = -1
+                if v == 0x2581:
+                    wstart[words] = pos
+                    wstring[words] = k
+                    words += 1
+                lattice[pos] = v
+                orig_start[pos] = i
+                orig_end[pos] = j
+                pos += 1
+                written = True
+                prev_space = False
+            i = j
+    wstart[words] = pos
+    return words
+
+
+@kernel("i4[]", "i8[]", "i8[]", "i8[]", returns="i8")
+def _distinct_words(codes, wstart, table, first_of):
+    """Find equal words: ``first_of[w]`` is the first word equal to word ``w`` (``w`` itself for a new one).
+
+    The compiled twin of a ``dict`` from each word to its first index
+    (:func:`bpe_core.unigram.encoder.viterbi_packed` runs Viterbi once per distinct word).
+
+    Args:
+        codes: the words' code points, joined.
+        wstart: each word's start in ``codes`` (``n_words + 1``).
+        table: scratch hash table, all -1, a power of two larger than ``n_words``.
+        first_of: out, per word.
+
+    Returns the number of distinct words.
+    """
+    mask = table.size - 1
+    distinct = 0
+    for w in range(wstart.size - 1):
+        a = wstart[w]
+        n = wstart[w + 1] - a
+        h = n
+        for q in range(n):
+            h = h * 1000003 + codes[a + q]
+        i = (((h * _MUL) & 0xFFFFFFFFFFFFFFFF) >> 32) & mask
+        while True:
+            v = table[i]
+            if v < 0:
+                table[i] = w
+                first_of[w] = w
+                distinct += 1
+                break
+            b = wstart[v]
+            if wstart[v + 1] - b == n:
+                q = 0
+                while q < n and codes[b + q] == codes[a + q]:
+                    q += 1
+                if q == n:
+                    first_of[w] = v
+                    break
+            i = (i + 1) & mask
+    return distinct
+
+
+@kernel("i8[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]", "i8[]", "i8[]", returns="i8")
+def _copy_tokens(row, toff, out_id, out_start, out_end, word, start, end, ids):
+    """Every word's tokens, copied from its distinct word's (:func:`bpe_core.unigram.encoder.viterbi_packed`).
+
+    The compiled twin of gathering ``toff[row[w]] .. toff[row[w] + 1]`` for each word ``w`` in order.
+
+    Args:
+        row: per word, its distinct word's row.
+        toff: each row's first token in ``out_*`` (rows + 1).
+        out_id: the distinct words' tokens (:func:`_encode_words`): ids.
+        out_start: their starts.
+        out_end: their ends.
+        word: out, per token: its word.
+        start: out: its start in its word.
+        end: out: its end.
+        ids: out: its id.
+
+    Returns the tokens written.
+    """
+    k = 0
+    for w in range(row.size):
+        r = row[w]
+        for t in range(toff[r], toff[r + 1]):
+            word[k] = w
+            start[k] = out_start[t]
+            end[k] = out_end[t]
+            ids[k] = out_id[t]
+            k += 1
+    return k

@@ -83,7 +83,7 @@ from ..persistence import (
     json_version,
     training_from_json,
 )
-from ..pieces import SplitPieces, piece_tokens_from_spans, regex_pieces
+from ..pieces import SplitPieces, regex_pieces
 from ..pretokenize import (
     PATTERNS,
     compile_pattern,
@@ -93,6 +93,7 @@ from ..pretokenize import (
     splits_at_spaces,
 )
 from ..spans import TokenSpan
+from .batch import unigram_piece_tokens
 from .encoder import (
     METASPACE,
     PREPEND_ALWAYS,
@@ -101,6 +102,7 @@ from .encoder import (
     SENTENCEPIECE_PATTERN,
     SENTENCEPIECE_RX,
     PieceTable,
+    compiled_encoder_ready,
     lattice_words,
     viterbi,
     viterbi_many,
@@ -127,14 +129,6 @@ _CACHE_WORDS = 1 << 18
 
 _COMPILED_MIN_CHARS = 4096
 """Missing words of fewer characters than this are segmented in Python (the compiled call costs more)."""
-
-
-def _compiled_encoder() -> bool:
-    """Whether the compiled encoder runs without a compile pause (its library built), or is asked for."""
-    from ..counting import kernels_mode, kernels_ready
-
-    mode = kernels_mode()
-    return mode != "python" and kernels_ready(mode == "compiled")
 
 
 UNKNOWN_SURFACES = ("\u2047", "\ufffd")
@@ -685,7 +679,7 @@ class UnigramTokenizer(ViewCache, JsonFile):
             if len(cache) + len(missing) >= _CACHE_WORDS:
                 cache.clear()
             table = self.piece_table()
-            if sum(map(len, missing)) >= _COMPILED_MIN_CHARS and _compiled_encoder():
+            if sum(map(len, missing)) >= _COMPILED_MIN_CHARS and compiled_encoder_ready():
                 plain = self._st.byte_ids is None
                 for w, found in zip(missing, viterbi_many(missing, table, ids_only=plain)):
                     cache[w] = found if plain else self._word_ids(w, found)
@@ -774,8 +768,10 @@ class UnigramTokenizer(ViewCache, JsonFile):
 
         A unit is cut at the special tokens and into words (SentencePiece-style:
         a space or ``▁`` and what follows, up to the next); each word is
-        encoded on its own, knowing whether it starts the text (where a
-        ``"▁"`` goes in front of it).  A word not at the text's start that does
+        encoded as on its own, knowing whether it starts the text (where a
+        ``"▁"`` goes in front of it): all of them at once by
+        :func:`bpe_core.unigram.batch.unigram_piece_tokens`, whose textbook
+        twin encodes each with :meth:`token_spans`' machinery.  A word not at the text's start that does
         not start with a space follows a special token, where the words of one
         scheme get a ``"▁"`` and the other's not, whatever the text around.
         ``None`` for a pattern not known to split at spaces.
@@ -784,8 +780,8 @@ class UnigramTokenizer(ViewCache, JsonFile):
             return None
         specials = tuple(self._st.specials)
 
-        def encode(pieces, first):
-            return piece_tokens_from_spans([self._spans(p, f) for p, f in zip(pieces, first)], self.unknown_id)
+        def encode(pieces, first):  # all pieces at once, compiled (equal to the textbook encoder, tested)
+            return unigram_piece_tokens(self, pieces, first, compiled=compiled_encoder_ready())
 
         return regex_pieces(self, self.pattern, specials, encode)
 
