@@ -426,21 +426,17 @@ def count_pieces(units: UnitCounts, split: CorpusPieces, *, compiled: bool = Tru
     np.cumsum(sizes, out=unit_offsets[1:])
     if unit_offsets[-1] != len(flat):
         raise ValueError("a split gave a different number of pieces than it reported")
-    index: dict[str, int] = {}
-    first_index: dict[str, int] = {}
-    refs = np.empty(len(flat), dtype=np.int64)
-    pieces: list[str] = []
-    first: list[bool] = []
-    starts_doc = np.zeros(len(flat), dtype=bool)
-    starts_doc[unit_offsets[:-1][units.first & (sizes > 0)]] = True
-    for k, piece in enumerate(flat):
-        table = first_index if starts_doc[k] else index
-        i = table.get(piece)
-        if i is None:
-            i = table[piece] = len(pieces)
-            pieces.append(piece)
-            first.append(bool(starts_doc[k]))
-        refs[k] = i
+    keys: list = flat  # a piece that starts a document is keyed apart, as a 1-tuple (never equal to a str)
+    starts_doc = unit_offsets[:-1][units.first & (sizes > 0)].tolist()
+    if starts_doc:
+        keys = list(flat)
+        for k in starts_doc:
+            keys[k] = (flat[k],)
+    index: dict = {}
+    new_id = index.setdefault  # each new key gets the next number, in order of first sight
+    refs = np.fromiter((new_id(key, len(index)) for key in keys), dtype=np.int64, count=len(keys))
+    pieces = [key if key.__class__ is str else key[0] for key in index]
+    first = [key.__class__ is not str for key in index]
     weights = np.repeat(units.counts, sizes)
     counts = np.bincount(refs, weights=weights.astype(np.float64), minlength=len(pieces)).astype(np.int64)
     data, offsets = _pack(pieces)
