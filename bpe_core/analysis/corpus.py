@@ -65,6 +65,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -445,21 +446,93 @@ def count_pieces(units: UnitCounts, split: CorpusPieces, *, compiled: bool = Tru
     return PieceCounts(pieces, np.array(first, dtype=bool), counts, refs, unit_offsets, units.counts, data, offsets)
 
 
-def _machine_of(split: CorpusPieces):
-    """The compiled pre-tokenizer's :class:`~bpe_core.counting.pretoken_kernel.Machine` of a pattern split, or ``None``.
+def _machine_of(split: CorpusPieces) -> tuple | None:
+    """``(runner, special tokens, normal form, crossing)`` of a split the compiled pre-tokenizer runs, else ``None``.
 
-    Only a split keyed ``("pre-tokens", pattern source, special tokens)``
-    (:func:`bpe_core.pieces.regex_pieces`; a split sequence's patterns in place
-    of the source, :meth:`bpe_core.production.byte_bpe.ByteLevelBPE.corpus_pieces`)
-    cuts every unit as its pattern does.
+    The runner is a :class:`~bpe_core.counting.pretoken_kernel.Machine` or a
+    :class:`~bpe_core.counting.pretoken_kernel.Program`.  Only these keys say
+    that every unit is cut as its patterns cut it:
+
+    * ``("pre-tokens", pattern source, special tokens)`` (:func:`bpe_core.pieces.regex_pieces`;
+      a split sequence's patterns in place of the source,
+      :meth:`bpe_core.production.byte_bpe.ByteLevelBPE.corpus_pieces`) and
+      ``("split-sequence", patterns, special tokens)``;
+    * ``("split-sequence", patterns, special tokens, crossing)``
+      (:meth:`bpe_core.production.char_bpe.CharBPE.corpus_pieces`): the same,
+      less the cuts inside a crossing token (:func:`_join_crossing`);
+    * ``("normal pre-tokens", form, pattern source, special tokens)``
+      (:meth:`bpe_core.production.encodings.ProductionEncoding.corpus_pieces`):
+      the same for a unit already in normal form ``form``, any other unit one piece.
     """
     key = split.key
-    if not (isinstance(key, tuple) and len(key) == 3 and key[0] == "pre-tokens"):
-        return None
     from ..counting.native import HAVE_NUMBA
-    from ..counting.pretoken_kernel import machine_for
 
-    return machine_for(key[1]) if HAVE_NUMBA else None
+    if not HAVE_NUMBA or not isinstance(key, tuple):
+        return None
+    form, joins = None, ()
+    if len(key) == 3 and key[0] in ("pre-tokens", "split-sequence"):
+        source, specials = key[1], key[2]
+    elif len(key) == 4 and key[0] == "split-sequence":
+        source, specials, joins = key[1], key[2], key[3]
+    elif len(key) == 4 and key[0] == "normal pre-tokens":
+        form, source, specials = key[1], key[2], key[3]
+    else:
+        return None
+    from ..counting.pretoken_kernel import machine_for, program_for
+
+    runner = machine_for(source) or program_for(source)
+    return None if runner is None else (runner, specials, form, joins)
+
+
+def _written(part: str) -> bytes:
+    """A bytes pattern of ``part`` as the text may write it: each ``▁`` a space or a ``▁``."""
+    return b"".join(b"(?: |\xe2\x96\x81)" if c == "\u2581" else regex.escape(c.encode()) for c in part)
+
+
+def _join_crossing(data, offsets, cut_off, cuts, rows, crossing):
+    """``(cut_off, cuts)`` less every cut inside a crossing token (:meth:`bpe_core.production.char_bpe.CharBPE._units`).
+
+    A crossing ``(token, j)`` (``token[j]`` a ``▁`` after another character)
+    keeps the cut ``j`` characters into an occurrence of ``token`` whole: written
+    with a space or ``▁`` for each ``▁``, inside one unit, one line and one stretch
+    between special tokens (``rows``).  A token holding a space or a newline
+    never occurs in a line with its spaces made ``▁``: it keeps no cut.
+    """
+    drop: list[int] = []
+    for token, j in crossing:
+        if " " in token or "\n" in token:
+            continue
+        rx = regex.compile(b"(" + _written(token[:j]) + b")" + _written(token[j:]))
+        for m in rx.finditer(data.tobytes(), overlapped=True):
+            a, p, b = m.start(), m.end(1), m.end()
+            unit = int(np.searchsorted(offsets, a, side="right")) - 1
+            k = int(np.searchsorted(rows[:, 1], a, side="right"))  # the first special token ending after a
+            if b <= offsets[unit + 1] and (k == rows.shape[0] or rows[k, 0] >= b):
+                drop.append(p)
+    if not drop:
+        return cut_off, cuts
+    keep = ~np.isin(cuts, np.array(drop, dtype=np.int64))
+    unit_of = np.repeat(np.arange(cut_off.size - 1), np.diff(cut_off))
+    new_off = np.zeros_like(cut_off)
+    np.cumsum(np.bincount(unit_of[keep], minlength=cut_off.size - 1), out=new_off[1:])
+    return new_off, cuts[keep]
+
+
+def _whole_units(cut_off: np.ndarray, cuts: np.ndarray, offsets: np.ndarray, whole: np.ndarray):
+    """``(cut_off, cuts)`` with every unit marked in ``whole`` (``bool[n]``) made one piece (an empty unit none)."""
+    if not whole.any():
+        return cut_off, cuts
+    sizes = np.diff(cut_off)
+    keep = np.repeat(~whole, sizes)
+    new_sizes = np.where(whole, (np.diff(offsets) > 0).astype(np.int64), sizes)
+    new_off = np.zeros_like(cut_off)
+    np.cumsum(new_sizes, out=new_off[1:])
+    out = np.empty(int(new_off[-1]), dtype=np.int64)
+    kept = ~whole
+    out[np.repeat(kept, new_sizes)] = cuts[keep]
+    lone = whole & (new_sizes > 0)
+    out[new_off[:-1][lone]] = offsets[1:][lone]
+    return new_off, out
 
 
 def _special_rows(data: np.ndarray, offsets: np.ndarray, specials: Sequence[str]) -> np.ndarray:
@@ -493,13 +566,20 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     ``tests/engine/test_pretoken_kernel.py`` checks the cuts against ``regex``
     for every registered pattern, ``tests/engine/test_corpus.py`` the figures.
     """
-    machine = _machine_of(split)
-    if machine is None:
+    found = _machine_of(split)
+    if found is None:
         return None
     from ..counting import pretoken_kernel as pk
 
+    runner, specials, form, joins = found
     data, offsets = units.packed()
-    cut_off, cuts = pk.split_units(data, offsets, machine, _special_rows(data, offsets, split.key[2]))
+    rows = _special_rows(data, offsets, specials)
+    cut_off, cuts = pk.split_units(data, offsets, runner, rows)
+    if joins:
+        cut_off, cuts = _join_crossing(data, offsets, cut_off, cuts, rows, joins)
+    if form is not None:  # a unit not in normal form is one piece
+        normal = np.fromiter((unicodedata.is_normalized(form, t) for t in units.texts), dtype=bool, count=len(units))
+        cut_off, cuts = _whole_units(cut_off, cuts, offsets, ~normal)
     starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
     poffsets = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=poffsets[1:])
