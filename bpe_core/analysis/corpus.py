@@ -538,25 +538,54 @@ def _whole_units(cut_off: np.ndarray, cuts: np.ndarray, offsets: np.ndarray, who
 def _special_rows(data: np.ndarray, offsets: np.ndarray, specials: Sequence[str]) -> np.ndarray:
     """``int64[m, 2]``: the byte ranges of the special tokens in the units' UTF-8, as ``split_special`` finds them.
 
-    Longest first, as :func:`bpe_core.pretokenize.special.special_regex`,
-    searched in all the units at once; where a match runs from one unit into
-    the next (a special token of spaces after a document's trailing spaces),
-    unit by unit.
+    Leftmost, then longest first, as :func:`bpe_core.pretokenize.special.special_regex`
+    matches in each unit alone (a match never runs into the next unit).  The
+    places where some special token may start are found by one small regex (the
+    tokens' first four bytes); there the tokens are looked up by length, longest
+    first (a thousand-token alternation is a slow regex).
     """
     if not specials:
         return np.zeros((0, 2), dtype=np.int64)
-    ordered = sorted(specials, key=lambda t: (-len(t), t))
-    rx = regex.compile(b"|".join(regex.escape(t.encode("utf-8")) for t in ordered))
+    by_head: dict[bytes, dict[int, set[bytes]]] = {}
+    for t in specials:
+        b = t.encode("utf-8")
+        by_head.setdefault(b[:4], {}).setdefault(len(b), set()).add(b)
+    lengths = {h: sorted(d, reverse=True) for h, d in by_head.items()}
+    heads = sorted(by_head, key=lambda h: (-len(h), h))
+    starts = regex.compile(b"(?=" + b"|".join(map(regex.escape, heads)) + b")")
     raw = data.tobytes()
-    rows = np.array([m.span() for m in rx.finditer(raw)], dtype=np.int64).reshape(-1, 2)
-    unit_of_start = np.searchsorted(offsets, rows[:, 0], side="right")
-    unit_of_end = np.searchsorted(offsets, rows[:, 1] - 1, side="right")
-    if np.array_equal(unit_of_start, unit_of_end):
-        return rows
-    spans = []
-    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
-        spans += [(a + m.start(), a + m.end()) for m in rx.finditer(raw, a, b) if m.end() <= b]
-    return np.array(spans, dtype=np.int64).reshape(-1, 2)
+    ends = offsets[1:].tolist()
+    rows: list[tuple[int, int]] = []
+    pos = 0
+    unit = 0
+    for m in starts.finditer(raw):
+        p = m.start()
+        if p < pos:
+            continue
+        while ends[unit] <= p:
+            unit += 1
+        end = _longest_special(raw, p, ends[unit], by_head, lengths)
+        if end > p:
+            rows.append((p, end))
+            pos = end
+    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+
+
+def _longest_special(raw: bytes, p: int, limit: int, by_head: dict, lengths: dict) -> int:
+    """End of the longest special token at ``raw[p:]`` ending by ``limit``, or -1.
+
+    ``by_head``: a token's first four bytes -> its length -> the tokens; ``lengths``: its lengths, longest first.
+    """
+    best = -1
+    for k in range(1, 5):
+        group = by_head.get(raw[p : p + k])
+        if group is None:
+            continue
+        for n in lengths[raw[p : p + k]]:
+            if p + n <= limit and p + n > best and raw[p : p + n] in group[n]:
+                best = p + n
+                break
+    return best
 
 
 def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | None:

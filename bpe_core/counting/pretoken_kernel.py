@@ -493,7 +493,7 @@ def split_units(
         longest = int(np.diff(offsets).max()) if n else 0
         table, one, two = machine.table(), np.zeros(longest + 2, dtype=np.int64), np.zeros(longest + 2, dtype=np.int64)
         bt = np.zeros(2 * MAX_ATOMS, dtype=np.int64)
-        args = (machine.atoms, machine.alts, machine.levels, occ, cut_off)
+        args = (machine.atoms, machine.alts, machine.levels, machine.first, occ, cut_off)
 
         def run(cuts):
             return _split_program(buf, offsets, table, *args, cuts, st, one, two, bt)
@@ -657,6 +657,7 @@ class Program:
         atoms: ``int64[n, 5]``: ``(kind, class, min, max, possessive)`` per atom.
         alts: ``int64[m + 1]``: alternative ``a``'s atoms are ``atoms[alts[a]:alts[a + 1]]``.
         levels: ``int64[len(patterns) + 1]``: pattern ``p``'s alternatives are ``levels[p]:levels[p + 1]``.
+        first: ``int64[m]``: the classes (bits) a character must be in for alternative ``a`` to match from it.
     """
 
     patterns: tuple[str, ...]
@@ -664,6 +665,7 @@ class Program:
     atoms: np.ndarray
     alts: np.ndarray
     levels: np.ndarray
+    first: np.ndarray
 
     def table(self) -> np.ndarray:
         """``uint32[0x110000]``: for each code point, bit ``k`` when the ``regex`` module puts it in class ``k``."""
@@ -805,7 +807,7 @@ def _program(patterns: tuple[str, ...]) -> Program | None:
 
     classes: dict[str, int] = {}
     atoms: list[tuple[int, int, int, int, int]] = []
-    alts, levels = [0], [0]
+    alts, levels, first = [0], [0], []
     for source in patterns:
         if not isinstance(source, str) or source in TIKTOKEN_SOURCES or compile_pattern(source).flags & ~_PLAIN_FLAGS:
             return None  # tiktoken's patterns classify characters as its engine does (the machines run them)
@@ -815,10 +817,15 @@ def _program(patterns: tuple[str, ...]) -> Program | None:
         for alt in found:
             if len(alt) > MAX_ATOMS or not any(kind == ATOM_CLASS and lo > 0 for kind, _c, lo, _h, _p in alt):
                 return None  # an alternative that can match nothing is not read (compile_pattern refuses most)
+            mask, open_ = 0, True  # the first character is in a class up to the first that must match
             for kind, cls, lo, hi, possessive in alt:
                 bit = classes.setdefault(cls, len(classes)) if cls else 0
                 atoms.append((kind, bit, lo, hi, int(possessive)))
+                if kind == ATOM_CLASS and open_:
+                    mask |= 1 << bit
+                    open_ = lo == 0
             alts.append(len(atoms))
+            first.append(mask)
         levels.append(len(alts) - 1)
     if len(classes) > MAX_CLASSES:
         return None
@@ -828,6 +835,7 @@ def _program(patterns: tuple[str, ...]) -> Program | None:
         np.array(atoms, dtype=np.int64).reshape(-1, 5),
         np.array(alts, dtype=np.int64),
         np.array(levels, dtype=np.int64),
+        np.array(first, dtype=np.int64),
     )
 
 
@@ -965,13 +973,19 @@ def _match(buf, i, v, cls, atoms, a0, a1, bt):
 
 
 @njit
-def _level_cuts(buf, lo, hi, cls, atoms, alts, l0, l1, out, n, bt):
-    """Cut ``buf[lo:hi]`` by alternatives ``l0..l1``: append the ends of its matches and of the stretches between."""
+def _level_cuts(buf, lo, hi, cls, atoms, alts, first, l0, l1, out, n, bt):
+    """Cut ``buf[lo:hi]`` by alternatives ``l0..l1``: append the ends of its matches and of the stretches between.
+
+    An alternative is tried only where the character is in one of its first classes (``first``).
+    """
     pos = lo
     gap = lo
     while pos < hi:
         e = -1
+        b, _cp, nb = _at(buf, pos, cls)
         for alt in range(l0, l1):
+            if b & first[alt] == 0:
+                continue
             e = _match(buf, pos, hi, cls, atoms, alts[alt], alts[alt + 1], bt)
             if e > pos:
                 break
@@ -984,16 +998,15 @@ def _level_cuts(buf, lo, hi, cls, atoms, alts, l0, l1, out, n, bt):
             pos = e
             gap = e
         else:
-            b0 = buf[pos]
-            pos += 1 if b0 < 0x80 else 2 if b0 < 0xE0 else 3 if b0 < 0xF0 else 4
+            pos += nb
     if gap < hi:
         out[n] = hi
         n += 1
     return n
 
 
-@kernel("u1[]", "i8[]", "u4[]", "i8[:,:]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]")
-def _split_program(buf, offsets, cls, atoms, alts, levels, specials, cut_off, cuts, st, one, two, bt):
+@kernel("u1[]", "i8[]", "u4[]", "i8[:,:]", *["i8[]"] * 10)
+def _split_program(buf, offsets, cls, atoms, alts, levels, first, specials, cut_off, cuts, st, one, two, bt):
     """Cut units ``st[0]..`` by a :class:`Program`, as :func:`_split_units` cuts them by a :class:`Machine`.
 
     Between special tokens, each pattern of the program cuts every piece the
@@ -1030,7 +1043,9 @@ def _split_program(buf, offsets, cls, atoms, alts, levels, specials, cut_off, cu
                 n_nxt = 0
                 s = i
                 for q in range(n_cur):
-                    n_nxt = _level_cuts(buf, s, cur[q], cls, atoms, alts, levels[lev], levels[lev + 1], nxt, n_nxt, bt)
+                    n_nxt = _level_cuts(
+                        buf, s, cur[q], cls, atoms, alts, first, levels[lev], levels[lev + 1], nxt, n_nxt, bt
+                    )
                     s = cur[q]
                 cur, nxt = nxt, cur
                 n_cur = n_nxt
@@ -1062,3 +1077,4 @@ def warm() -> None:
     offsets = np.array([0, data.size], dtype=np.int64)
     cut_off, cuts = split_units(data, offsets, Machine(1, LETTERS_SPACE, False, DIGITS_RUN, PUNCT_PLAIN, SPACE_GPT2))
     count_pieces(data, cut_off, cuts, np.ones(1, dtype=bool), np.ones(1, dtype=np.int64))
+    split_units(data, offsets, program_for((r"\p{N}", r" ?\p{L}+|\s+(?!\S)|\s+$")))

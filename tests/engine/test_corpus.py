@@ -283,3 +283,24 @@ def test_compare_corpus_reports_each_phase_and_stops_when_cancelled():
 
     with pytest.raises(TrainingCancelled, match="cancelled while"):
         compare_corpus(text, [tok], cancelled=cancelled)
+
+
+def test_special_token_rows_are_split_specials_unit_by_unit():
+    """The compiled path's special-token ranges: ``split_special`` on each unit alone (longest first, leftmost)."""
+    from bpe_core.analysis.corpus import _pack, _special_rows
+    from bpe_core.pretokenize import split_special
+
+    specials = ["<a>", "<a><b>", "<ab", "[X1]", "[X12]", "ø", "é", "  ", " \n", "<|endoftext|>", "<|end", "ab", "b"]
+    units = ["x<a><b>y", " <ab>ø", " é[X12][X1]", "  ", "   \n", " <|endoftext|>", " <|end", "ab", " b<a", "> ab"]
+    units += [" " + t for t in text_units(sample("multilingual") + " <a><b> <ab [X12] ø é abba")]
+    data, offsets = _pack(units)
+    want = []
+    for u, start in zip(units, offsets[:-1].tolist(), strict=True):
+        pos = start
+        for seg, is_special in split_special(u, specials):
+            n = len(seg.encode("utf-8"))
+            if is_special:
+                want.append([pos, pos + n])
+            pos += n
+    assert _special_rows(data, offsets, specials).tolist() == want
+    assert _special_rows(data, offsets, []).shape == (0, 2)
