@@ -26,6 +26,14 @@ so the cuts are those of :func:`bpe_core.pretokenize.iter_pretoken_strings`
 (tested against it on every code point in context, on adversarial and random
 texts, ``tests/engine/test_pretoken_kernel.py``).
 
+Any other split the production tokenizers declare -- a pattern, or a sequence
+of patterns each cutting the pieces the one before left (DeepSeek's and
+Falcon's ``pre_tokenizers.Sequence``, Gemma 4's lines and ``▁`` runs, Mistral
+v1's units) -- is a :class:`Program` (:func:`program_for`): alternatives of
+quantified character classes, ``$`` and one-class look-aheads, matched with
+backtracking as the ``regex`` module matches them, each class's characters
+taken from the ``regex`` module itself (:func:`class_bits`).
+
 :func:`count_pieces` adds the pieces of every unit, whatever cut them, into
 an open-addressing table keyed by their bytes, as :func:`bpe_core.counting.kernel.count_gpt2`
 counts pre-tokens.
@@ -50,6 +58,7 @@ __all__ = [
     "MACHINES",
     "Machine",
     "Program",
+    "class_bits",
     "count_pieces",
     "machine_for",
     "pattern_classes",
@@ -873,37 +882,45 @@ def program_for(patterns: str | tuple[str, ...]) -> Program | None:
         return None
 
 
-def _compute_program_table(classes: tuple[str, ...]) -> np.ndarray:
-    cps = np.arange(0x110000, dtype=np.uint32)
-    cps[0xD800:0xE000] = 0x20  # surrogates: never in UTF-8 text
-    every = cps.tobytes().decode("utf-32-le")
+@lru_cache(maxsize=16)
+def _program_table(classes: tuple[str, ...]) -> np.ndarray:
+    """``uint32[0x110000]``: bit ``k`` set for the code points in ``classes[k]`` (:func:`class_bits` of each)."""
     out = np.zeros(0x110000, dtype=np.uint32)
     for bit, cls in enumerate(classes):
-        for m in regex.finditer(f"(?:{cls})+", every):
-            out[m.start() : m.end()] |= np.uint32(1 << bit)
+        out |= np.unpackbits(class_bits(cls), count=0x110000).astype(np.uint32) << np.uint32(bit)
     return out
 
 
-@lru_cache(maxsize=16)
-def _program_table(classes: tuple[str, ...]) -> np.ndarray:
+@lru_cache(maxsize=256)
+def class_bits(cls: str) -> np.ndarray:
+    """The code points the ``regex`` module puts in the one-character class ``cls``, packed (``np.packbits``, 136 KiB).
+
+    Computed by matching ``(?:cls)+`` over every code point (0.1-1.5 s), kept in the
+    kernels' cache directory, one file per class (a program's table is put together from them).
+    """
     from . import native
 
-    key = hashlib.sha256(f"{regex.__version__} {sys.version} {classes!r}".encode()).hexdigest()[:16]
-    path = os.path.join(native.cache_dir(), f"bpe_core_program_classes-{key}.npy")
+    key = hashlib.sha256(f"{regex.__version__} {sys.version} {cls}".encode()).hexdigest()[:16]
+    path = os.path.join(native.cache_dir(), f"bpe_core_class_bits-{key}.npy")
     try:
-        table = np.load(path)
-        if table.shape == (0x110000,) and table.dtype == np.uint32:
-            return table
+        packed = np.load(path)
+        if packed.shape == (0x110000 // 8,) and packed.dtype == np.uint8:
+            return packed
     except (OSError, ValueError):
         pass
-    table = _compute_program_table(classes)
+    cps = np.arange(0x110000, dtype=np.uint32)
+    cps[0xD800:0xE000] = 0x20  # surrogates: never in UTF-8 text
+    member = np.zeros(0x110000, dtype=bool)
+    for m in regex.finditer(f"(?:{cls})+", cps.tobytes().decode("utf-32-le")):
+        member[m.start() : m.end()] = True
+    packed = np.packbits(member)
     try:
         tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
-        np.save(tmp, table)
+        np.save(tmp, packed)
         os.replace(tmp, path)
     except OSError:
         pass
-    return table
+    return packed
 
 
 @njit
