@@ -811,15 +811,16 @@ def _group(src: str, i: int, insensitive: bool) -> tuple[list[list[tuple]], int]
     return sub, end + 1
 
 
+@lru_cache(maxsize=64)
 def _program(patterns: tuple[str, ...]) -> Program | None:
-    from ..pretokenize import TIKTOKEN_SOURCES, compile_pattern
+    from ..pretokenize import compile_pattern
 
     classes: dict[str, int] = {}
     atoms: list[tuple[int, int, int, int, int]] = []
     alts, levels, first = [0], [0], []
     for source in patterns:
-        if not isinstance(source, str) or source in TIKTOKEN_SOURCES or compile_pattern(source).flags & ~_PLAIN_FLAGS:
-            return None  # tiktoken's patterns classify characters as its engine does (the machines run them)
+        if compile_pattern(source).flags & ~_PLAIN_FLAGS:
+            return None
         found = _alternatives(source, False)
         if found is None or not found or len(found) > MAX_ALTERNATIVES:
             return None
@@ -852,7 +853,6 @@ _PLAIN_FLAGS = regex.UNICODE | regex.VERSION0
 """The flags a pattern with no inline flags compiles with (a global ``(?i)``, ``(?x)``, ``(?s)`` ... is not read)."""
 
 
-@lru_cache(maxsize=64)
 def program_for(patterns: str | tuple[str, ...]) -> Program | None:
     r"""The :class:`Program` of a pattern or split sequence, or ``None`` when it uses what the matcher does not read.
 
@@ -875,9 +875,13 @@ def program_for(patterns: str | tuple[str, ...]) -> Program | None:
     >>> [len(p.patterns), len(p.classes), p.levels.tolist()]
     [2, 4, [0, 1, 3]]
     """
+    from ..pretokenize import TIKTOKEN_SOURCES  # (asked each time: encodings add theirs when imported)
+
     seq = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+    if not seq or not all(isinstance(p, str) and p not in TIKTOKEN_SOURCES for p in seq):
+        return None
     try:
-        return _program(seq) if seq else None
+        return _program(seq)
     except ValueError:  # a pattern that does not compile: the regex path raises its error
         return None
 
