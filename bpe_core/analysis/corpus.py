@@ -66,6 +66,7 @@ import hashlib
 import os
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -453,45 +454,146 @@ def _unit_pieces(units: UnitCounts) -> PieceCounts:
                        units.counts, data, offsets)  # fmt: skip
 
 
-def _machine_of(split: CorpusPieces):
-    """The compiled pre-tokenizer's :class:`~bpe_core.counting.pretoken_kernel.Machine` of a pattern split, or ``None``.
+def _machine_of(split: CorpusPieces) -> tuple | None:
+    """``(runner, special tokens, normal form, crossing)`` of a split the compiled pre-tokenizer runs, else ``None``.
 
-    Only a split keyed ``("pre-tokens", pattern source, special tokens)``
-    (:func:`bpe_core.pieces.regex_pieces`; a split sequence's patterns in place
-    of the source, :meth:`bpe_core.production.byte_bpe.ByteLevelBPE.corpus_pieces`)
-    cuts every unit as its pattern does.
+    The runner is a :class:`~bpe_core.counting.pretoken_kernel.Machine` or a
+    :class:`~bpe_core.counting.pretoken_kernel.Program`.  Only these keys say
+    that every unit is cut as its patterns cut it:
+
+    * ``("pre-tokens", pattern source, special tokens)`` (:func:`bpe_core.pieces.regex_pieces`;
+      a split sequence's patterns in place of the source,
+      :meth:`bpe_core.production.byte_bpe.ByteLevelBPE.corpus_pieces`) and
+      ``("split-sequence", patterns, special tokens)``;
+    * ``("split-sequence", patterns, special tokens, crossing)``
+      (:meth:`bpe_core.production.char_bpe.CharBPE.corpus_pieces`): the same,
+      less the cuts inside a crossing token (:func:`_join_crossing`);
+    * ``("normal pre-tokens", form, pattern source, special tokens)``
+      (:meth:`bpe_core.production.encodings.ProductionEncoding.corpus_pieces`):
+      the same for a unit already in normal form ``form``, any other unit one piece.
     """
     key = split.key
-    if not (isinstance(key, tuple) and len(key) == 3 and key[0] == "pre-tokens"):
-        return None
     from ..counting.native import HAVE_NUMBA
-    from ..counting.pretoken_kernel import machine_for
 
-    return machine_for(key[1]) if HAVE_NUMBA else None
+    if not HAVE_NUMBA or not isinstance(key, tuple):
+        return None
+    form, joins = None, ()
+    if len(key) == 3 and key[0] in ("pre-tokens", "split-sequence"):
+        source, specials = key[1], key[2]
+    elif len(key) == 4 and key[0] == "split-sequence":
+        source, specials, joins = key[1], key[2], key[3]
+    elif len(key) == 4 and key[0] == "normal pre-tokens":
+        form, source, specials = key[1], key[2], key[3]
+    else:
+        return None
+    from ..counting.pretoken_kernel import machine_for, program_for
+
+    runner = machine_for(source) or program_for(source)
+    return None if runner is None else (runner, specials, form, joins)
+
+
+def _written(part: str) -> bytes:
+    """A bytes pattern of ``part`` as the text may write it: each ``▁`` a space or a ``▁``."""
+    return b"".join(b"(?: |\xe2\x96\x81)" if c == "\u2581" else regex.escape(c.encode()) for c in part)
+
+
+def _join_crossing(data, offsets, cut_off, cuts, rows, crossing):
+    """``(cut_off, cuts)`` less every cut inside a crossing token (:meth:`bpe_core.production.char_bpe.CharBPE._units`).
+
+    A crossing ``(token, j)`` (``token[j]`` a ``▁`` after another character)
+    keeps the cut ``j`` characters into an occurrence of ``token`` whole: written
+    with a space or ``▁`` for each ``▁``, inside one unit, one line and one stretch
+    between special tokens (``rows``).  A token holding a space or a newline
+    never occurs in a line with its spaces made ``▁``: it keeps no cut.
+    """
+    drop: list[int] = []
+    for token, j in crossing:
+        if " " in token or "\n" in token:
+            continue
+        rx = regex.compile(b"(" + _written(token[:j]) + b")" + _written(token[j:]))
+        for m in rx.finditer(data.tobytes(), overlapped=True):
+            a, p, b = m.start(), m.end(1), m.end()
+            unit = int(np.searchsorted(offsets, a, side="right")) - 1
+            k = int(np.searchsorted(rows[:, 1], a, side="right"))  # the first special token ending after a
+            if b <= offsets[unit + 1] and (k == rows.shape[0] or rows[k, 0] >= b):
+                drop.append(p)
+    if not drop:
+        return cut_off, cuts
+    keep = ~np.isin(cuts, np.array(drop, dtype=np.int64))
+    unit_of = np.repeat(np.arange(cut_off.size - 1), np.diff(cut_off))
+    new_off = np.zeros_like(cut_off)
+    np.cumsum(np.bincount(unit_of[keep], minlength=cut_off.size - 1), out=new_off[1:])
+    return new_off, cuts[keep]
+
+
+def _whole_units(cut_off: np.ndarray, cuts: np.ndarray, offsets: np.ndarray, whole: np.ndarray):
+    """``(cut_off, cuts)`` with every unit marked in ``whole`` (``bool[n]``) made one piece (an empty unit none)."""
+    if not whole.any():
+        return cut_off, cuts
+    sizes = np.diff(cut_off)
+    keep = np.repeat(~whole, sizes)
+    new_sizes = np.where(whole, (np.diff(offsets) > 0).astype(np.int64), sizes)
+    new_off = np.zeros_like(cut_off)
+    np.cumsum(new_sizes, out=new_off[1:])
+    out = np.empty(int(new_off[-1]), dtype=np.int64)
+    kept = ~whole
+    out[np.repeat(kept, new_sizes)] = cuts[keep]
+    lone = whole & (new_sizes > 0)
+    out[new_off[:-1][lone]] = offsets[1:][lone]
+    return new_off, out
 
 
 def _special_rows(data: np.ndarray, offsets: np.ndarray, specials: Sequence[str]) -> np.ndarray:
     """``int64[m, 2]``: the byte ranges of the special tokens in the units' UTF-8, as ``split_special`` finds them.
 
-    Longest first, as :func:`bpe_core.pretokenize.special.special_regex`,
-    searched in all the units at once; where a match runs from one unit into
-    the next (a special token of spaces after a document's trailing spaces),
-    unit by unit.
+    Leftmost, then longest first, as :func:`bpe_core.pretokenize.special.special_regex`
+    matches in each unit alone (a match never runs into the next unit).  The
+    places where some special token may start are found by one small regex (the
+    tokens' first four bytes); there the tokens are looked up by length, longest
+    first (a thousand-token alternation is a slow regex).
     """
     if not specials:
         return np.zeros((0, 2), dtype=np.int64)
-    ordered = sorted(specials, key=lambda t: (-len(t), t))
-    rx = regex.compile(b"|".join(regex.escape(t.encode("utf-8")) for t in ordered))
+    by_head: dict[bytes, dict[int, set[bytes]]] = {}
+    for t in specials:
+        b = t.encode("utf-8")
+        by_head.setdefault(b[:4], {}).setdefault(len(b), set()).add(b)
+    lengths = {h: sorted(d, reverse=True) for h, d in by_head.items()}
+    heads = sorted(by_head, key=lambda h: (-len(h), h))
+    starts = regex.compile(b"(?=" + b"|".join(map(regex.escape, heads)) + b")")
     raw = data.tobytes()
-    rows = np.array([m.span() for m in rx.finditer(raw)], dtype=np.int64).reshape(-1, 2)
-    unit_of_start = np.searchsorted(offsets, rows[:, 0], side="right")
-    unit_of_end = np.searchsorted(offsets, rows[:, 1] - 1, side="right")
-    if np.array_equal(unit_of_start, unit_of_end):
-        return rows
-    spans = []
-    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
-        spans += [(a + m.start(), a + m.end()) for m in rx.finditer(raw, a, b) if m.end() <= b]
-    return np.array(spans, dtype=np.int64).reshape(-1, 2)
+    ends = offsets[1:].tolist()
+    rows: list[tuple[int, int]] = []
+    pos = 0
+    unit = 0
+    for m in starts.finditer(raw):
+        p = m.start()
+        if p < pos:
+            continue
+        while ends[unit] <= p:
+            unit += 1
+        end = _longest_special(raw, p, ends[unit], by_head, lengths)
+        if end > p:
+            rows.append((p, end))
+            pos = end
+    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+
+
+def _longest_special(raw: bytes, p: int, limit: int, by_head: dict, lengths: dict) -> int:
+    """End of the longest special token at ``raw[p:]`` ending by ``limit``, or -1.
+
+    ``by_head``: a token's first four bytes -> its length -> the tokens; ``lengths``: its lengths, longest first.
+    """
+    best = -1
+    for k in range(1, 5):
+        group = by_head.get(raw[p : p + k])
+        if group is None:
+            continue
+        for n in lengths[raw[p : p + k]]:
+            if p + n <= limit and p + n > best and raw[p : p + n] in group[n]:
+                best = p + n
+                break
+    return best
 
 
 def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | None:
@@ -501,13 +603,20 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     ``tests/engine/test_pretoken_kernel.py`` checks the cuts against ``regex``
     for every registered pattern, ``tests/engine/test_corpus.py`` the figures.
     """
-    machine = _machine_of(split)
-    if machine is None:
+    found = _machine_of(split)
+    if found is None:
         return None
     from ..counting import pretoken_kernel as pk
 
+    runner, specials, form, joins = found
     data, offsets = units.packed()
-    cut_off, cuts = pk.split_units(data, offsets, machine, _special_rows(data, offsets, split.key[2]))
+    rows = _special_rows(data, offsets, specials)
+    cut_off, cuts = pk.split_units(data, offsets, runner, rows)
+    if joins:
+        cut_off, cuts = _join_crossing(data, offsets, cut_off, cuts, rows, joins)
+    if form is not None:  # a unit not in normal form is one piece
+        normal = np.fromiter((unicodedata.is_normalized(form, t) for t in units.texts), dtype=bool, count=len(units))
+        cut_off, cuts = _whole_units(cut_off, cuts, offsets, ~normal)
     starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
     poffsets = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=poffsets[1:])

@@ -26,6 +26,14 @@ so the cuts are those of :func:`bpe_core.pretokenize.iter_pretoken_strings`
 (tested against it on every code point in context, on adversarial and random
 texts, ``tests/engine/test_pretoken_kernel.py``).
 
+Any other split the production tokenizers declare -- a pattern, or a sequence
+of patterns each cutting the pieces the one before left (DeepSeek's and
+Falcon's ``pre_tokenizers.Sequence``, Gemma 4's lines and ``▁`` runs, Mistral
+v1's units) -- is a :class:`Program` (:func:`program_for`): alternatives of
+quantified character classes, ``$`` and one-class look-aheads, matched with
+backtracking as the ``regex`` module matches them, each class's characters
+taken from the ``regex`` module itself (:func:`class_bits`).
+
 :func:`count_pieces` adds the pieces of every unit, whatever cut them, into
 an open-addressing table keyed by their bytes, as :func:`bpe_core.counting.kernel.count_gpt2`
 counts pre-tokens.
@@ -49,9 +57,12 @@ from .native import kernel, njit
 __all__ = [
     "MACHINES",
     "Machine",
+    "Program",
+    "class_bits",
     "count_pieces",
     "machine_for",
     "pattern_classes",
+    "program_for",
     "register_machine",
     "split_units",
     "warm",
@@ -468,14 +479,16 @@ def _split_units(buf, offsets, cls, p, specials, cut_off, cuts, st):
 
 
 def split_units(
-    data: np.ndarray, offsets: np.ndarray, machine: Machine, specials: np.ndarray | None = None
+    data: np.ndarray, offsets: np.ndarray, machine: Machine | Program, specials: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Cut every unit with a :class:`Machine`: ``(cut_off int64[n + 1], cuts int64)`` as :func:`_split_units` fills.
+    """Cut every unit with a :class:`Machine` or :class:`Program`: ``(cut_off int64[n + 1], cuts int64)``.
+
+    As :func:`_split_units` (or :func:`_split_program`) fills them.
 
     Args:
         data: ``uint8``, the units' UTF-8 concatenated (valid UTF-8).
         offsets: ``int64[n + 1]``, their byte offsets.
-        machine: the pattern's switches.
+        machine: the pattern's switches, or a split sequence's :class:`Program`.
         specials: the special tokens' occurrences in ``data`` as ``int64[m, 2]`` ``(start, end)`` rows,
             ascending, none crossing a unit's end (found as :func:`bpe_core.pretokenize.split_special` finds them).
     """
@@ -483,11 +496,23 @@ def split_units(
     cut_off = np.zeros(n + 1, dtype=np.int64)
     cuts = np.zeros(max(16, data.size // 3), dtype=np.int64)
     st = np.zeros(2, dtype=np.int64)
-    params = machine.params()
-    classes = pattern_classes()
     buf = ck.read_only(data)
     occ = np.ascontiguousarray(specials if specials is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1)
-    while _split_units(buf, offsets, classes, params, occ, cut_off, cuts, st):
+    if isinstance(machine, Program):
+        longest = int(np.diff(offsets).max()) if n else 0
+        table, one, two = machine.table(), np.zeros(longest + 2, dtype=np.int64), np.zeros(longest + 2, dtype=np.int64)
+        bt = np.zeros(2 * MAX_ATOMS, dtype=np.int64)
+        args = (machine.atoms, machine.alts, machine.levels, machine.first, occ, cut_off)
+
+        def run(cuts):
+            return _split_program(buf, offsets, table, *args, cuts, st, one, two, bt)
+    else:
+        params, classes = machine.params(), pattern_classes()
+
+        def run(cuts):
+            return _split_units(buf, offsets, classes, params, occ, cut_off, cuts, st)
+
+    while run(cuts):
         grown = np.zeros(max(2 * cuts.size, int(cut_off[st[0]]) + int(offsets[-1] - offsets[st[0]])), dtype=np.int64)
         grown[: cuts.size] = cuts
         cuts = grown
@@ -599,6 +624,461 @@ def count_pieces(
     return rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 5].astype(bool), refs
 
 
+# ---------------------------------------------------------------------------
+# split programs: other patterns, and sequences of them, read as quantified character classes
+
+ATOM_CLASS, ATOM_END, ATOM_NOT_AHEAD, ATOM_AHEAD = 0, 1, 2, 3
+"""Kinds of a :class:`Program`'s atoms: a quantified character class, ``$``, ``(?!C)`` and ``(?=C)``."""
+
+MAX_CLASSES = 32
+"""Distinct character classes a program may use (one bit each of ``uint32``)."""
+
+MAX_ATOMS = 16
+"""Atoms an alternative may have (the matcher's backtracking stack)."""
+
+MAX_ALTERNATIVES = 64
+"""Alternatives a pattern may have once its groups are written out."""
+
+_MANY = 1 << 62
+"""An unbounded quantifier's maximum."""
+
+_QUANTIFIER = regex.compile(r"\{(\d+)(?:(,)(\d*))?\}")
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    r"""A split sequence of regexes made only of quantified character classes, for the compiled matcher.
+
+    Each pattern is a list of alternatives, tried in order at each position as
+    the ``regex`` module tries them (leftmost first, greedy quantifiers giving
+    back one character at a time, possessive ones never), each alternative a
+    list of atoms (:data:`ATOM_CLASS` ``C{min,max}``, :data:`ATOM_END` ``$``,
+    :data:`ATOM_NOT_AHEAD` ``(?!C)``, :data:`ATOM_AHEAD` ``(?=C)``).  A
+    pattern cuts each piece the previous one left into its matches and the
+    stretches between them (Hugging Face's ``Split`` with ``Isolated``, as
+    :class:`bpe_core.production.byte_bpe.SplitSequence` and
+    :func:`bpe_core.pretokenize.iter_pretoken_strings` do); see :func:`program_for`
+    for what is read.
+
+    Attributes:
+        patterns: the regex sources, in order.
+        classes: each class's source (``regex`` syntax, one character), bit ``k`` of :meth:`table`.
+        atoms: ``int64[n, 5]``: ``(kind, class, min, max, possessive)`` per atom.
+        alts: ``int64[m + 1]``: alternative ``a``'s atoms are ``atoms[alts[a]:alts[a + 1]]``.
+        levels: ``int64[len(patterns) + 1]``: pattern ``p``'s alternatives are ``levels[p]:levels[p + 1]``.
+        first: ``int64[m]``: the classes (bits) a character must be in for alternative ``a`` to match from it.
+    """
+
+    patterns: tuple[str, ...]
+    classes: tuple[str, ...]
+    atoms: np.ndarray
+    alts: np.ndarray
+    levels: np.ndarray
+    first: np.ndarray
+
+    def table(self) -> np.ndarray:
+        """``uint32[0x110000]``: for each code point, bit ``k`` when the ``regex`` module puts it in class ``k``."""
+        return _program_table(self.classes)
+
+
+def _class_text(src: str, i: int) -> tuple[str, int] | None:
+    """The character class (one character) starting at ``src[i]`` and the index after it, or ``None``."""
+    n, c = len(src), src[i]
+    if c == "[":
+        j = i + 1
+        j += j < n and src[j] == "^"
+        j += j < n and src[j] == "]"
+        while j < n and src[j] != "]":
+            if src[j] == "[":  # a nested set or a POSIX class: not read here
+                return None
+            j += 2 if src[j] == "\\" else 1
+        return (src[i : j + 1], j + 1) if j < n else None
+    if c == "\\":
+        if i + 1 >= n:
+            return None
+        d = src[i + 1]
+        if d in "pP":
+            end = src.find("}", i) if src[i + 2 : i + 3] == "{" else i + 2
+            return (src[i : end + 1], end + 1) if end > 0 else None
+        if d in "sSdDwWrnt" or not (d.isalnum() or d == "_"):
+            return src[i : i + 2], i + 2
+        return None  # \b \A \Z \x.. \u.. \N{..} backreferences ...: not read
+    if c in "()|*+?{}^$":
+        return None
+    return c, i + 1  # a literal character, or "."
+
+
+def _quantifier(src: str, i: int) -> tuple[int, int, bool, int] | None:
+    """``(min, max, possessive, index after)`` of the quantifier at ``src[i]`` (``{1}`` if none), ``None`` if lazy."""
+    lo, hi = 1, 1
+    if i < len(src) and src[i] in "?*+":
+        lo, hi = {"?": (0, 1), "*": (0, _MANY), "+": (1, _MANY)}[src[i]]
+        i += 1
+    elif i < len(src) and src[i] == "{":
+        m = _QUANTIFIER.match(src, i)
+        if m is None:
+            return None
+        lo = int(m.group(1))
+        hi = lo if m.group(2) is None else int(m.group(3)) if m.group(3) else _MANY
+        if hi < lo:
+            return None
+        i = m.end()
+    else:
+        return lo, hi, False, i
+    if i < len(src) and src[i] == "?":
+        return None  # lazy
+    possessive = i < len(src) and src[i] == "+"
+    return lo, hi, possessive, i + possessive
+
+
+def _group_end(src: str, i: int) -> int:
+    """The index of the ``)`` closing the group whose contents start at ``src[i]`` (-1 when none)."""
+    depth, n = 1, len(src)
+    while i < n:
+        c = src[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            found = _class_text(src, i)
+            if found is None:
+                return -1
+            i = found[1]
+            continue
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return i
+        i += 1
+    return -1
+
+
+def _alternatives(src: str, insensitive: bool) -> list[list[tuple]] | None:
+    """``src`` (a pattern or a group's contents) as alternatives of atoms ``(kind, class, min, max, possessive)``.
+
+    ``None`` when it uses anything else (see :func:`program_for`).  A group
+    ``(?:...)`` or ``(?i:...)`` is written out into the alternatives (``a(?:b|c)d``
+    -> ``abd|acd``, the same first match when no atom before it can give back characters).
+    """
+    alts: list[list[tuple]] = [[]]
+    done: list[list[tuple]] = []
+    i = 0
+    while i < len(src):
+        if src[i] == "|":
+            done += alts
+            alts = [[]]
+            i += 1
+            continue
+        step = _group(src, i, insensitive) if src[i] == "(" else _atom(src, i, insensitive)
+        if step is None:
+            return None
+        tails, i = step
+        if len(tails) > 1 and any(kind == ATOM_CLASS and not fixed for a in alts for kind, _c, _l, _h, fixed in a):
+            return None  # an atom before the group could give back characters: writing it out would differ
+        alts = [[*a, *b] for a in alts for b in tails]
+    return done + alts
+
+
+def _atom(src: str, i: int, insensitive: bool) -> tuple[list[list[tuple]], int] | None:
+    """``([[atom]], index after)`` of ``$`` or a quantified class at ``src[i]``, or ``None``."""
+    if src[i] == "$":
+        return [[(ATOM_END, "", 0, 0, True)]], i + 1
+    found = _class_text(src, i)
+    q = _quantifier(src, found[1]) if found is not None else None
+    if q is None:
+        return None
+    lo, hi, possessive, end = q
+    cls = f"(?i:{found[0]})" if insensitive else found[0]
+    return [[(ATOM_CLASS, cls, lo, hi, possessive or lo == hi)]], end
+
+
+def _group(src: str, i: int, insensitive: bool) -> tuple[list[list[tuple]], int] | None:
+    """``(alternatives, index after)`` of the group at ``src[i]`` (a look-ahead: one atom), or ``None``."""
+    head = next((h for h in ("(?:", "(?i:", "(?!", "(?=") if src.startswith(h, i)), None)
+    end = _group_end(src, i + len(head)) if head else -1
+    if end < 0:
+        return None
+    inner = src[i + len(head) : end]
+    if head in ("(?!", "(?="):
+        found = _class_text(inner, 0) if inner else None
+        if found is None or found[1] != len(inner):
+            return None
+        cls = f"(?i:{found[0]})" if insensitive else found[0]
+        return [[(ATOM_NOT_AHEAD if head == "(?!" else ATOM_AHEAD, cls, 0, 0, True)]], end + 1
+    sub = _alternatives(inner, insensitive or head == "(?i:")
+    q = _quantifier(src, end + 1)
+    if sub is None or q is None or q[3] != end + 1:
+        return None  # a quantified group: not read
+    return sub, end + 1
+
+
+@lru_cache(maxsize=64)
+def _program(patterns: tuple[str, ...]) -> Program | None:
+    from ..pretokenize import compile_pattern
+
+    classes: dict[str, int] = {}
+    atoms: list[tuple[int, int, int, int, int]] = []
+    alts, levels, first = [0], [0], []
+    for source in patterns:
+        if compile_pattern(source).flags & ~_PLAIN_FLAGS:
+            return None
+        found = _alternatives(source, False)
+        if found is None or not found or len(found) > MAX_ALTERNATIVES:
+            return None
+        for alt in found:
+            if len(alt) > MAX_ATOMS or not any(kind == ATOM_CLASS and lo > 0 for kind, _c, lo, _h, _p in alt):
+                return None  # an alternative that can match nothing is not read (compile_pattern refuses most)
+            mask, open_ = 0, True  # the first character is in a class up to the first that must match
+            for kind, cls, lo, hi, possessive in alt:
+                bit = classes.setdefault(cls, len(classes)) if cls else 0
+                atoms.append((kind, bit, lo, hi, int(possessive)))
+                if kind == ATOM_CLASS and open_:
+                    mask |= 1 << bit
+                    open_ = lo == 0
+            alts.append(len(atoms))
+            first.append(mask)
+        levels.append(len(alts) - 1)
+    if len(classes) > MAX_CLASSES:
+        return None
+    return Program(
+        tuple(patterns),
+        tuple(classes),
+        np.array(atoms, dtype=np.int64).reshape(-1, 5),
+        np.array(alts, dtype=np.int64),
+        np.array(levels, dtype=np.int64),
+        np.array(first, dtype=np.int64),
+    )
+
+
+_PLAIN_FLAGS = regex.UNICODE | regex.VERSION0
+"""The flags a pattern with no inline flags compiles with (a global ``(?i)``, ``(?x)``, ``(?s)`` ... is not read)."""
+
+
+def program_for(patterns: str | tuple[str, ...]) -> Program | None:
+    r"""The :class:`Program` of a pattern or split sequence, or ``None`` when it uses what the matcher does not read.
+
+    Read: alternatives of character classes (``[...]`` sets, ``\p{..}``, ``\s``
+    and the other escapes, literal characters, ``.``), each with a greedy or
+    possessive quantifier (``? * + {m} {m,} {m,n}``, possessive with a ``+``
+    after); ``$`` (the end, or before a newline that ends the piece); ``(?!C)``
+    and ``(?=C)`` of one class; non-capturing groups ``(?:...)`` and ``(?i:...)``
+    without a quantifier, after atoms that cannot give back characters.  Not
+    read: anything else (captures, lazy quantifiers, look-behind, inline flags,
+    anchors but ``$``), an alternative that can match nothing, tiktoken's
+    patterns (:data:`bpe_core.pretokenize.TIKTOKEN_SOURCES`: characters
+    classified as tiktoken's engine does; :data:`MACHINES` runs them).
+
+    Each class's characters come from the ``regex`` module itself (:meth:`Program.table`),
+    so the cuts are the regex's: ``tests/engine/test_pretoken_kernel.py``
+    checks every production split sequence against :class:`~bpe_core.production.byte_bpe.SplitSequence`.
+
+    >>> p = program_for((r"\p{N}{1,3}", r" ?\p{L}+|\s+"))
+    >>> [len(p.patterns), len(p.classes), p.levels.tolist()]
+    [2, 4, [0, 1, 3]]
+    """
+    from ..pretokenize import TIKTOKEN_SOURCES  # (asked each time: encodings add theirs when imported)
+
+    seq = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+    if not seq or not all(isinstance(p, str) and p not in TIKTOKEN_SOURCES for p in seq):
+        return None
+    try:
+        return _program(seq)
+    except ValueError:  # a pattern that does not compile: the regex path raises its error
+        return None
+
+
+@lru_cache(maxsize=16)
+def _program_table(classes: tuple[str, ...]) -> np.ndarray:
+    """``uint32[0x110000]``: bit ``k`` set for the code points in ``classes[k]`` (:func:`class_bits` of each)."""
+    out = np.zeros(0x110000, dtype=np.uint32)
+    for bit, cls in enumerate(classes):
+        out |= np.unpackbits(class_bits(cls), count=0x110000).astype(np.uint32) << np.uint32(bit)
+    return out
+
+
+@lru_cache(maxsize=256)
+def class_bits(cls: str) -> np.ndarray:
+    """The code points the ``regex`` module puts in the one-character class ``cls``, packed (``np.packbits``, 136 KiB).
+
+    Computed by matching ``(?:cls)+`` over every code point (0.1-1.5 s), kept in the
+    kernels' cache directory, one file per class (a program's table is put together from them).
+    """
+    from . import native
+
+    key = hashlib.sha256(f"{regex.__version__} {sys.version} {cls}".encode()).hexdigest()[:16]
+    path = os.path.join(native.cache_dir(), f"bpe_core_class_bits-{key}.npy")
+    try:
+        packed = np.load(path)
+        if packed.shape == (0x110000 // 8,) and packed.dtype == np.uint8:
+            return packed
+    except (OSError, ValueError):
+        pass
+    cps = np.arange(0x110000, dtype=np.uint32)
+    cps[0xD800:0xE000] = 0x20  # surrogates: never in UTF-8 text
+    member = np.zeros(0x110000, dtype=bool)
+    for m in regex.finditer(f"(?:{cls})+", cps.tobytes().decode("utf-32-le")):
+        member[m.start() : m.end()] = True
+    packed = np.packbits(member)
+    try:
+        tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
+        np.save(tmp, packed)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return packed
+
+
+@njit
+def _match(buf, i, v, cls, atoms, a0, a1, bt):
+    """End of alternative ``atoms[a0:a1]`` matched at ``i`` in the piece ending at ``v``, or -1.
+
+    Backtracks as the ``regex`` module does: the last greedy class that can
+    give back a character gives back one and the atoms after it are tried again.
+    ``bt[2k]``, ``bt[2k + 1]``: atom ``k``'s count and end.
+    """
+    n = a1 - a0
+    k = 0
+    pos = i
+    while True:
+        if k == n:
+            return pos
+        a = a0 + k
+        kind = atoms[a, 0]
+        ok = False
+        if kind == ATOM_CLASS:
+            bit = atoms[a, 1]
+            mx = atoms[a, 3]
+            c = 0
+            e = pos
+            while c < mx and e < v:
+                b, _cp, nb = _at(buf, e, cls)
+                if (b >> bit) & 1 == 0:
+                    break
+                e += nb
+                c += 1
+            if c >= atoms[a, 2]:
+                ok = True
+                bt[2 * k] = c
+                pos = e
+        elif kind == ATOM_END:
+            ok = pos == v or (pos + 1 == v and buf[pos] == 10)
+            bt[2 * k] = 0
+        else:
+            hit = False
+            if pos < v:
+                b, _cp, _n = _at(buf, pos, cls)
+                hit = (b >> atoms[a, 1]) & 1 == 1
+            ok = hit == (kind == ATOM_AHEAD)
+            bt[2 * k] = 0
+        if ok:
+            bt[2 * k + 1] = pos
+            k += 1
+            continue
+        while True:  # backtrack: the last class that can give back a character gives back one
+            k -= 1
+            if k < 0:
+                return -1
+            a = a0 + k
+            if atoms[a, 0] != ATOM_CLASS or atoms[a, 4] != 0 or bt[2 * k] <= atoms[a, 2]:
+                continue
+            e = bt[2 * k + 1]
+            if k + 1 < n and atoms[a + 1, 0] == ATOM_END and not (e == v and buf[v - 1] == 10):
+                continue  # "$" next: only giving back a final newline can still match
+            e -= 1
+            while buf[e] & 0xC0 == 0x80:
+                e -= 1
+            bt[2 * k] -= 1
+            bt[2 * k + 1] = e
+            pos = e
+            k += 1
+            break
+
+
+@njit
+def _level_cuts(buf, lo, hi, cls, atoms, alts, first, l0, l1, out, n, bt):
+    """Cut ``buf[lo:hi]`` by alternatives ``l0..l1``: append the ends of its matches and of the stretches between.
+
+    An alternative is tried only where the character is in one of its first classes (``first``).
+    """
+    pos = lo
+    gap = lo
+    while pos < hi:
+        e = -1
+        b, _cp, nb = _at(buf, pos, cls)
+        for alt in range(l0, l1):
+            if b & first[alt] == 0:
+                continue
+            e = _match(buf, pos, hi, cls, atoms, alts[alt], alts[alt + 1], bt)
+            if e > pos:
+                break
+        if e > pos:
+            if pos > gap:
+                out[n] = pos
+                n += 1
+            out[n] = e
+            n += 1
+            pos = e
+            gap = e
+        else:
+            pos += nb
+    if gap < hi:
+        out[n] = hi
+        n += 1
+    return n
+
+
+@kernel("u1[]", "i8[]", "u4[]", "i8[:,:]", *["i8[]"] * 10)
+def _split_program(buf, offsets, cls, atoms, alts, levels, first, specials, cut_off, cuts, st, one, two, bt):
+    """Cut units ``st[0]..`` by a :class:`Program`, as :func:`_split_units` cuts them by a :class:`Machine`.
+
+    Between special tokens, each pattern of the program cuts every piece the
+    one before left (``one``, ``two``: room for a piece per byte of the longest unit).
+    Returns 1 when ``cuts`` may not have room for a unit, else 0.
+    """
+    size = cuts.size
+    n_sp = specials.size // 2
+    n_lev = levels.size - 1
+    k = cut_off[st[0]]
+    for u in range(st[0], offsets.size - 1):
+        lo, hi = offsets[u], offsets[u + 1]
+        if k + (hi - lo) > size:
+            st[0] = u
+            return 1
+        i = lo
+        while i < hi:
+            while st[1] < n_sp and specials[2 * st[1]] < i:
+                st[1] += 1
+            seg = hi
+            if st[1] < n_sp and specials[2 * st[1]] < hi:
+                seg = specials[2 * st[1]]
+                if seg == i:  # a special token: one piece
+                    i = specials[2 * st[1] + 1]
+                    cuts[k] = i
+                    k += 1
+                    st[1] += 1
+                    continue
+            cur = one
+            nxt = two
+            cur[0] = seg
+            n_cur = 1
+            for lev in range(n_lev):
+                n_nxt = 0
+                s = i
+                for q in range(n_cur):
+                    n_nxt = _level_cuts(
+                        buf, s, cur[q], cls, atoms, alts, first, levels[lev], levels[lev + 1], nxt, n_nxt, bt
+                    )
+                    s = cur[q]
+                cur, nxt = nxt, cur
+                n_cur = n_nxt
+            for q in range(n_cur):
+                cuts[k] = cur[q]
+                k += 1
+            i = seg
+        cut_off[u + 1] = k
+    st[0] = offsets.size - 1
+    return 0
+
+
 def _register_named() -> None:
     from ..pretokenize import CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
@@ -618,3 +1098,4 @@ def warm() -> None:
     offsets = np.array([0, data.size], dtype=np.int64)
     cut_off, cuts = split_units(data, offsets, Machine(1, LETTERS_SPACE, False, DIGITS_RUN, PUNCT_PLAIN, SPACE_GPT2))
     count_pieces(data, cut_off, cuts, np.ones(1, dtype=bool), np.ones(1, dtype=np.int64))
+    split_units(data, offsets, program_for((r"\p{N}", r" ?\p{L}+|\s+(?!\S)|\s+$")))

@@ -58,6 +58,11 @@ _PLAIN_JOINED = regex.compile("\n+|[ \u2581]*[^ \u2581\n\uffff]+|[ \u2581]+")
 _WORD_START = regex.compile("(?<=[^\u2581])(?=\u2581)")
 """Where a ``▁`` run starts after another character: where a piece is cut into units (see :meth:`CharBPE._units`)."""
 
+PIECE_PATTERNS = (LINES_PATTERN, "[ \u2581]+[^ \u2581]*")
+"""The cuts of :meth:`CharBPE._pieces` between added tokens, as a split sequence on the text as written (spaces not
+yet ``▁``): lines and newline runs, then before each run of spaces or ``▁`` that follows another character (less the
+cuts inside a crossing token, :attr:`CharBPE._crossing`)."""
+
 
 class CharBPE:
     """A SentencePiece-style BPE tokenizer with ranked merges over characters and byte fallback.
@@ -338,7 +343,9 @@ class CharBPE:
             return plain(unit)
 
         forbid = {SPACE} | {t[j - 1] for t, j in self._crossing}
-        key = ("char-bpe-pieces", tuple(sorted(added)), tuple(self._crossing))
+        # the same cuts as a split sequence (lines, then a piece per ▁ run and what follows it) less the cuts
+        # inside a crossing token: what the compiled pre-tokenizer runs (bpe_core.analysis.corpus._machine_of)
+        key = ("split-sequence", PIECE_PATTERNS, tuple(sorted(added)), tuple(self._crossing))
         pieces = _CharPieces(self, key, split, self._encode_pieces, cut_after=cut_table_without(sorted(forbid)))
         pieces.triggers, pieces.special = regex.escape("".join(triggers)), special
         return pieces

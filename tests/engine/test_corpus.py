@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_core.analysis.corpus import (
+    _machine_of,
     compare_corpus,
     count_pieces,
     count_units,
@@ -32,7 +33,6 @@ from bpe_core.analysis.corpus import (
 )
 from bpe_core.analysis.metrics import TextMetrics, compute_metrics
 from bpe_core.analysis.scripts import INHERITED, SCRIPT_GROUPS, char_group, char_group_table
-from bpe_core.counting.pretoken_kernel import machine_for
 from bpe_core.formats.bert import wordpiece_to_vocab_txt
 from bpe_core.formats.huggingface import to_hf_json
 from bpe_core.formats.tiktoken import bpe_to_tiktoken_files
@@ -188,19 +188,29 @@ def test_a_pattern_not_known_to_split_at_spaces_is_measured_on_the_whole_text():
 
 
 def test_the_compiled_pre_tokenizer_counts_the_pieces_the_textbook_split_counts(tokenizers):
-    """Every production pattern the compiled pre-tokenizer runs: the same distinct pieces, counts and refs."""
+    """Every production split the compiled pre-tokenizer runs: the same distinct pieces, counts and refs.
+
+    Its machines (GPT-2, cl100k, o200k, Llama 3, Tekken, Qwen's normal-form
+    units) and its programs (DeepSeek's and Falcon's split sequences, Mistral v1's pattern).
+    """
     text = "\n".join(ADVERSARIAL) + " " + sample("multilingual") + stdlib_code()[:5_000] + f" a{EOT}b {EOT}. "
-    splits = {p.key: p for p in map(corpus_pieces, tokenizers) if p is not None and p.key[0] == "pre-tokens"}
+    text += " Ame\u0301lie cafe\u0301 \u212b x\u0301y 가\u1161 한국어 "  # not in NFC: Qwen keeps these units whole
+    # Gemma 4's crossing token '>▁</' (no cut inside it) written with a space or a ▁, next to its added tokens
+    text += "<p> </p> a>▁</b x>  </y > </ >▁< <bos> </x> <eos>▁</b> a> <eos> >▁</ > </\n</ "
+    splits = {p.key: p for p in map(corpus_pieces, tokenizers) if p is not None and _machine_of(p) is not None}
     units = count_units(text, unit_cut_table(splits.values()))
     for key, split in splits.items():
         fast, slow = count_pieces(units, split), count_pieces(units, split, compiled=False)
         got = {(p, bool(f)): int(c) for p, f, c in zip(fast.pieces, fast.first, fast.counts, strict=True)}
         want = {(p, bool(f)): int(c) for p, f, c in zip(slow.pieces, slow.first, slow.counts, strict=True)}
-        assert got == want, key[1]
-        assert [fast.pieces[r] for r in fast.refs] == [slow.pieces[r] for r in slow.refs], key[1]
+        assert got == want, key[:2]
+        assert [fast.pieces[r] for r in fast.refs] == [slow.pieces[r] for r in slow.refs], key[:2]
         assert np.array_equal(fast.unit_offsets, slow.unit_offsets)
-    compiled = {key[1] for key in splits if machine_for(key[1]) is not None}
-    assert len(compiled) >= 5  # GPT-2, cl100k, o200k (Llama 4), Llama 3, Tekken
+    kinds = Counter(key[0] for key in splits)
+    assert kinds["pre-tokens"] >= 6 and kinds["split-sequence"] >= 4 and kinds["normal pre-tokens"] >= 2, kinds
+    assert {type(_machine_of(p)[0]).__name__ for p in splits.values()} == {"Machine", "Program"}
+    python = [t.name for t in tokenizers[: len(PRODUCTION)] if _machine_of(corpus_pieces(t)) is None]
+    assert sorted(python) == sorted(load_production(k).name for k in ("bert", "xlmr")), python  # WordPiece, Unigram
 
 
 def test_a_split_that_keeps_units_whole_counts_the_units_themselves(tokenizers):
@@ -305,3 +315,24 @@ def test_a_units_cache_counts_a_text_once_per_cut_table(monkeypatch):
     c = compare_corpus(text, [other], units_cache=cache)  # XLM-R cuts units after fewer characters: its own count
     assert len(counted) == 2 and len(cache) == 2
     assert_same(c.metrics[0], whole_text(other, text), "xlmr")
+
+
+def test_special_token_rows_are_split_specials_unit_by_unit():
+    """The compiled path's special-token ranges: ``split_special`` on each unit alone (longest first, leftmost)."""
+    from bpe_core.analysis.corpus import _pack, _special_rows
+    from bpe_core.pretokenize import split_special
+
+    specials = ["<a>", "<a><b>", "<ab", "[X1]", "[X12]", "ø", "é", "  ", " \n", "<|endoftext|>", "<|end", "ab", "b"]
+    units = ["x<a><b>y", " <ab>ø", " é[X12][X1]", "  ", "   \n", " <|endoftext|>", " <|end", "ab", " b<a", "> ab"]
+    units += [" " + t for t in text_units(sample("multilingual") + " <a><b> <ab [X12] ø é abba")]
+    data, offsets = _pack(units)
+    want = []
+    for u, start in zip(units, offsets[:-1].tolist(), strict=True):
+        pos = start
+        for seg, is_special in split_special(u, specials):
+            n = len(seg.encode("utf-8"))
+            if is_special:
+                want.append([pos, pos + n])
+            pos += n
+    assert _special_rows(data, offsets, specials).tolist() == want
+    assert _special_rows(data, offsets, []).shape == (0, 2)
