@@ -191,14 +191,18 @@ def _shared_boundary(
 ) -> int:
     """A cut ``c >= target`` that is a boundary of every split (the first, unless ``for_chunks``), or ``limit``.
 
-    Each split's search starts again from its own last boundary, not from ``start``: splits that rarely
-    agree (a punctuation-only split beside a word split) take many rounds, each then only a short scan.
+    For a drawn prefix each split's search starts again from its own last boundary, not from ``start``:
+    splits that rarely agree (a punctuation-only split beside a word split) take many rounds, each then
+    only a short scan.  Not for chunks: a chunk's cut may be a safe newline that is no boundary of the
+    pre-tokens matched from ``start``, and matching again from it could differ.
     """
     c = target
     starts = [start] * len(splits)
     while True:
-        starts = [_boundary(text, s, c, limit, split, for_chunks) for s, split in zip(starts, splits)]
-        hi = max(starts)
+        found = [_boundary(text, s, c, limit, split, for_chunks) for s, split in zip(starts, splits)]
+        if not for_chunks:
+            starts = found
+        hi = max(found)
         if hi == c or hi >= limit:
             return min(hi, limit, len(text))
         c = hi  # each split's next boundary is at or after hi: look again from there
