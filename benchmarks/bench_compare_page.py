@@ -19,9 +19,7 @@ BPE trained on the first 1 MB of it (the trained one Compare shows):
   text, what Compare did before (minutes on 20 MB; the peer the corpus path must beat).
 
 Target: the page ready in under 5 s on the 20 MB text with every production tokenizer.  The machine is shared
-(2 cores): the load average is printed with the numbers.  Measured 2026-11-28 on this branch merged with the
-``corpus`` branch at fb185c6 (load 10-12 falling to 5): 20 MB cold 551 s (count 4 s, split 289 s, encode 257 s),
-cached 0.000 s; 1 MB (load 3) cold 23 s, the AppTest page 56 s first and 17 s again with the figures cached.
+(2 cores): the load average is printed with the numbers; the current ones are in docs/performance.md.
 """
 
 from __future__ import annotations
