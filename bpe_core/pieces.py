@@ -32,7 +32,7 @@ at the pre-tokens of a pattern (tiktoken-style tokenizers, trained BPE);
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +48,7 @@ __all__ = [
     "SplitPieces",
     "combine_piece_tokens",
     "cut_table_without",
+    "lookup_pieces",
     "pack_utf8",
     "piece_tokens_from_byte_ranges",
     "piece_tokens_from_ids",
@@ -146,6 +147,25 @@ def pack_utf8(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     chars = np.zeros(len(pieces) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), out=chars[1:])
     return data, char_end[chars]
+
+
+def lookup_pieces(pieces: Sequence[str], byte_sizes: np.ndarray, table: Mapping[str, int]) -> np.ndarray:
+    """``int64[n]``: each piece's id in ``table`` (added or special tokens), ``-1`` for a piece not in it.
+
+    Only pieces as long (in UTF-8 bytes, ``byte_sizes``: ``np.diff`` of :func:`pack_utf8`'s offsets) as some
+    key of ``table`` are looked up.
+
+    >>> lookup_pieces(["<s>", "ab", "<s"], np.array([3, 2, 2]), {"<s>": 1}).tolist()
+    [1, -1, -1]
+    """
+    out = np.full(len(pieces), -1, dtype=np.int64)
+    if not table:
+        return out
+    sizes = np.unique(np.fromiter((len(t.encode("utf-8")) for t in table), dtype=np.int64, count=len(table)))
+    get = table.get
+    for k in np.flatnonzero(np.isin(byte_sizes, sizes)).tolist():
+        out[k] = get(pieces[k], -1)
+    return out
 
 
 def piece_tokens_from_byte_ranges(

@@ -18,7 +18,6 @@ is the one place that decides when tiktoken may encode for it.
 from __future__ import annotations
 
 import heapq
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ import numpy as np
 from ..pieces import (
     PieceTokens,
     SplitPieces,
+    lookup_pieces,
     pack_utf8,
     piece_tokens_from_byte_ranges,
     piece_tokens_from_ids,
@@ -341,11 +341,7 @@ class BPEEncoder:
             tables = byte_merge_tables(self._byte_ids, self._ranks, self._shift, self._new_ids, self._n_merges)
             cached = self.__dict__["_byte_tables"] = (self._n_merges, tables)
         data, offsets = pack_utf8(pieces)
-        whole = (
-            np.fromiter(map(specials.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
-            if specials
-            else np.full(len(pieces), -1, dtype=np.int64)
-        )
+        whole = lookup_pieces(pieces, np.diff(offsets), specials)
         tokens = encode_byte_pieces(cached[1], data, offsets, whole)
         return piece_tokens_from_byte_ranges(data, offsets, *tokens, self._special_ids)
 

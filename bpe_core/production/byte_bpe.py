@@ -27,7 +27,6 @@ Tokens in these files are written in GPT-2's byte-to-unicode alphabet
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
@@ -40,6 +39,7 @@ from ..pieces import (
     PieceTokens,
     SplitPieces,
     combine_piece_tokens,
+    lookup_pieces,
     pack_utf8,
     piece_tokens_from_byte_ranges,
     piece_tokens_from_ids,
@@ -506,7 +506,7 @@ class ByteLevelBPE:
         keep = [pieces[k] for k in rest.tolist()] if rest is not None else pieces
         if rest is not None:
             data, offsets = pack_utf8(keep)
-        whole = self._whole_ids(keep)
+        whole = self._whole_ids(keep, np.diff(offsets))
         tokens = encode_byte_pieces(self._byte_tables, data, offsets, whole)
         fast = piece_tokens_from_byte_ranges(data, offsets, *tokens, specials)
         if rest is None:
@@ -514,12 +514,15 @@ class ByteLevelBPE:
         slow = piece_tokens_from_spans([self.token_spans(pieces[k]) for k in lossy.tolist()], self.unknown_id)
         return combine_piece_tokens(len(pieces), [(rest, fast), (lossy, slow)])
 
-    def _whole_ids(self, pieces: Sequence[str]) -> np.ndarray:
-        """``int64[n]``: each piece's id when it is one token whole (an added token; a token with ``ignore_merges``)."""
-        n = len(pieces)
-        whole = np.fromiter(map(self._added.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=n)
+    def _whole_ids(self, pieces: Sequence[str], byte_sizes: np.ndarray) -> np.ndarray:
+        """``int64[n]``: each piece's id when it is one token whole (an added token; a token with ``ignore_merges``).
+
+        ``byte_sizes``: each piece's UTF-8 length (only pieces as long as an added token are looked up).
+        """
+        whole = lookup_pieces(pieces, byte_sizes, self._added)
         if self.ignore_merges:
             by_bytes = self._by_bytes
+            n = len(pieces)
             token = np.fromiter((by_bytes.get(p.encode("utf-8"), -1) for p in pieces), dtype=np.int64, count=n)
             whole = np.where(whole >= 0, whole, token)
         return whole
