@@ -450,8 +450,10 @@ class ByteLevelBPE:
         """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by its pre-tokens.
 
         A unit is cut at the added tokens and by the split sequence
-        (:meth:`SplitSequence.split`); each piece is merged on its own
-        (:meth:`_piece_ids`, what :meth:`encode` does to it).  A unit ends only
+        (:meth:`SplitSequence.split`); each piece is merged on its own, as
+        :meth:`encode` merges it, all pieces in one compiled call
+        (:meth:`_encode_pieces`; the textbook :meth:`_encode_pieces_textbook`
+        runs :meth:`_piece_ids` on each).  A unit ends only
         after a character the split sequence cuts after (:func:`cut_table`), so
         it splits as it does inside the text (``tests/engine/test_corpus.py``
         checks every registered file).
