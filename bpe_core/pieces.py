@@ -31,7 +31,8 @@ at the pre-tokens of a pattern (tiktoken-style tokenizers, trained BPE);
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+import itertools
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,9 @@ __all__ = [
     "SplitPieces",
     "combine_piece_tokens",
     "cut_table_without",
+    "lookup_pieces",
+    "pack_utf8",
+    "piece_tokens_from_byte_ranges",
     "piece_tokens_from_ids",
     "piece_tokens_from_spans",
     "regex_pieces",
@@ -121,6 +125,94 @@ def piece_tokens_from_spans(spans: Sequence[Sequence[TokenSpan]], unknown_id: in
     )
 
 
+def pack_utf8(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(data, offsets)``: the pieces' UTF-8 end to end (``uint8``) and where each starts (``int64[n + 1]``, bytes).
+
+    Raises:
+        ValueError: a piece holds an unpaired surrogate (no UTF-8 form).
+
+    >>> data, offsets = pack_utf8(["a", "é", ""])
+    >>> data.tolist(), offsets.tolist()
+    ([97, 195, 169], [0, 1, 3, 3])
+    """
+    joined = "".join(pieces)
+    try:
+        data = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"a piece holds an unpaired surrogate at {exc.start}: no UTF-8 form") from None
+    cps = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    sizes = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)  # each character's UTF-8 bytes
+    char_end = np.zeros(cps.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=char_end[1:])
+    chars = np.zeros(len(pieces) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), out=chars[1:])
+    return data, char_end[chars]
+
+
+def lookup_pieces(pieces: Sequence[str], byte_sizes: np.ndarray, table: Mapping[str, int]) -> np.ndarray:
+    """``int64[n]``: each piece's id in ``table`` (added or special tokens), ``-1`` for a piece not in it.
+
+    Only pieces as long (in UTF-8 bytes, ``byte_sizes``: ``np.diff`` of :func:`pack_utf8`'s offsets) as some
+    key of ``table`` are looked up.
+
+    >>> lookup_pieces(["<s>", "ab", "<s"], np.array([3, 2, 2]), {"<s>": 1}).tolist()
+    [1, -1, -1]
+    """
+    out = np.full(len(pieces), -1, dtype=np.int64)
+    if not table:
+        return out
+    sizes = np.unique(np.fromiter((len(t.encode("utf-8")) for t in table), dtype=np.int64, count=len(table)))
+    get = table.get
+    for k in np.flatnonzero(np.isin(byte_sizes, sizes)).tolist():
+        out[k] = get(pieces[k], -1)
+    return out
+
+
+def piece_tokens_from_byte_ranges(
+    data: np.ndarray,
+    byte_offsets: np.ndarray,
+    tok_off: np.ndarray,
+    ids: np.ndarray,
+    byte_starts: np.ndarray,
+    byte_ends: np.ndarray,
+    special_ids: frozenset[int] = frozenset(),
+) -> PieceTokens:
+    """A :class:`PieceTokens` from tokens laid out in bytes: each token's character range, without a loop.
+
+    A token covers every character one of its bytes belongs to (a token holding
+    part of a character shares that character's range), as
+    :func:`bpe_core.spans.spans_from_token_bytes` lays it out.
+
+    Args:
+        data: ``uint8[B]``: the pieces' UTF-8 end to end (:func:`pack_utf8`).
+        byte_offsets: ``int64[n + 1]``: where each piece starts in ``data``.
+        tok_off: ``int64[n + 1]``: where each piece's tokens start (:attr:`PieceTokens.offsets`).
+        ids: ``int64[T]``: the token ids.
+        byte_starts: ``int64[T]``: each token's first byte, counted from its piece's start.
+        byte_ends: ``int64[T]``: the byte after each token's last (a token holds at least one byte).
+        special_ids: the special tokens' ids (kind :data:`KIND_SPECIAL`).
+
+    >>> data, offsets = pack_utf8(["é!", "a"])  # tokens: C3, A9 (both cover é), "!", "a"
+    >>> pt = piece_tokens_from_byte_ranges(data, offsets, np.array([0, 3, 4]), np.array([1, 2, 3, 4]),
+    ...                                    np.array([0, 1, 2, 0]), np.array([1, 2, 3, 1]))
+    >>> pt.starts.tolist(), pt.ends.tolist()
+    ([0, 0, 1, 0], [1, 1, 2, 1])
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    char_of = np.cumsum((data & 0xC0) != 0x80, dtype=np.int64) - 1  # each byte's character, over all pieces
+    if not ids.size:
+        empty = np.zeros(0, dtype=np.int64)
+        return PieceTokens(np.asarray(tok_off, dtype=np.int64), ids, empty, empty.copy(), np.zeros(0, dtype=np.uint8))
+    base = np.repeat(byte_offsets[:-1], np.diff(tok_off))  # each token's piece's first byte
+    first = char_of[base]
+    starts = char_of[base + byte_starts] - first
+    ends = char_of[base + byte_ends - 1] + 1 - first
+    kinds = np.zeros(ids.size, dtype=np.uint8)
+    if special_ids:
+        kinds[np.isin(ids, np.fromiter(special_ids, dtype=np.int64, count=len(special_ids)))] = KIND_SPECIAL
+    return PieceTokens(np.asarray(tok_off, dtype=np.int64), ids, starts, ends, kinds)
+
+
 def piece_tokens_from_ids(
     pieces: Sequence[str], ids: Sequence[Sequence[int]], lengths: np.ndarray, special_ids: frozenset[int] = frozenset()
 ) -> PieceTokens:
@@ -128,9 +220,7 @@ def piece_tokens_from_ids(
 
     For a tokenizer whose tokens' bytes concatenate to the piece's UTF-8
     (byte-level BPE, the tiktoken encodings), each token's character range
-    follows from the byte lengths: it covers every character one of its bytes
-    belongs to (a token holding part of a character shares that character's
-    range), as :func:`bpe_core.spans.spans_from_token_bytes` lays it out.
+    follows from the byte lengths (:func:`piece_tokens_from_byte_ranges`).
 
     Args:
         pieces: the pieces.
@@ -144,29 +234,19 @@ def piece_tokens_from_ids(
     counts = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     offsets = np.zeros(len(ids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    flat = np.fromiter((i for group in ids for i in group), dtype=np.int64, count=int(offsets[-1]))
-    data = "".join(pieces).encode("utf-8")
-    buf = np.frombuffer(data, dtype=np.uint8)
-    piece_bytes = np.fromiter((len(p.encode("utf-8")) for p in pieces), dtype=np.int64, count=len(pieces))
+    flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int64, count=int(offsets[-1]))
+    data, byte_offsets = pack_utf8(pieces)
+    piece_bytes = np.diff(byte_offsets)
     tok_len = lengths[flat] if flat.size else np.zeros(0, dtype=np.int64)
     per_piece = np.add.reduceat(tok_len, offsets[:-1]) if flat.size else np.zeros(len(pieces), dtype=np.int64)
     per_piece[counts == 0] = 0
     if not np.array_equal(per_piece, piece_bytes):
         bad = int(np.flatnonzero(per_piece != piece_bytes)[0])
         raise ValueError(f"the tokens of piece {pieces[bad]!r} hold {per_piece[bad]} bytes, not {piece_bytes[bad]}")
-    char_of = np.cumsum((buf & 0xC0) != 0x80) - 1  # each byte's character, counted over all pieces
     tok_end = np.cumsum(tok_len)  # byte offsets over all pieces (the pieces are laid end to end)
-    tok_start = tok_end - tok_len
-    piece_start_b = np.zeros(len(pieces) + 1, dtype=np.int64)
-    np.cumsum(piece_bytes, out=piece_start_b[1:])
-    first_char = np.append(char_of, char_of[-1] + 1 if char_of.size else 0)[piece_start_b[:-1]]
-    owner = np.repeat(np.arange(len(pieces)), counts)
-    starts = char_of[tok_start] - first_char[owner] if flat.size else tok_start
-    ends = char_of[np.maximum(tok_end - 1, 0)] + 1 - first_char[owner] if flat.size else tok_end
-    kinds = np.isin(flat, list(special_ids)).astype(np.uint8) * KIND_SPECIAL if special_ids else None
-    if kinds is None:
-        kinds = np.zeros(flat.size, dtype=np.uint8)
-    return PieceTokens(offsets, flat, starts.astype(np.int64), ends.astype(np.int64), kinds)
+    base = np.repeat(byte_offsets[:-1], counts)
+    return piece_tokens_from_byte_ranges(data, byte_offsets, offsets, flat, tok_end - tok_len - base, tok_end - base,
+                                         special_ids)  # fmt: skip
 
 
 def combine_piece_tokens(n: int, parts: Sequence[tuple[Sequence[int], PieceTokens]]) -> PieceTokens:

@@ -21,7 +21,18 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..pieces import SplitPieces, piece_tokens_from_ids, regex_pieces, token_lengths
+import numpy as np
+
+from ..pieces import (
+    PieceTokens,
+    SplitPieces,
+    lookup_pieces,
+    pack_utf8,
+    piece_tokens_from_byte_ranges,
+    piece_tokens_from_ids,
+    regex_pieces,
+    token_lengths,
+)
 from ..pretokenize import iter_pretoken_strings, pretokenize, split_special, splits_at_spaces, surrogate_message
 from ..spans import TokenSpan, spans_from_token_bytes
 from .ranks import covering_pattern, mergeable_ranks, ranks_to_vocab_merges
@@ -298,21 +309,46 @@ class BPEEncoder:
 
         A unit is cut at its special tokens and its pre-tokens
         (:func:`bpe_core.pieces.regex_splitter`); each pre-token is merged on its
-        own (:meth:`encode` of the piece alone: one pre-token, or one special
-        token).  ``None`` for a pattern not known to split at spaces
+        own, all of them in the compiled kernel (:meth:`_encode_pieces`, equal to
+        :meth:`_encode_pieces_textbook`: :meth:`encode` of each piece alone).  ``None``
+        for a pattern not known to split at spaces
         (:func:`bpe_core.pretokenize.splits_at_spaces`: a custom regex, ``none``),
         which is then measured on the whole text.
         """
         if not splits_at_spaces(self._pattern):
             return None
-        specials = tuple(self._specials)
+        return regex_pieces(self, self._pattern, tuple(self._specials), self._encode_pieces)
+
+    def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder: every piece's merges in one compiled call over its UTF-8, in threads.
+
+        :func:`bpe_core.production.char_bpe_kernel.encode_byte_pieces` with this view's merges (a special
+        token is that one token).  Must equal :meth:`_encode_pieces_textbook`
+        (``tests/engine/test_byte_bpe_pieces.py``), which runs where no compiled kernels can.
+
+        Raises:
+            ValueError: a piece holds an unpaired surrogate.
+        """
+        from ..counting import native
+
+        if native.carrier() is None:
+            return self._encode_pieces_textbook(pieces, first)
+        from ..production.char_bpe_kernel import byte_merge_tables, encode_byte_pieces
+
+        specials = self._specials
+        cached = self.__dict__.get("_byte_tables")
+        if cached is None or cached[0] != self._n_merges:  # tables per view (its number of merges)
+            tables = byte_merge_tables(self._byte_ids, self._ranks, self._shift, self._new_ids, self._n_merges)
+            cached = self.__dict__["_byte_tables"] = (self._n_merges, tables)
+        data, offsets = pack_utf8(pieces)
+        whole = lookup_pieces(pieces, np.diff(offsets), specials)
+        tokens = encode_byte_pieces(cached[1], data, offsets, whole)
+        return piece_tokens_from_byte_ranges(data, offsets, *tokens, self._special_ids)
+
+    def _encode_pieces_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook :meth:`_encode_pieces`: :meth:`encode` of each piece alone, in Python."""
         lengths = token_lengths(self._vocab_full)
-        special_ids = self._special_ids
-
-        def encode(pieces: Sequence[str], first: Sequence[bool]):
-            return piece_tokens_from_ids(pieces, [self.encode(p) for p in pieces], lengths, special_ids)
-
-        return regex_pieces(self, self._pattern, specials, encode)
+        return piece_tokens_from_ids(pieces, [self.encode(p) for p in pieces], lengths, self._special_ids)
 
     # -- tiktoken's fast path --------------------------------------------------
 

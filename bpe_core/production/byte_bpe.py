@@ -35,7 +35,17 @@ import numpy as np
 
 from ..bpe.encoder import LONG_PIECE, merge_long, merge_short
 from ..formats.huggingface import byte_to_unicode
-from ..pieces import SplitPieces, combine_piece_tokens, piece_tokens_from_ids, piece_tokens_from_spans, token_lengths
+from ..pieces import (
+    PieceTokens,
+    SplitPieces,
+    combine_piece_tokens,
+    lookup_pieces,
+    pack_utf8,
+    piece_tokens_from_byte_ranges,
+    piece_tokens_from_ids,
+    piece_tokens_from_spans,
+    token_lengths,
+)
 from ..pretokenize import TIKTOKEN_SOURCES, compile_pattern, iter_pretoken_strings, split_special
 from ..spans import TokenSpan, display_bytes, spans_from_token_bytes
 from ..steps import EncodeStep, PieceSteps
@@ -440,8 +450,10 @@ class ByteLevelBPE:
         """How corpus figures measure this tokenizer (:class:`bpe_core.interface.CorpusPieces`): by its pre-tokens.
 
         A unit is cut at the added tokens and by the split sequence
-        (:meth:`SplitSequence.split`); each piece is merged on its own
-        (:meth:`_piece_ids`, what :meth:`encode` does to it).  A unit ends only
+        (:meth:`SplitSequence.split`); each piece is merged on its own, as
+        :meth:`encode` merges it, all pieces in one compiled call
+        (:meth:`_encode_pieces`; the textbook :meth:`_encode_pieces_textbook`
+        runs :meth:`_piece_ids` on each).  A unit ends only
         after a character the split sequence cuts after (:func:`cut_table`), so
         it splits as it does inside the text (``tests/engine/test_corpus.py``
         checks every registered file).
@@ -468,8 +480,64 @@ class ByteLevelBPE:
         )
         return SplitPieces(self, key, split, self._encode_pieces, cut_after=cut_table(splits.patterns))
 
-    def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]):
-        """:meth:`corpus_pieces`' encoder: each piece's ids; a piece with a dropped byte through :meth:`token_spans`."""
+    def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder: every piece's merges in the compiled kernel, in threads.
+
+        The pieces go to :func:`~bpe_core.production.char_bpe_kernel.encode_byte_pieces` as their UTF-8
+        bytes; an added token or, with ``ignore_merges``, a piece that is a token is that one token; a piece
+        holding a byte without a token goes through :meth:`token_spans`.  Must equal
+        :meth:`_encode_pieces_textbook` (``tests/engine/test_byte_bpe_pieces.py``), which runs where no
+        compiled kernels can.
+        """
+        from ..counting import native
+
+        if native.carrier() is None:
+            return self._encode_pieces_textbook(pieces, first)
+        from .char_bpe_kernel import encode_byte_pieces
+
+        added = self._added
+        specials = self._special_ids | frozenset(added.values())
+        data, offsets = pack_utf8(pieces)
+        lossy = np.zeros(0, dtype=np.int64)
+        if self.missing_bytes:
+            held = np.zeros(len(data) + 1, dtype=np.int64)  # bytes without a token, counted up to each byte
+            np.cumsum(np.isin(data, np.frombuffer(self.missing_bytes, dtype=np.uint8)), out=held[1:])
+            lossy = np.flatnonzero(held[offsets[1:]] > held[offsets[:-1]])
+            lossy = lossy[[pieces[k] not in added for k in lossy.tolist()]] if added else lossy
+        rest = np.setdiff1d(np.arange(len(pieces)), lossy) if lossy.size else None
+        keep = [pieces[k] for k in rest.tolist()] if rest is not None else pieces
+        if rest is not None:
+            data, offsets = pack_utf8(keep)
+        whole = self._whole_ids(keep, np.diff(offsets))
+        tokens = encode_byte_pieces(self._byte_tables, data, offsets, whole)
+        fast = piece_tokens_from_byte_ranges(data, offsets, *tokens, specials)
+        if rest is None:
+            return fast
+        slow = piece_tokens_from_spans([self.token_spans(pieces[k]) for k in lossy.tolist()], self.unknown_id)
+        return combine_piece_tokens(len(pieces), [(rest, fast), (lossy, slow)])
+
+    def _whole_ids(self, pieces: Sequence[str], byte_sizes: np.ndarray) -> np.ndarray:
+        """``int64[n]``: each piece's id when it is one token whole (an added token; a token with ``ignore_merges``).
+
+        ``byte_sizes``: each piece's UTF-8 length (only pieces as long as an added token are looked up).
+        """
+        whole = lookup_pieces(pieces, byte_sizes, self._added)
+        if self.ignore_merges:
+            by_bytes = self._by_bytes
+            n = len(pieces)
+            token = np.fromiter((by_bytes.get(p.encode("utf-8"), -1) for p in pieces), dtype=np.int64, count=n)
+            whole = np.where(whole >= 0, whole, token)
+        return whole
+
+    @cached_property
+    def _byte_tables(self):
+        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of the merges, over bytes."""
+        from .char_bpe_kernel import byte_merge_tables
+
+        return byte_merge_tables(self._byte_ids, self._ranks, self._shift, self._new_ids, len(self._new_ids))
+
+    def _encode_pieces_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook :meth:`_encode_pieces`: each piece's ids (:meth:`_piece_ids`) in Python, one by one."""
         added = self._added
         ids = [(added[p],) if p in added else self._piece_ids(p) for p in pieces]
         specials = self._special_ids | frozenset(added.values())

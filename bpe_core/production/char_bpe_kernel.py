@@ -47,7 +47,16 @@ import regex
 from ..bpe import merge_kernel as mk  # the pair table's hashing (mk._MUL, mk._SHIFT) and sizing (mk._hash_size)
 from ..counting.native import kernel, njit
 
-__all__ = ["PARALLEL_MIN_PIECES", "SEPARATOR", "CharMergeTables", "cut_units", "encode_pieces", "pack_pieces"]
+__all__ = [
+    "PARALLEL_MIN_PIECES",
+    "SEPARATOR",
+    "CharMergeTables",
+    "byte_merge_tables",
+    "cut_units",
+    "encode_byte_pieces",
+    "encode_pieces",
+    "pack_pieces",
+]
 
 _EMPTY = mk._EMPTY
 NO_RANK = 1 << 62
@@ -486,3 +495,64 @@ def cut_units(
             done = bounds[k + 1]
     out += flat[done:]
     return out, sizes
+
+
+def byte_merge_tables(
+    byte_ids: Sequence[int], pair_ranks: dict[int, int], shift: int, new_ids: Sequence[int], limit: int
+) -> CharMergeTables:
+    """The :class:`CharMergeTables` of a byte-level BPE: its symbols are the bytes, written as U+0000..U+00FF.
+
+    A piece goes to :func:`encode_pieces` as its UTF-8 bytes (:func:`bpe_core.pieces.pack_utf8`), each byte a
+    "character" whose symbol is its byte token; the merges are the tokenizer's, so the kernel merges as
+    :func:`bpe_core.bpe.encoder.merge_short` / :func:`~bpe_core.bpe.encoder.merge_long` do.
+
+    Args:
+        byte_ids: ``int[256]``: each byte's token id, ``-1`` for a byte without one (a piece holding it must
+            not be encoded here: the kernel would spell it as a byte-fallback character).
+        pair_ranks: ``{left << shift | right: rank}`` (the first merge of each pair of ids).
+        shift: the bits of ``right`` in a key.
+        new_ids: rank -> the id the merge makes.
+        limit: merges of rank ``>= limit`` are left out (a trained tokenizer's smaller views).
+
+    Raises:
+        ValueError: not 256 byte ids.
+    """
+    if len(byte_ids) != 256:
+        raise ValueError(f"a byte-level BPE needs 256 byte ids, got {len(byte_ids)}")
+    keys = np.fromiter(pair_ranks.keys(), dtype=np.int64, count=len(pair_ranks))
+    rank = np.fromiter(pair_ranks.values(), dtype=np.int64, count=len(pair_ranks))
+    keep = rank < limit
+    keys, rank = keys[keep], rank[keep]
+    new = np.asarray(new_ids, dtype=np.int64)[rank] if rank.size else np.zeros(0, dtype=np.int64)
+    left, right = keys >> shift, keys & ((1 << shift) - 1)
+    chars = {chr(b): int(i) for b, i in enumerate(byte_ids) if i >= 0}
+    top = max(int(max(byte_ids)), int(new.max(initial=0)), int(left.max(initial=0)), int(right.max(initial=0)))
+    return CharMergeTables.build(chars, (left, right, rank, new), top + 1, np.arange(top + 1), byte_ids)
+
+
+def encode_byte_pieces(
+    tables: CharMergeTables, data: np.ndarray, byte_offsets: np.ndarray, whole: np.ndarray, workers: int | None = None
+) -> tuple[np.ndarray, ...]:
+    """The tokens of each piece of a byte-level BPE, laid out in bytes (:func:`encode_pieces` over bytes).
+
+    Args:
+        tables: :func:`byte_merge_tables`.
+        data: ``uint8[B]``: the pieces' UTF-8 end to end (:func:`bpe_core.pieces.pack_utf8`).
+        byte_offsets: ``int64[n + 1]``: where each piece starts in ``data``.
+        whole: ``int64[n]``: a token id standing for the whole piece (an added token, ``ignore_merges``), or ``-1``.
+        workers: threads (default: the cores).
+
+    Returns:
+        ``(offsets, ids, byte_starts, byte_ends)``: ``int64``, each token's bytes counted from its piece's start
+        (:func:`bpe_core.pieces.piece_tokens_from_byte_ranges` makes them characters).
+
+    >>> from bpe_core.pieces import pack_utf8
+    >>> tables = byte_merge_tables(range(256), {97 << 9 | 98: 0}, 9, [256], 1)  # a + b -> 256, rank 0
+    >>> data, offsets = pack_utf8(["abé", "ba"])
+    >>> [a.tolist() for a in encode_byte_pieces(tables, data, offsets, np.array([-1, -1]))]
+    [[0, 3, 5], [256, 195, 169, 98, 97], [0, 2, 3, 0, 1], [2, 3, 4, 1, 2]]
+    """
+    syms = data.astype(np.uint32)
+    lead = np.full(byte_offsets.size - 1, -1, dtype=np.int64)
+    tok_off, ids, starts, ends, _ = encode_pieces(tables, syms, byte_offsets, lead, whole, 0, workers)
+    return tok_off, ids, starts, ends
