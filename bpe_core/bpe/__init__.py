@@ -11,6 +11,10 @@ The fast version of :mod:`bpe_core.textbook.bpe` (read that first), whose merges
 * :mod:`~bpe_core.bpe.trace` -- training replayed to any step, and encoding
   step by step (the Merges and Encode pages).
 
+Behind them, compiled: :mod:`~bpe_core.bpe.merge_kernel` (the training merge loop) and
+:mod:`~bpe_core.bpe.piece_merge_kernel` (many distinct pieces encoded in one call, over bytes or characters:
+Compare's corpus figures, and the SentencePiece-style production BPEs).
+
 Importing this package registers the ``"bpe"`` algorithm in
 :data:`bpe_core.interface.ALGORITHMS`.
 """

@@ -322,7 +322,7 @@ class BPEEncoder:
     def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """:meth:`corpus_pieces`' encoder: every piece's merges in one compiled call over its UTF-8, in threads.
 
-        :func:`bpe_core.production.char_bpe_kernel.encode_byte_pieces` with this view's merges (a special
+        :func:`bpe_core.bpe.piece_merge_kernel.encode_byte_pieces` with this view's merges (a special
         token is that one token).  Must equal :meth:`_encode_pieces_textbook`
         (``tests/engine/test_byte_bpe_pieces.py``), which runs where no compiled kernels can.
 
@@ -333,7 +333,7 @@ class BPEEncoder:
 
         if native.carrier() is None:
             return self._encode_pieces_textbook(pieces, first)
-        from ..production.char_bpe_kernel import byte_merge_tables, encode_byte_pieces
+        from .piece_merge_kernel import byte_merge_tables, encode_byte_pieces
 
         specials = self._specials
         cached = self.__dict__.get("_byte_tables")

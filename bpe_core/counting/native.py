@@ -74,7 +74,7 @@ KERNEL_MODULES: tuple[str, ...] = (
     "bpe_core.wordpiece.wp_kernel",
     "bpe_core.wordpiece.encode_kernel",
     "bpe_core.unigram.kernels",
-    "bpe_core.production.char_bpe_kernel",
+    "bpe_core.bpe.piece_merge_kernel",
 )
 """The modules that declare kernels (:func:`kernel`); the library holds all of theirs."""
 
@@ -89,7 +89,7 @@ KERNEL_SOURCES: tuple[str, ...] = (
     "wordpiece/wp_kernel.py",
     "wordpiece/encode_kernel.py",
     "unigram/kernels.py",
-    "production/char_bpe_kernel.py",
+    "bpe/piece_merge_kernel.py",
 )
 """The source files (relative to ``bpe_core/``) whose text the library's machine code depends on."""
 

@@ -483,7 +483,7 @@ class ByteLevelBPE:
     def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """:meth:`corpus_pieces`' encoder: every piece's merges in the compiled kernel, in threads.
 
-        The pieces go to :func:`~bpe_core.production.char_bpe_kernel.encode_byte_pieces` as their UTF-8
+        The pieces go to :func:`~bpe_core.bpe.piece_merge_kernel.encode_byte_pieces` as their UTF-8
         bytes; an added token or, with ``ignore_merges``, a piece that is a token is that one token; a piece
         holding a byte without a token goes through :meth:`token_spans`.  Must equal
         :meth:`_encode_pieces_textbook` (``tests/engine/test_byte_bpe_pieces.py``), which runs where no
@@ -493,7 +493,7 @@ class ByteLevelBPE:
 
         if native.carrier() is None:
             return self._encode_pieces_textbook(pieces, first)
-        from .char_bpe_kernel import encode_byte_pieces
+        from ..bpe.piece_merge_kernel import encode_byte_pieces
 
         added = self._added
         specials = self._special_ids | frozenset(added.values())
@@ -531,8 +531,8 @@ class ByteLevelBPE:
 
     @cached_property
     def _byte_tables(self):
-        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of the merges, over bytes."""
-        from .char_bpe_kernel import byte_merge_tables
+        """The :class:`~bpe_core.bpe.piece_merge_kernel.CharMergeTables` of the merges, over bytes."""
+        from ..bpe.piece_merge_kernel import byte_merge_tables
 
         return byte_merge_tables(self._byte_ids, self._ranks, self._shift, self._new_ids, len(self._new_ids))
 

@@ -54,7 +54,8 @@ _PLAIN_PIECES = regex.compile("\n+|[ \u2581]*[^ \u2581\n]+|[ \u2581]+")
 """The pieces of a text without added tokens or crossing tokens: :data:`_LINES`' runs of newlines, and
 each line cut where a ``▁`` (a space) follows another character (:meth:`CharBPE._units`)."""
 _PLAIN_JOINED = regex.compile("\n+|[ \u2581]*[^ \u2581\n\uffff]+|[ \u2581]+")
-""":data:`_PLAIN_PIECES` that never matches nor crosses :data:`~.char_bpe_kernel.SEPARATOR` (units joined)."""
+""":data:`_PLAIN_PIECES` that never matches nor crosses
+:data:`~bpe_core.bpe.piece_merge_kernel.SEPARATOR` (units joined)."""
 _WORD_START = regex.compile("(?<=[^\u2581])(?=\u2581)")
 """Where a ``▁`` run starts after another character: where a piece is cut into units (see :meth:`CharBPE._units`)."""
 
@@ -364,7 +365,7 @@ class CharBPE:
     def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """:meth:`corpus_pieces`' encoder: every piece's tokens, all pieces in one compiled call.
 
-        The compiled BPE over characters (:func:`bpe_core.production.char_bpe_kernel.encode_pieces`)
+        The compiled BPE over characters (:func:`bpe_core.bpe.piece_merge_kernel.encode_pieces`)
         with this vocabulary's ranked merges (:attr:`_merge_tables`); an added token, or a run of newlines
         that is a token, is that one token (as :meth:`_word_ids`).  Equal to :meth:`_encode_pieces_textbook`
         (``tests/engine/test_char_bpe_pieces.py``), which runs where no compiled kernels can.
@@ -373,7 +374,7 @@ class CharBPE:
 
         if native.carrier() is None:
             return self._encode_pieces_textbook(pieces, first)
-        from .char_bpe_kernel import encode_pieces, pack_pieces
+        from ..bpe.piece_merge_kernel import encode_pieces, pack_pieces
 
         cps, offsets = pack_pieces(pieces, escape_spaces=True)
         whole = np.fromiter(map(self._added.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
@@ -392,13 +393,13 @@ class CharBPE:
 
     @cached_property
     def _merge_tables(self):
-        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of this vocabulary.
+        """The :class:`~bpe_core.bpe.piece_merge_kernel.CharMergeTables` of this vocabulary.
 
         Each single-character token is its character's symbol (a character that is no token never
         merges); each merge keeps its rank (the first merge of a pair, as :attr:`_ranks`) and makes
         :attr:`_new_ids` of it.  Every id is a token.
         """
-        from .char_bpe_kernel import CharMergeTables
+        from ..bpe.piece_merge_kernel import CharMergeTables
 
         keys = np.fromiter(self._ranks.keys(), dtype=np.int64, count=len(self._ranks))
         ranks = np.fromiter(self._ranks.values(), dtype=np.int64, count=len(self._ranks))
@@ -484,7 +485,7 @@ class CharBPE:
 
 
 class _CharPieces(SplitPieces):
-    """:meth:`CharBPE.corpus_pieces`: all the units cut at once (:func:`~.char_bpe_kernel.cut_units`).
+    """:meth:`CharBPE.corpus_pieces`: all the units cut at once (:func:`~bpe_core.bpe.piece_merge_kernel.cut_units`).
 
     Attributes:
         triggers: the characters (a character class's content) of the units ``special`` cuts.
@@ -496,7 +497,7 @@ class _CharPieces(SplitPieces):
 
     def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
         """As :meth:`SplitPieces.split_units` (each unit by its ``split``), in one ``findall`` over all of them."""
-        from .char_bpe_kernel import cut_units
+        from ..bpe.piece_merge_kernel import cut_units
 
         done = cut_units(units, _PLAIN_JOINED, self.triggers, self.special)
         return done if done is not None else super().split_units(units, first)

@@ -45,7 +45,8 @@ UNIT_PATTERN = r"[ \u2581]*[^ \u2581]+|[ \u2581]+"
 
 _UNITS = regex.compile(UNIT_PATTERN)
 _UNITS_JOINED = regex.compile("[ \u2581]*[^ \u2581\uffff]+|[ \u2581]+")
-""":data:`UNIT_PATTERN` that never matches nor crosses :data:`~.char_bpe_kernel.SEPARATOR` (units joined)."""
+""":data:`UNIT_PATTERN` that never matches nor crosses
+:data:`~bpe_core.bpe.piece_merge_kernel.SEPARATOR` (units joined)."""
 
 _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _BYTE, _UNUSED = 1, 2, 3, 4, 6, 5
 _CUT = regex.compile(r"(?<=[^ \u2581]) (?=[^ \u2581])")
@@ -318,7 +319,7 @@ class SentencePieceTokenizer:
     def _encode_units(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
         """:meth:`corpus_pieces`' encoder: every unit's tokens as in the text, all units in one compiled call.
 
-        The compiled BPE over characters (:func:`bpe_core.production.char_bpe_kernel.encode_pieces`) on the
+        The compiled BPE over characters (:func:`bpe_core.bpe.piece_merge_kernel.encode_pieces`) on the
         units as SentencePiece normalizes them (every space ``▁``, the dummy ``▁`` in front of a unit that
         starts a document), its merges ranked by score (:attr:`_merge_tables`); a document's first unit then
         counts its characters from the text's, as :meth:`token_spans` lays the dummy ``▁`` over nothing.
@@ -329,7 +330,7 @@ class SentencePieceTokenizer:
 
         if native.carrier() is None:
             return self._encode_units_textbook(pieces, first)
-        from .char_bpe_kernel import encode_pieces, pack_pieces
+        from ..bpe.piece_merge_kernel import encode_pieces, pack_pieces
 
         cps, offsets = pack_pieces(pieces, escape_spaces=True)
         dummy = np.asarray(first, dtype=bool) & (np.diff(offsets) > 0)  # SentencePiece adds none to an empty text
@@ -339,14 +340,14 @@ class SentencePieceTokenizer:
 
     @cached_property
     def _merge_tables(self):
-        """The :class:`~bpe_core.production.char_bpe_kernel.CharMergeTables` of this model's merges.
+        """The :class:`~bpe_core.bpe.piece_merge_kernel.CharMergeTables` of this model's merges.
 
         A merge is every way to cut an ordinary piece of two or more characters into two symbols (an
         ordinary piece, or a single character), ranked by the dense rank of the piece's score, highest
         first: equal scores share a rank, so the leftmost pair wins, as in ``bpe_model.cc``.  A character
         that is part of a piece but no piece itself gets a symbol id past the vocabulary (never emitted).
         """
-        from .char_bpe_kernel import CharMergeTables
+        from ..bpe.piece_merge_kernel import CharMergeTables
 
         normal, scores = self._merge_lookup, self._scores
         symbols = {p: i for p, i in normal.items() if len(p) == 1}
@@ -499,11 +500,14 @@ class SentencePieceTokenizer:
 
 
 class _UnitPieces(SplitPieces):
-    """:meth:`SentencePieceTokenizer.corpus_pieces`: all the units cut at once (:func:`~.char_bpe_kernel.cut_units`)."""
+    """:meth:`SentencePieceTokenizer.corpus_pieces`: all the units cut at once.
+
+    (:func:`~bpe_core.bpe.piece_merge_kernel.cut_units`.)
+    """
 
     def split_units(self, units: Sequence[str], first: Sequence[bool]) -> tuple[list[str], np.ndarray]:
         """As :meth:`SplitPieces.split_units` (each unit by ``findall``), in one ``findall`` over all of them."""
-        from .char_bpe_kernel import cut_units
+        from ..bpe.piece_merge_kernel import cut_units
 
         done = cut_units(units, _UNITS_JOINED)
         return done if done is not None else super().split_units(units, first)

@@ -2,7 +2,7 @@
 
 :meth:`bpe_core.production.byte_bpe.ByteLevelBPE._encode_pieces` and
 :meth:`bpe_core.bpe.encoder.BPEEncoder._encode_pieces` send every distinct piece's UTF-8 through the compiled
-merge loop of :mod:`bpe_core.production.char_bpe_kernel` (bytes as its symbols) and lay the tokens out in
+merge loop of :mod:`bpe_core.bpe.piece_merge_kernel` (bytes as its symbols) and lay the tokens out in
 characters without a loop (:func:`bpe_core.pieces.piece_tokens_from_byte_ranges`).  The oracles: the per-piece
 paths they replace (``_encode_pieces_textbook``), each piece's ``token_spans`` on its own, the whole text's
 ``token_spans``, and the independent references -- Hugging Face ``tokenizers`` built from each production file
@@ -155,14 +155,14 @@ def test_a_byte_without_a_token_goes_through_token_spans():
 
 
 def test_many_pieces_in_threads_equal_one_call(tok, trained, monkeypatch):
-    from bpe_core.production import char_bpe_kernel
+    from bpe_core.bpe import piece_merge_kernel
 
     for t in (tok, trained[1]):
         pieces, first = pieces_of(t, sample("english") + " " + sample("multilingual"))
         whole = corpus_pieces(t).encode(pieces, first)
         with monkeypatch.context() as m:
-            m.setattr(char_bpe_kernel, "PARALLEL_MIN_PIECES", 100)
-            m.setattr(char_bpe_kernel.os, "cpu_count", lambda: 4)
+            m.setattr(piece_merge_kernel, "PARALLEL_MIN_PIECES", 100)
+            m.setattr(piece_merge_kernel.os, "cpu_count", lambda: 4)
             assert_equal_tokens(corpus_pieces(t).encode(pieces, first), whole, pieces)
 
 

@@ -1,6 +1,6 @@
 """The compiled BPE over characters (Mistral v1's SentencePiece BPE, Gemma 4) equals the textbook per-piece encoders.
 
-:func:`bpe_core.production.char_bpe_kernel.encode_pieces` encodes all the distinct pieces of a corpus in one
+:func:`bpe_core.bpe.piece_merge_kernel.encode_pieces` encodes all the distinct pieces of a corpus in one
 call; the oracles are the per-piece paths it replaces (each piece through the ``sentencepiece`` package and
 ``token_spans`` for Mistral v1, :meth:`CharBPE.token_spans` for Gemma 4) and the independent references:
 the ``sentencepiece`` package on the whole text, llama.cpp's own test cases for Gemma 4's vocabulary, and a
@@ -104,12 +104,12 @@ def test_compiled_pieces_equal_the_textbook_encoder(tok):
 
 
 def test_many_pieces_in_threads_equal_one_call(tok, monkeypatch):
-    from bpe_core.production import char_bpe_kernel
+    from bpe_core.bpe import piece_merge_kernel
 
     pieces, first = pieces_of(tok, sample("english") + " " + sample("multilingual"))
     whole = corpus_pieces(tok).encode(pieces, first)
-    monkeypatch.setattr(char_bpe_kernel, "PARALLEL_MIN_PIECES", 100)
-    monkeypatch.setattr(char_bpe_kernel.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(piece_merge_kernel, "PARALLEL_MIN_PIECES", 100)
+    monkeypatch.setattr(piece_merge_kernel.os, "cpu_count", lambda: 4)
     threaded = corpus_pieces(tok).encode(pieces, first)
     assert_equal_tokens(threaded, whole, pieces)
 

@@ -1,4 +1,4 @@
-"""BPE over characters with byte fallback, compiled: the tokens of many distinct pieces in one call.
+"""BPE over packed pieces, compiled: the tokens of many distinct pieces in one call (characters or bytes).
 
 SentencePiece's BPE (``bpe_model.cc``: Mistral v1, Llama 2 style models, merges ordered by the score of the
 piece they make) and llama.cpp's SentencePiece-style BPE (Gemma 4, merges ordered by rank) encode a piece the
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 import regex
 
-from ..bpe import merge_kernel as mk  # the pair table's hashing (mk._MUL, mk._SHIFT) and sizing (mk._hash_size)
 from ..counting.native import kernel, njit
+from . import merge_kernel as mk  # the pair table's hashing (mk._MUL, mk._SHIFT) and sizing (mk._hash_size)
 
 __all__ = [
     "PARALLEL_MIN_PIECES",
