@@ -82,6 +82,27 @@ def stdlib_code() -> str:
     return inspect.getsource(textwrap)
 
 
+def piece_texts() -> list[str]:
+    """Real texts the corpus-pieces encoders are held to their textbook versions on (prose, scripts, code, seeds)."""
+    return [
+        sample("english")[:8000],
+        sample("multilingual"),
+        stdlib_code()[:6000],
+        seed_text()[:8000],
+        sample("numbers")[:3000],
+    ]
+
+
+def production_or_skip(key: str):
+    """``load_production(key)``, or a skip that says why when its files are not installed here."""
+    from bpe_core.production import EncodingUnavailable, load_production
+
+    try:
+        return load_production(key)
+    except EncodingUnavailable as exc:
+        pytest.skip(str(exc))
+
+
 def stdlib_text(n_chars: int, separator: str = "<|endoftext|>") -> str:
     """Megabytes of real text: the standard library's modules in sorted order, ``separator`` between them,
     cut at ``n_chars`` characters."""

@@ -21,8 +21,7 @@ from bpe_core.counting import native
 from bpe_core.interface import TrainingSpec, corpus_pieces
 from bpe_core.pieces import pack_utf8, piece_tokens_from_byte_ranges, piece_tokens_from_spans, span_kind
 from bpe_core.production.encodings import EncodingUnavailable
-from bpe_core.production.registry import load_production
-from tests.conftest import sample, seed_text, stdlib_code
+from tests.conftest import piece_texts, production_or_skip, sample, stdlib_code
 
 KEYS = ["deepseek_v4", "deepseek_llm", "deepseek_coder", "falcon", "starcoder", "command_r", "mpt", "refact"]
 EOT = "<|endoftext|>"
@@ -45,23 +44,6 @@ ADVERSARIAL = [
 ]
 
 
-def real_texts() -> list[str]:
-    return [
-        sample("english")[:8000],
-        sample("multilingual"),
-        stdlib_code()[:6000],
-        seed_text()[:8000],
-        sample("numbers")[:3000],
-    ]
-
-
-def _load(key: str):
-    try:
-        return load_production(key)
-    except EncodingUnavailable as exc:
-        pytest.skip(str(exc))
-
-
 def with_specials(tok) -> list[str]:
     """The adversarial texts, and one more holding a few of the tokenizer's added tokens between words."""
     specials = list(tok.special_tokens)[:6]
@@ -82,7 +64,7 @@ def key(request):
 
 @pytest.fixture(scope="module")
 def tok(key):
-    return _load(key)
+    return production_or_skip(key)
 
 
 def pieces_of(tok, text: str) -> tuple[list[str], list[bool]]:
@@ -95,7 +77,7 @@ def pieces_of(tok, text: str) -> tuple[list[str], list[bool]]:
 
 def all_pieces(tok) -> tuple[list[str], list[bool]]:
     pieces, first = [], []
-    for text in real_texts() + with_specials(tok):
+    for text in piece_texts() + with_specials(tok):
         p, f = pieces_of(tok, text)
         pieces += p
         first += f
@@ -147,7 +129,7 @@ def test_trained_pieces_equal_the_textbook_encoders(trained):
 
 
 def test_a_byte_without_a_token_goes_through_token_spans():
-    tok = _load("starcoder")  # no token for the lead byte 0xF1 (U+40000..U+7FFFF)
+    tok = production_or_skip("starcoder")  # no token for the lead byte 0xF1 (U+40000..U+7FFFF)
     assert b"\xf1" in tok.missing_bytes
     pieces = ["a", "\U000e0041", " x\U00050000y", "中文", "\U00040000", "\U0007ffff\U0007ffff"]
     got = corpus_pieces(tok).encode(pieces, [False] * len(pieces))
@@ -189,7 +171,7 @@ def laid_out(tok, text: str) -> list[tuple[int, int, int, int]]:
 
 def test_pieces_laid_end_to_end_are_the_whole_texts_tokens(tok, trained):
     for t in (tok, *trained):
-        for text in real_texts() + with_specials(t):
+        for text in piece_texts() + with_specials(t):
             want = [(s.id, s.start, s.end, span_kind(s, t.unknown_id)) for s in t.token_spans(text)]
             assert laid_out(t, text) == want, (t.name, text[:60])
 
@@ -198,7 +180,7 @@ def test_production_ids_are_hugging_faces(key, tok):
     from tests.engine.test_production_families import reference
 
     hf = reference(key)
-    for text in real_texts() + with_specials(tok):
+    for text in piece_texts() + with_specials(tok):
         assert [t[0] for t in laid_out(tok, text)] == hf(text), (tok.name, text[:60])
 
 
@@ -206,7 +188,7 @@ def test_trained_ids_are_tiktokens(trained):
     for tok in trained:
         assert tok.tiktoken_exact(), tok.name
         enc = tok.to_tiktoken()
-        for text in real_texts() + with_specials(tok):
+        for text in piece_texts() + with_specials(tok):
             assert [t[0] for t in laid_out(tok, text)] == enc.encode(text, allowed_special="all"), text[:60]
 
 

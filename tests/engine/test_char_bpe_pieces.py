@@ -20,9 +20,8 @@ from bpe_core.counting import native
 from bpe_core.interface import corpus_pieces
 from bpe_core.pieces import KIND_BYTE_FALLBACK, span_kind
 from bpe_core.production.encodings import EncodingUnavailable
-from bpe_core.production.registry import load_production
 from bpe_core.production.sentencepiece_model import SentencePieceTokenizer
-from tests.conftest import sample, seed_text, stdlib_code
+from tests.conftest import piece_texts, production_or_skip, sample
 
 KEYS = ["mistral_v1", "gemma4"]
 
@@ -43,26 +42,9 @@ ADVERSARIAL = [
 ]
 
 
-def real_texts() -> list[str]:
-    return [
-        sample("english")[:8000],
-        sample("multilingual"),
-        stdlib_code()[:6000],
-        seed_text()[:8000],
-        sample("numbers")[:3000],
-    ]
-
-
-def _load(key: str):
-    try:
-        return load_production(key)
-    except EncodingUnavailable as exc:
-        pytest.skip(str(exc))
-
-
 @pytest.fixture(scope="module", params=KEYS)
 def tok(request):
-    return _load(request.param)
+    return production_or_skip(request.param)
 
 
 def pieces_of(tok, text: str) -> tuple[list[str], list[bool]]:
@@ -92,7 +74,7 @@ def assert_equal_tokens(got, want, pieces) -> None:
 
 def test_compiled_pieces_equal_the_textbook_encoder(tok):
     pieces, first = [], []
-    for text in real_texts() + ADVERSARIAL:
+    for text in piece_texts() + ADVERSARIAL:
         p, f = pieces_of(tok, text)
         pieces += p
         first += f
@@ -134,7 +116,7 @@ def laid_out(tok, text: str) -> list[tuple[int, int, int, int]]:
 
 
 def test_pieces_laid_end_to_end_are_the_whole_texts_tokens(tok):
-    for text in real_texts() + ADVERSARIAL:
+    for text in piece_texts() + ADVERSARIAL:
         want = [(s.id, s.start, s.end, span_kind(s, tok.unknown_id)) for s in tok.token_spans(text)]
         assert laid_out(tok, text) == want, text[:60]
 
@@ -142,9 +124,9 @@ def test_pieces_laid_end_to_end_are_the_whole_texts_tokens(tok):
 def test_mistral_ids_are_sentencepieces():
     import sentencepiece
 
-    tok = _load("mistral_v1")
+    tok = production_or_skip("mistral_v1")
     sp = sentencepiece.SentencePieceProcessor(model_proto=_model_bytes(tok))
-    for text in real_texts() + ADVERSARIAL:
+    for text in piece_texts() + ADVERSARIAL:
         assert [t[0] for t in laid_out(tok, text)] == sp.encode(text), text[:60]
 
 
@@ -155,7 +137,7 @@ def _model_bytes(tok) -> bytes:
 def test_gemma_ids_are_llama_cpps_test_cases():
     from bpe_core.production.gguf_vocab import read_test_cases
 
-    tok = _load("gemma4")
+    tok = production_or_skip("gemma4")
     try:
         cases = read_test_cases("ggml-vocab-gemma-4.gguf")
     except EncodingUnavailable as exc:
@@ -166,7 +148,7 @@ def test_gemma_ids_are_llama_cpps_test_cases():
 
 
 def test_gemma_byte_fallback_tokens_are_counted_as_byte_fallback():
-    tok = _load("gemma4")
+    tok = production_or_skip("gemma4")
     text = "a 🦙 b"
     spans = tok.token_spans(text)
     assert [s.is_byte_fallback for s in spans] == [False, False, True, True, True, True, False]
@@ -258,7 +240,7 @@ def units_of(tok, texts) -> list[str]:
 
 def test_fast_cuts_equal_the_textbook_cuts(tok):
     extra = ["<bos>a b<|turn>\n\n<eos> x>\u2581</y >▁</ a>▁<b", "a\n  b \n\n c  \u2581\u2581d\u2581 \n"]
-    units = units_of(tok, real_texts() + ADVERSARIAL + extra)
+    units = units_of(tok, piece_texts() + ADVERSARIAL + extra)
     split, want = corpus_pieces(tok), textbook_split(tok)
     for some in (units, [*units, " x\uffffy"]):  # all units in one findall; a unit with the separator: one by one
         pieces, sizes = split.split_units(some, [False] * len(some))
