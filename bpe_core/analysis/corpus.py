@@ -67,8 +67,8 @@ import os
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, MutableMapping, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from collections.abc import Callable, Hashable, Iterable, MutableMapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -87,6 +87,7 @@ __all__ = [
     "UnitCounts",
     "compare_corpus",
     "count_pieces",
+    "count_splits",
     "count_units",
     "measure_corpus",
     "text_units",
@@ -596,6 +597,48 @@ def _longest_special(raw: bytes, p: int, limit: int, by_head: dict, lengths: dic
     return best
 
 
+@dataclass(frozen=True, eq=False)
+class _CompiledSplit:
+    """What the compiled pre-tokenizer needs to cut one split's units (:func:`_compiled_plan`).
+
+    Attributes:
+        runner: the pattern's :class:`~bpe_core.counting.pretoken_kernel.Machine` or
+            :class:`~bpe_core.counting.pretoken_kernel.Program`.
+        rows: ``int64[m, 2]``: the special tokens' byte ranges in the units (:func:`_special_rows`).
+        form: the normal form a unit must be in to be cut (``None``: every unit is cut).
+        joins: the crossing tokens whose cuts are left out (:func:`_join_crossing`).
+    """
+
+    runner: object
+    rows: np.ndarray
+    form: str | None
+    joins: tuple
+
+    def identity(self) -> tuple:
+        """A hashable value, equal for two plans that cut every unit alike.
+
+        The same machine (or program's patterns), the same special-token ranges
+        found in these units, normal form and crossing tokens: splits that differ
+        only in special tokens the text never holds (o200k and gpt-oss) share one count.
+        """
+        runner = getattr(self.runner, "patterns", self.runner)  # a Program by its patterns, a Machine by value
+        return (type(self.runner).__name__, runner, self.rows.tobytes(), self.form, self.joins)
+
+
+def _compiled_plan(units: UnitCounts, split: CorpusPieces, rows_of: Callable | None = None) -> _CompiledSplit | None:
+    """The :class:`_CompiledSplit` of a split the compiled pre-tokenizer runs, else ``None``.
+
+    ``rows_of``: ``specials -> rows`` (default: :func:`_special_rows` on the units), so that
+    splits sharing a special-token list search the units once.
+    """
+    found = _machine_of(split)
+    if found is None:
+        return None
+    runner, specials, form, joins = found
+    rows = rows_of(specials) if rows_of is not None else _special_rows(*units.packed(), specials)
+    return _CompiledSplit(runner, rows, form, joins)
+
+
 def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | None:
     """:func:`count_pieces` on the compiled pre-tokenizer and piece counter, or ``None`` when it cannot run the split.
 
@@ -603,18 +646,20 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     ``tests/engine/test_pretoken_kernel.py`` checks the cuts against ``regex``
     for every registered pattern, ``tests/engine/test_corpus.py`` the figures.
     """
-    found = _machine_of(split)
-    if found is None:
-        return None
+    plan = _compiled_plan(units, split)
+    return None if plan is None else _run_compiled(units, plan)
+
+
+def _run_compiled(units: UnitCounts, plan: _CompiledSplit) -> PieceCounts:
+    """Cut and count the units' pieces as ``plan`` says (the kernels run without holding the GIL)."""
     from ..counting import pretoken_kernel as pk
 
-    runner, specials, form, joins = found
     data, offsets = units.packed()
-    rows = _special_rows(data, offsets, specials)
-    cut_off, cuts = pk.split_units(data, offsets, runner, rows)
-    if joins:
-        cut_off, cuts = _join_crossing(data, offsets, cut_off, cuts, rows, joins)
-    if form is not None:  # a unit not in normal form is one piece
+    cut_off, cuts = pk.split_units(data, offsets, plan.runner, plan.rows)
+    if plan.joins:
+        cut_off, cuts = _join_crossing(data, offsets, cut_off, cuts, plan.rows, plan.joins)
+    if plan.form is not None:  # a unit not in normal form is one piece
+        form = plan.form
         normal = np.fromiter((unicodedata.is_normalized(form, t) for t in units.texts), dtype=bool, count=len(units))
         cut_off, cuts = _whole_units(cut_off, cuts, offsets, ~normal)
     starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
@@ -626,6 +671,57 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     raw = pdata.tobytes()
     pieces = [raw[a:b].decode("utf-8") for a, b in zip(poffsets[:-1].tolist(), poffsets[1:].tolist())]
     return PieceCounts(pieces, first, counts.astype(np.int64), refs, cut_off, units.counts, pdata, poffsets)
+
+
+def count_splits(
+    units: UnitCounts,
+    splits: Sequence[CorpusPieces],
+    *,
+    num_workers: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> dict:
+    """:func:`count_pieces` for many splits at once: ``{split key: PieceCounts}``.
+
+    Splits that cut every unit alike (:meth:`_CompiledSplit.identity`: the same
+    compiled pattern, and the same special tokens *found in these units*) are
+    counted once; the distinct ones run in ``num_workers`` threads (default: the
+    cores), their kernels in parallel.  ``progress("split", done, total)`` is
+    called on the calling thread and may raise to stop (the running counts finish first).
+
+    Raises:
+        ValueError: a split's pieces do not put a unit back together.
+    """
+    rows: dict[tuple, np.ndarray] = {}
+
+    def rows_of(specials: tuple) -> np.ndarray:
+        if specials not in rows:
+            rows[specials] = _special_rows(*units.packed(), specials)
+        return rows[specials]
+
+    work: dict[Hashable, Callable[[], PieceCounts]] = {}
+    key_of: dict = {}
+    for split in splits:
+        if split.key in key_of:
+            continue
+        plan = _compiled_plan(units, split, rows_of)
+        ident = ("split", split.key) if plan is None else plan.identity()
+        key_of[split.key] = ident
+        if ident not in work:
+            work[ident] = (
+                (lambda s=split: count_pieces(units, s)) if plan is None else (lambda p=plan: _run_compiled(units, p))
+            )
+    done: dict = {}
+    total = len(work)
+    if progress is not None:
+        progress("split", 0, total)
+    workers = max(1, min(total, os.cpu_count() or 1 if num_workers is None else num_workers))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bpe-splits") as pool:
+        futures = {pool.submit(fn): ident for ident, fn in work.items()}
+        for fut in as_completed(futures):
+            done[futures[fut]] = fut.result()
+            if progress is not None:
+                progress("split", len(done), total)
+    return {key: done[ident] for key, ident in key_of.items()}
 
 
 def _check_cover(units: UnitCounts, data, offsets, refs, unit_offsets) -> None:
@@ -815,17 +911,10 @@ def compare_corpus(
     out = CorpusComparison([], len(units), count_seconds=units.seconds)
     t0 = time.perf_counter()
     totals = _unit_totals(units)
-    keys = list(dict.fromkeys(p.key for p in declared if p is not None))
-    counted: dict = {}
-    for k, key in enumerate(keys):
-        if report is not None:
-            report("split", k, len(keys))
-        split = next(p for p in declared if p is not None and p.key == key)
-        counted[key] = count_pieces(units, split)
-        out.pieces[key] = len(counted[key].pieces)
+    counted = count_splits(units, [p for p in declared if p is not None], num_workers=num_workers, progress=report)
+    out.pieces = {key: len(pieces.pieces) for key, pieces in counted.items()}
     out.split_seconds = time.perf_counter() - t0
     if report is not None:
-        report("split", len(keys), len(keys))
         report("encode", 0, len(tokenizers))
     for k, (tok, split) in enumerate(zip(tokenizers, declared)):
         t1 = time.perf_counter()

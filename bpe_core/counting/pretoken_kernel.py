@@ -610,7 +610,8 @@ def count_pieces(
         document; ``refs[k]`` is the index of the piece ending at ``cuts[k]``.
         Pieces are numbered in order of first occurrence.
     """
-    table = np.full((1 << 12, 6), -1, dtype=np.int64)
+    # as many rows as units to start with (distinct pieces are usually fewer): no growing on the way
+    table = np.full((1 << max(12, (cut_off.size - 1).bit_length()), 6), -1, dtype=np.int64)
     refs = np.zeros(cuts.size, dtype=np.int64)
     st = np.zeros(3, dtype=np.int64)
     buf = ck.read_only(data)

@@ -26,6 +26,7 @@ from bpe_core.analysis.corpus import (
     _machine_of,
     compare_corpus,
     count_pieces,
+    count_splits,
     count_units,
     measure_corpus,
     text_units,
@@ -211,6 +212,30 @@ def test_the_compiled_pre_tokenizer_counts_the_pieces_the_textbook_split_counts(
     assert {type(_machine_of(p)[0]).__name__ for p in splits.values()} == {"Machine", "Program"}
     python = [t.name for t in tokenizers[: len(PRODUCTION)] if _machine_of(corpus_pieces(t)) is None]
     assert sorted(python) == sorted(load_production(k).name for k in ("bert", "xlmr")), python  # WordPiece, Unigram
+
+
+@pytest.mark.parametrize("with_specials", [False, True])
+def test_splits_counted_together_equal_each_split_counted_alone(tokenizers, with_specials):
+    """:func:`count_splits` (shared counts, two threads) gives each split the textbook count of its own pieces.
+
+    o200k and gpt-oss (o200k_harmony) share a pattern and differ in special tokens: they share
+    one count while the text holds none of them, and are counted apart once it holds ``<|start|>``
+    (a gpt-oss special token, plain text to o200k).
+    """
+    text = sample("multilingual") + " " + sample("english") + " don't  stop\n\n  x "
+    if with_specials:
+        text += f" a<|start|>b {EOT} <|start|>. "
+    splits = [p for p in map(corpus_pieces, tokenizers) if p is not None]
+    units = count_units(text, unit_cut_table(splits))
+    counted = count_splits(units, splits, num_workers=2)
+    assert set(counted) == {p.key for p in splits}
+    for split in splits:
+        got, want = counted[split.key], count_pieces(units, split, compiled=False)
+        assert got.pieces == want.pieces and got.counts.tolist() == want.counts.tolist(), split.key[:2]
+        assert [got.pieces[r] for r in got.refs] == [want.pieces[r] for r in want.refs], split.key[:2]
+    o200k, harmony = (corpus_pieces(load_production(k)) for k in ("o200k_base", "o200k_harmony"))
+    assert (counted[o200k.key] is counted[harmony.key]) is not with_specials
+    assert len({id(c) for c in counted.values()}) < len(counted)  # some splits share their count
 
 
 def test_a_split_that_keeps_units_whole_counts_the_units_themselves(tokenizers):
