@@ -109,7 +109,10 @@ def main(argv: list[str] | None = None) -> int:
         pieces = result.pieces.get(split.key, 0) if split is not None else 0
         print(f"{tok.name[:34]:34} {pieces:>9,} {m.tokens:>13,} {sec:>8.2f}")
     print(f"\nunits: {result.units:,} distinct, counted in {result.count_seconds:.2f} s")
-    print(f"pieces: {len(result.pieces)} distinct splits cut and counted in {result.split_seconds:.2f} s")
+    print(
+        f"pieces: {len(result.pieces)} distinct splits cut and counted in {result.split_seconds:.2f} s "
+        f"({result.counts} counts: splits that cut alike share one)"
+    )
     print(f"encoding: {sum(result.tokenizer_seconds):.2f} s over {len(tokenizers)} tokenizers")
     ratio = total / one_count
     verdict = "meets" if ratio <= TARGET else "misses"

@@ -18,6 +18,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -222,9 +223,14 @@ def _thin(sizes: list[int], tokens: list[int], keep: Sequence[int]) -> tuple[lis
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _curve_data(
-    full_key: str, text: str, on_training_text: bool, shown: tuple[int, ...], _full: TrainedTokenizer
+    full_key: str, digest: bytes, on_training_text: bool, shown: tuple[int, ...], _full: TrainedTokenizer, _text: str
 ) -> tuple[list[int], list[int], bool]:
-    """``(vocab sizes, token counts, exact at every size)`` of a trained tokenizer on ``text``."""
+    """``(vocab sizes, token counts, exact at every size)`` of a trained tokenizer on ``_text``.
+
+    Kept per tokenizer and text digest (:func:`ui.training.text_digest` of ``_text``): Streamlit never
+    hashes a long text on each run.
+    """
+    text = _text
     lo, hi = _full.min_vocab_size, _full.max_vocab_size
     trace = _full.trace
     info = _full.training
@@ -247,9 +253,21 @@ def count_bars(labels: tuple[str, ...], counts: tuple[int, ...], kinds: tuple[st
     return charts.token_count_bars(labels, counts, kinds)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+def _curve_digest(curve: CompressionCurve) -> bytes:
+    """A short digest of one curve (its thousands of sizes and counts hashed as two arrays, not item by item)."""
+    h = hashlib.blake2b(repr((curve.label, curve.text_bytes, tuple(curve.shown), curve.exact)).encode(), digest_size=16)
+    h.update(np.asarray(curve.vocab_sizes, dtype=np.int64).tobytes())
+    h.update(np.asarray(curve.tokens, dtype=np.int64).tobytes())
+    return h.digest()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs={CompressionCurve: _curve_digest})
 def compression_figure(curves: tuple[CompressionCurve, ...], points: tuple[CompressionPoint, ...]) -> go.Figure:
-    """:func:`ui.charts.compression_curve`, built once per curves and points (shared: never change it)."""
+    """:func:`ui.charts.compression_curve`, built once per curves and points (shared: never change it).
+
+    Streamlit hashes the arguments on every run: a curve by :func:`_curve_digest` (its own
+    hashing of a dataclass of long tuples took a fifth of a Compare button's script run, py-spy).
+    """
     return charts.compression_curve(curves, points)
 
 
@@ -290,7 +308,7 @@ def compression_data(
     for full_key, builts in groups.items():
         full = builts[0].full
         shown = tuple(sorted({b.tokenizer.vocab_size for b in builts}))
-        sizes, tokens, exact = _curve_data(full_key, measured, on_training_text, shown, full)
+        sizes, tokens, exact = _curve_data(full_key, text_digest(measured), on_training_text, shown, full, measured)
         curves.append(CompressionCurve(f"{full.name} on this text", sizes, tokens, n_bytes, shown, exact))
     return curves, points
 

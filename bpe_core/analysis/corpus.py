@@ -823,6 +823,7 @@ class CorpusComparison:
         metrics: one :class:`TextMetrics` per tokenizer, in order.
         units: distinct units counted.
         pieces: ``{split key: distinct pieces}`` of each distinct split.
+        counts: distinct counts of pieces made (splits that cut the units alike share one; :func:`count_splits`).
         count_seconds: wall time of counting the units (seconds).
         split_seconds: wall time of cutting and counting the pieces, all splits (seconds).
         tokenizer_seconds: per tokenizer, wall time of encoding its distinct pieces and
@@ -832,6 +833,7 @@ class CorpusComparison:
     metrics: list[TextMetrics]
     units: int = 0
     pieces: dict = field(default_factory=dict)
+    counts: int = 0
     count_seconds: float = 0.0
     split_seconds: float = 0.0
     tokenizer_seconds: list[float] = field(default_factory=list)
@@ -913,6 +915,7 @@ def compare_corpus(
     totals = _unit_totals(units)
     counted = count_splits(units, [p for p in declared if p is not None], num_workers=num_workers, progress=report)
     out.pieces = {key: len(pieces.pieces) for key, pieces in counted.items()}
+    out.counts = len({id(pieces) for pieces in counted.values()})
     out.split_seconds = time.perf_counter() - t0
     if report is not None:
         report("encode", 0, len(tokenizers))

@@ -226,3 +226,23 @@ def test_registry_accepts_one_more_entry():
     finally:
         catalogue.unregister("extra")
     assert "extra" not in catalogue.entries()
+
+
+def test_the_compression_figure_cache_tells_curves_apart_by_every_count():
+    """Compare's figure cache hashes a curve by its digest: equal curves share it, one changed count does not."""
+    from ui.compare import _curve_digest
+
+    sizes, tokens = list(range(256, 4256)), list(range(9000, 5000, -1))
+    curve = charts.CompressionCurve("BPE", sizes, tokens, 20_000, shown=(1000,))
+    same = charts.CompressionCurve("BPE", tuple(sizes), tuple(tokens), 20_000, shown=[1000])
+    assert _curve_digest(curve) == _curve_digest(same)
+    changed = list(tokens)
+    changed[2500] += 1
+    others = [
+        charts.CompressionCurve("BPE", sizes, changed, 20_000, shown=(1000,)),
+        charts.CompressionCurve("BPE", sizes, tokens, 20_001, shown=(1000,)),
+        charts.CompressionCurve("BPE", sizes, tokens, 20_000, shown=(2000,)),
+        charts.CompressionCurve("BPE", sizes, tokens, 20_000, shown=(1000,), exact=False),
+        charts.CompressionCurve("WordPiece", sizes, tokens, 20_000, shown=(1000,)),
+    ]
+    assert len({_curve_digest(c) for c in [curve, *others]}) == 1 + len(others)
