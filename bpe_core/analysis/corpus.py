@@ -77,7 +77,7 @@ import regex
 
 from ..counting.kernel import char_classes, read_only
 from ..interface import CorpusPieces, ProgressCallback, Tokenizer, TrainingCancelled, corpus_pieces
-from .corpus_kernel import piece_stats, unit_totals, walk_units
+from .corpus_kernel import piece_stats, special_matches, special_trie, unit_totals, walk_units
 from .metrics import Counts, TextMetrics, metrics_from_counts, span_counts
 from .scripts import SCRIPT_GROUPS, ScriptRow, char_group_table, script_breakdown
 
@@ -548,53 +548,20 @@ def _special_rows(data: np.ndarray, offsets: np.ndarray, specials: Sequence[str]
     """``int64[m, 2]``: the byte ranges of the special tokens in the units' UTF-8, as ``split_special`` finds them.
 
     Leftmost, then longest first, as :func:`bpe_core.pretokenize.special.special_regex`
-    matches in each unit alone (a match never runs into the next unit).  The
-    places where some special token may start are found by one small regex (the
-    tokens' first four bytes); there the tokens are looked up by length, longest
-    first (a thousand-token alternation is a slow regex).
+    matches in each unit alone (a match never runs into the next unit): one
+    compiled walk of the tokens' byte trie (:func:`~.corpus_kernel.special_matches`;
+    a thousand-token alternation is a slow regex, and runs of whitespace tokens
+    (MPT's) a slow one even short).
     """
     if not specials:
         return np.zeros((0, 2), dtype=np.int64)
-    by_head: dict[bytes, dict[int, set[bytes]]] = {}
-    for t in specials:
-        b = t.encode("utf-8")
-        by_head.setdefault(b[:4], {}).setdefault(len(b), set()).add(b)
-    lengths = {h: sorted(d, reverse=True) for h, d in by_head.items()}
-    heads = sorted(by_head, key=lambda h: (-len(h), h))
-    starts = regex.compile(b"(?=" + b"|".join(map(regex.escape, heads)) + b")")
-    raw = data.tobytes()
-    ends = offsets[1:].tolist()
-    rows: list[tuple[int, int]] = []
-    pos = 0
-    unit = 0
-    for m in starts.finditer(raw):
-        p = m.start()
-        if p < pos:
-            continue
-        while ends[unit] <= p:
-            unit += 1
-        end = _longest_special(raw, p, ends[unit], by_head, lengths)
-        if end > p:
-            rows.append((p, end))
-            pos = end
-    return np.array(rows, dtype=np.int64).reshape(-1, 2)
+    return special_matches(data, offsets, _trie(tuple(sorted(specials))))
 
 
-def _longest_special(raw: bytes, p: int, limit: int, by_head: dict, lengths: dict) -> int:
-    """End of the longest special token at ``raw[p:]`` ending by ``limit``, or -1.
-
-    ``by_head``: a token's first four bytes -> its length -> the tokens; ``lengths``: its lengths, longest first.
-    """
-    best = -1
-    for k in range(1, 5):
-        group = by_head.get(raw[p : p + k])
-        if group is None:
-            continue
-        for n in lengths[raw[p : p + k]]:
-            if p + n <= limit and p + n > best and raw[p : p + n] in group[n]:
-                best = p + n
-                break
-    return best
+@lru_cache(maxsize=64)
+def _trie(specials: tuple[str, ...]) -> tuple:
+    """:func:`~.corpus_kernel.special_trie` of the tokens' UTF-8, kept per token list."""
+    return special_trie([t.encode("utf-8") for t in specials])
 
 
 @dataclass(frozen=True, eq=False)

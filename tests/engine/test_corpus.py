@@ -361,3 +361,30 @@ def test_special_token_rows_are_split_specials_unit_by_unit():
             pos += n
     assert _special_rows(data, offsets, specials).tolist() == want
     assert _special_rows(data, offsets, []).shape == (0, 2)
+
+
+def _split_special_rows(units: list[str], specials: list[str]) -> list[list[int]]:
+    """The textbook: ``split_special`` on each unit alone, its special segments as byte ranges of the packed units."""
+    from bpe_core.pretokenize import split_special
+
+    rows, pos = [], 0
+    for unit in units:
+        for seg, is_special in split_special(unit, specials):
+            n = len(seg.encode("utf-8"))
+            if is_special:
+                rows.append([pos, pos + n])
+            pos += n
+    return rows
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.text(alphabet="ab<> \t\né€", min_size=1, max_size=12), min_size=1, max_size=8, unique=True),
+    st.lists(st.text(alphabet="ab<> \t\né€", max_size=40), min_size=1, max_size=12),
+)
+def test_the_compiled_special_token_search_equals_split_special_on_random_tokens(specials, units):
+    """Overlapping tokens, tokens that are prefixes of others, runs of whitespace tokens (MPT's), multi-byte ones."""
+    from bpe_core.analysis.corpus import _pack, _special_rows
+
+    data, offsets = _pack(units)
+    assert _special_rows(data, offsets, specials).tolist() == _split_special_rows(units, specials)
