@@ -677,17 +677,10 @@ def count_splits(
             work[ident] = (
                 (lambda s=split: count_pieces(units, s)) if plan is None else (lambda p=plan: _run_compiled(units, p))
             )
-    done: dict = {}
-    total = len(work)
     if progress is not None:
-        progress("split", 0, total)
-    workers = max(1, min(total, os.cpu_count() or 1 if num_workers is None else num_workers))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bpe-splits") as pool:
-        futures = {pool.submit(fn): ident for ident, fn in work.items()}
-        for fut in as_completed(futures):
-            done[futures[fut]] = fut.result()
-            if progress is not None:
-                progress("split", len(done), total)
+        progress("split", 0, len(work))
+    workers = min(len(work), os.cpu_count() or 1 if num_workers is None else num_workers)
+    done = _in_threads(work, workers, "split", progress)
     return {key: done[ident] for key, ident in key_of.items()}
 
 
@@ -886,17 +879,48 @@ def compare_corpus(
     out.split_seconds = time.perf_counter() - t0
     if report is not None:
         report("encode", 0, len(tokenizers))
-    for k, (tok, split) in enumerate(zip(tokenizers, declared)):
-        t1 = time.perf_counter()
-        if split is None:
-            out.metrics.append(_whole_text(tok, source, files))
-        else:
-            pieces = counted[split.key]
-            out.metrics.append(piece_figures(tok, pieces, split.encode(pieces.pieces, pieces.first), totals))
-        out.tokenizer_seconds.append(time.perf_counter() - t1)
-        if report is not None:
-            report("encode", k + 1, len(tokenizers))
+    out.metrics, out.tokenizer_seconds = _measure_all(tokenizers, declared, counted, totals, (source, files), report)
     return out
+
+
+def _measure_all(tokenizers, declared, counted, totals, whole, report) -> tuple[list[TextMetrics], list[float]]:
+    """Every tokenizer's figures, two at a time (one's compiled encoding runs while the other's Python does).
+
+    ``whole``: ``(source, files)`` for a tokenizer measured on the whole text.  Returns the
+    metrics and each tokenizer's wall time (seconds), in order; ``report("encode", done, total)``
+    is called on this thread as tokenizers finish.
+    """
+
+    def measure(k: int) -> tuple[TextMetrics, float]:
+        t1 = time.perf_counter()
+        tok, split = tokenizers[k], declared[k]
+        if split is None:
+            return _whole_text(tok, *whole), time.perf_counter() - t1
+        pieces = counted[split.key]
+        return piece_figures(tok, pieces, split.encode(pieces.pieces, pieces.first), totals), time.perf_counter() - t1
+
+    n = len(tokenizers)
+    done = _in_threads({k: (lambda k=k: measure(k)) for k in range(n)}, min(2, n), "encode", report)
+    return [done[k][0] for k in range(n)], [done[k][1] for k in range(n)]
+
+
+def _in_threads(work: dict, workers: int, phase: str, report: ProgressCallback | None) -> dict:
+    """``{key: fn()}`` for ``work = {key: fn}``, run in ``workers`` threads.
+
+    ``report(phase, done, total)`` is called on this thread as each task ends.  When ``report``
+    or a task raises, the tasks not started are dropped and the running ones finish first.
+    """
+    done: dict = {}
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix=f"bpe-{phase}")
+    try:
+        futures = {pool.submit(fn): key for key, fn in work.items()}
+        for fut in as_completed(futures):
+            done[futures[fut]] = fut.result()
+            if report is not None:
+                report(phase, len(done), len(work))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return done
 
 
 def _reporter(progress: ProgressCallback | None, cancelled: Callable[[], bool] | None) -> ProgressCallback | None:

@@ -324,6 +324,23 @@ def test_compare_corpus_reports_each_phase_and_stops_when_cancelled():
         compare_corpus(text, [tok], cancelled=cancelled)
 
 
+def test_cancelling_while_encoding_drops_the_tokenizers_not_started(monkeypatch):
+    """Tokenizers are measured two at a time: Cancel after the first one ends leaves at most three started of eight."""
+    from bpe_core.analysis import corpus
+
+    started = []
+    real = corpus.piece_figures
+    monkeypatch.setattr(corpus, "piece_figures", lambda *a: started.append(1) or real(*a))
+    tok = load_production("gpt2")
+
+    def cancelled() -> bool:
+        return len(started) > 0
+
+    with pytest.raises(TrainingCancelled, match="cancelled while 'encode'"):
+        compare_corpus(sample("english"), [tok] * 8, cancelled=cancelled)
+    assert 1 <= len(started) <= 3
+
+
 def test_a_units_cache_counts_a_text_once_per_cut_table(monkeypatch):
     from bpe_core.analysis import corpus
 
