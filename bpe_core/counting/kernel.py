@@ -259,6 +259,44 @@ def _home(key, n, mask):
     return np.int64(x >> np.uint64(24)) & mask
 
 
+@njit(inline="always")
+def _count_one(buf, s, e, table, mask, st):
+    """Count one occurrence of ``buf[s:e]`` in ``table``, a new row when it is not there yet (``st[2] += 1``).
+
+    ``table``: ``int64[size, 4]`` rows ``(start, length, count, key)`` of an
+    open-addressing table (start -1: empty; ``mask = size - 1``), with a free
+    row left (the caller checks ``2 * (st[2] + 1) <= size``).  Keys as
+    :func:`_key`, exact: bytes longer than 8 are compared.  Shared by
+    :func:`_scan` (pre-tokens) and :func:`bpe_core.counting.unit_kernel._scan_units` (units),
+    both compiled without reference counting (``nrt=False``, see :class:`bpe_core.counting.native.Kernel`):
+    with it, the arrays passed here cost about 20% of :func:`_scan`'s time.
+    """
+    n = e - s
+    key = _key(buf, s, e)
+    ikey = np.int64(key)
+    slot = _home(key, n, mask)
+    while True:
+        s0 = table[slot, 0]
+        if s0 < 0:
+            table[slot, 0] = s
+            table[slot, 1] = n
+            table[slot, 2] = 1
+            table[slot, 3] = ikey
+            st[2] += 1
+            return
+        if table[slot, 3] == ikey and table[slot, 1] == n:
+            same = True
+            if n > 8:  # the key is a hash: compare the bytes
+                for k in range(n):
+                    if buf[s0 + k] != buf[s + k]:
+                        same = False
+                        break
+            if same:
+                table[slot, 2] += 1
+                return
+        slot = (slot + 1) & mask
+
+
 @kernel("i8[:,:]", "i8[:,:]", returns=None)
 def _rehash(table, out):
     """Move the rows of ``table`` (``start, length, count, key``; start -1 = empty) into ``out``.
@@ -275,7 +313,7 @@ def _rehash(table, out):
                 out[u, c] = table[t, c]
 
 
-@kernel("u1[]", "i8[]", "u1[]", "i8[:,:]", "i8[]")
+@kernel("u1[]", "i8[]", "u1[]", "i8[:,:]", "i8[]", nrt=False)  # _count_one takes arrays: see Kernel
 def _scan(buf, bounds, cls, table, st):
     """Split and count from segment ``st[0]``, byte ``st[1]``, until done or the table is full.
 
@@ -300,30 +338,7 @@ def _scan(buf, bounds, cls, table, st):
             if e < 0:
                 return 2
             st[3] += 1
-            n = e - i
-            key = _key(buf, i, e)
-            ikey = np.int64(key)
-            slot = _home(key, n, mask)
-            while True:
-                s0 = table[slot, 0]
-                if s0 < 0:
-                    table[slot, 0] = i
-                    table[slot, 1] = n
-                    table[slot, 2] = 1
-                    table[slot, 3] = ikey
-                    st[2] += 1
-                    break
-                if table[slot, 3] == ikey and table[slot, 1] == n:
-                    same = True
-                    if n > 8:  # the key is a hash: compare the bytes
-                        for k in range(n):
-                            if buf[s0 + k] != buf[i + k]:
-                                same = False
-                                break
-                    if same:
-                        table[slot, 2] += 1
-                        break
-                slot = (slot + 1) & mask
+            _count_one(buf, i, e, table, mask, st)
             i = e
         st[1] = 0
     st[0] = bounds.size - 1

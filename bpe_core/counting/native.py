@@ -137,13 +137,16 @@ class Kernel:
             (C-contiguous 1-D arrays of uint8 / uint16 / uint32 / int32 / int64 / float64), ``"i8[:,:]"``
             (C-contiguous 2-D int64) or ``"i8"`` (an integer).
         returns: ``"i8"`` (an integer) or ``None``.
+        nrt: compile with numba's reference counting of arrays (its NRT); ``False`` for a kernel whose
+            per-item helpers take arrays: numba counts a reference for each array argument of an inlined
+            helper at each call, which a kernel that allocates nothing never needs (numba's ``_nrt`` flag).
 
     Calling checks each array's dtype, dimensions and contiguity (a ``TypeError``
     names the argument; a wrong pointer would otherwise read the wrong memory),
     then runs the kernel on the current :func:`carrier`.
     """
 
-    def __init__(self, func: Callable, args: tuple[str, ...], returns: str | None) -> None:
+    def __init__(self, func: Callable, args: tuple[str, ...], returns: str | None, nrt: bool = True) -> None:
         self.func = func
         self.name = func.__name__.lstrip("_")
         self.symbol = f"{func.__module__.replace('.', '_')}_{self.name}"
@@ -151,6 +154,7 @@ class Kernel:
         # the specs parsed once: each argument's (dtype code, dimensions), 0 dimensions for an integer
         self.params = tuple((spec[:2], (spec.count(":") or 1) if "[" in spec else 0) for spec in args)
         self.returns = returns
+        self.nrt = nrt
         self.dispatcher = None  # numba's, after materialize()
         self._cfn = None  # the ctypes function, once the library is loaded
         self.__doc__ = func.__doc__
@@ -204,7 +208,7 @@ class Kernel:
         return argtypes, (None if self.returns is None else ctypes.c_int64)
 
 
-def kernel(*args: str, returns: str | None = "i8"):
+def kernel(*args: str, returns: str | None = "i8", nrt: bool = True):
     """Declare an entry point of this package's compiled code (see :class:`Kernel` for the argument specs).
 
     >>> from bpe_core.counting.kernel import _gather  # @kernel("u1[]", "i8[]", "i8[]", "u1[]", returns=None)
@@ -213,7 +217,7 @@ def kernel(*args: str, returns: str | None = "i8"):
     """
 
     def make(func: Callable) -> Kernel:
-        k = Kernel(func, args, returns)
+        k = Kernel(func, args, returns, nrt)
         _KERNELS[f"{func.__module__}.{k.name}"] = k
         return k
 
@@ -254,7 +258,7 @@ def materialize() -> None:
             compiled = numba.njit(cache=True, error_model="numpy", **options)(func)
             sys.modules[func.__module__].__dict__[func.__name__] = compiled
         for k in declared:
-            k.dispatcher = numba.njit(cache=True, nogil=True, error_model="numpy")(k.func)
+            k.dispatcher = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=k.nrt)(k.func)
         _STATE["materialized"] = True
 
 

@@ -420,6 +420,30 @@ def _pretoken_end(buf, i, v, cls, p):
     return i + n0  # not matched by any alternative: a piece of its own (no named pattern leaves one)
 
 
+@njit(inline="always")
+def _segment(specials, st, i, hi, cuts, k):
+    """The next stretch of a unit ending at ``hi`` to cut from ``i``: ``(i, seg, k)``, shared by the split kernels.
+
+    ``specials`` holds the special tokens' occurrences as ``(start, end)`` pairs,
+    ascending; ``st[1]`` is the next pair not before ``i`` (advanced here).  When
+    no special token starts at ``i``, the stretch is ``buf[i:seg]``, ``seg`` the
+    next one's start or ``hi``.  When one does, it is a piece: its end is written
+    to ``cuts[k]`` and returned as ``i`` with ``seg = -1`` and ``k + 1``.
+    """
+    n_sp = specials.size // 2
+    while st[1] < n_sp and specials[2 * st[1]] < i:
+        st[1] += 1
+    if st[1] < n_sp and specials[2 * st[1]] < hi:
+        seg = specials[2 * st[1]]
+        if seg == i:
+            end = specials[2 * st[1] + 1]
+            cuts[k] = end
+            st[1] += 1
+            return end, np.int64(-1), k + 1
+        return i, seg, k
+    return i, hi, k
+
+
 @kernel("u1[]", "i8[]", "u2[]", "i8[]", "i8[]", "i8[]", "i8[]", "i8[]")
 def _split_units(buf, offsets, cls, p, specials, cut_off, cuts, st):
     r"""Cut units ``st[0]..`` into pre-tokens, writing each piece's end into ``cuts`` (absolute byte offsets).
@@ -435,7 +459,6 @@ def _split_units(buf, offsets, cls, p, specials, cut_off, cuts, st):
     calls again from unit ``st[0]``), else 0.
     """
     size = cuts.size
-    n_sp = specials.size // 2
     k = cut_off[st[0]]
     for u in range(st[0], offsets.size - 1):
         lo, hi = offsets[u], offsets[u + 1]
@@ -444,17 +467,9 @@ def _split_units(buf, offsets, cls, p, specials, cut_off, cuts, st):
             return 1
         i = lo
         while i < hi:
-            while st[1] < n_sp and specials[2 * st[1]] < i:
-                st[1] += 1
-            seg = hi
-            if st[1] < n_sp and specials[2 * st[1]] < hi:
-                seg = specials[2 * st[1]]
-                if seg == i:  # a special token: one piece
-                    i = specials[2 * st[1] + 1]
-                    cuts[k] = i
-                    k += 1
-                    st[1] += 1
-                    continue
+            i, seg, k = _segment(specials, st, i, hi, cuts, k)
+            if seg < 0:  # a special token: one piece
+                continue
             v = seg
             if p[6] != 0:  # the stretch up to the next digit, or the digit itself
                 b0, _cp, n0 = _at(buf, i, cls)
@@ -1036,7 +1051,6 @@ def _split_program(buf, offsets, cls, atoms, alts, levels, first, specials, cut_
     Returns 1 when ``cuts`` may not have room for a unit, else 0.
     """
     size = cuts.size
-    n_sp = specials.size // 2
     n_lev = levels.size - 1
     k = cut_off[st[0]]
     for u in range(st[0], offsets.size - 1):
@@ -1046,17 +1060,9 @@ def _split_program(buf, offsets, cls, atoms, alts, levels, first, specials, cut_
             return 1
         i = lo
         while i < hi:
-            while st[1] < n_sp and specials[2 * st[1]] < i:
-                st[1] += 1
-            seg = hi
-            if st[1] < n_sp and specials[2 * st[1]] < hi:
-                seg = specials[2 * st[1]]
-                if seg == i:  # a special token: one piece
-                    i = specials[2 * st[1] + 1]
-                    cuts[k] = i
-                    k += 1
-                    st[1] += 1
-                    continue
+            i, seg, k = _segment(specials, st, i, hi, cuts, k)
+            if seg < 0:  # a special token: one piece
+                continue
             cur = one
             nxt = two
             cur[0] = seg

@@ -32,7 +32,7 @@ from .native import kernel
 __all__ = ["count_units", "warm"]
 
 
-@kernel("u1[]", "u1[]", "i8[:,:]", "i8[]")
+@kernel("u1[]", "u1[]", "i8[:,:]", "i8[]", nrt=False)  # ck._count_one takes arrays: see Kernel
 def _scan_units(buf, cut_after, table, st):
     """Split ``buf`` into units and count them, from byte ``st[0]``, until done or the table is full.
 
@@ -68,30 +68,7 @@ def _scan_units(buf, cut_after, table, st):
                 st[0] = i
                 st[1] = s
                 return 1
-            n = i - s
-            key = ck._key(buf, s, i)
-            ikey = np.int64(key)
-            slot = ck._home(key, n, mask)
-            while True:
-                s0 = table[slot, 0]
-                if s0 < 0:
-                    table[slot, 0] = s
-                    table[slot, 1] = n
-                    table[slot, 2] = 1
-                    table[slot, 3] = ikey
-                    st[2] += 1
-                    break
-                if table[slot, 3] == ikey and table[slot, 1] == n:
-                    same = True
-                    if n > 8:  # the key is a hash: compare the bytes
-                        for k in range(n):
-                            if buf[s0 + k] != buf[s + k]:
-                                same = False
-                                break
-                    if same:
-                        table[slot, 2] += 1
-                        break
-                slot = (slot + 1) & mask
+            ck._count_one(buf, s, i, table, mask, st)
             st[3] += 1
             s = i
             prev = 32
