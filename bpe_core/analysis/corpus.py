@@ -48,7 +48,10 @@ document, measured as each would be alone and summed (no token joins two files).
 Counting runs once for all tokenizers: the units are counted by the compiled
 counter (:mod:`bpe_core.counting.unit_kernel`), in threads of this process or
 on any ``concurrent.futures`` executor (a Dask cluster's); pieces are counted
-once per distinct split from the distinct units only.
+from the distinct units only, once per split that cuts them differently
+(:func:`count_splits`: tokenizers sharing a pattern share a count unless the
+text holds a special token of one of them), the splits in threads; the
+tokenizers then encode their pieces two at a time.
 
 >>> from bpe_core import train_bpe
 >>> tok = train_bpe("low lower lowest " * 20, 270)
