@@ -49,6 +49,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -1058,8 +1059,7 @@ class TiktokenTokenizer:
         One token whole: a special token the text reads, or a token of ``mergeable_ranks`` (tiktoken's
         ``encode_single_piece`` looks the piece up first: Llama 3's 588 tokens no merge reaches).
         """
-        get = self._whole_table.get
-        return np.fromiter((get(p, -1) for p in pieces), dtype=np.int64, count=len(pieces))
+        return np.fromiter(map(self._whole_table.get, pieces, repeat(-1)), dtype=np.int64, count=len(pieces))
 
     @cached_property
     def _whole_table(self) -> dict[str, int]:

@@ -34,6 +34,8 @@ _BASE = 0x9E3779B97F4A7C15
 """The polynomial hash's base (odd: invertible modulo ``2**64``)."""
 _LENGTH = 0xD6E8FEB86659FD93
 """What each byte of length adds to a hash (strings of different lengths rarely collide)."""
+_MIX = ((33, 0xFF51AFD7ED558CCD), (33, 0xC4CEB9FE1A85EC53))
+"""MurmurHash3's 64-bit finalizer (``fmix64``): each step a bijection of ``uint64``."""
 
 
 def tiktoken_pair_ranks(mergeable_ranks: Mapping[bytes, int], shift: int) -> dict[int, int]:
@@ -96,12 +98,12 @@ def tiktoken_pair_arrays(mergeable_ranks: Mapping[bytes, int]) -> tuple[np.ndarr
     sorted_hash = token_hash[order]
     if sorted_hash.size and np.any(sorted_hash[1:] == sorted_hash[:-1]):
         return None
+    position = _hash_positions(sorted_hash)
 
     def find(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The token whose bytes are ``data[a:b]``, or ``-1``, for each range (matches checked byte for byte)."""
-        h = hash_of(a, b)
-        at = np.minimum(np.searchsorted(sorted_hash, h), n - 1)
-        found = np.where(sorted_hash[at] == h, order[at], -1)
+        at = position(hash_of(a, b))
+        found = np.where(at >= 0, order[at], -1)
         hit = np.flatnonzero(found >= 0)
         as_long = starts[found[hit] + 1] - starts[found[hit]] == b[hit] - a[hit]  # else a collision
         found[hit[~as_long]] = -1
@@ -133,9 +135,39 @@ def _substring_hashes(data: np.ndarray):
 
     def hash_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
-            return (prefix[b] - prefix[a]) * inverses[a] + (b - a).astype(np.uint64) * np.uint64(_LENGTH)
+            h = (prefix[b] - prefix[a]) * inverses[a] + (b - a).astype(np.uint64) * np.uint64(_LENGTH)
+            for shift, multiplier in _MIX:  # a bijection that spreads short strings over the top bits
+                h ^= h >> np.uint64(shift)
+                h *= np.uint64(multiplier)
+            return h ^ (h >> np.uint64(33))
 
     return hash_of
+
+
+def _hash_positions(sorted_hash: np.ndarray):
+    """``position(h)``: where each hash ``h`` is in ``sorted_hash`` (distinct, ascending), or ``-1``.
+
+    The hashes' top bits pick a bucket (four or more buckets per hash), and a
+    bucket's few hashes are compared one round at a time: no binary search.
+    """
+    bits = max(1, (4 * sorted_hash.size).bit_length())
+    shift = np.uint64(64 - bits)
+    bucket_start = np.searchsorted(sorted_hash >> shift, np.arange((1 << bits) + 1, dtype=np.uint64))
+
+    def position(h: np.ndarray) -> np.ndarray:
+        bucket = (h >> shift).astype(np.int64)
+        at, end = bucket_start[bucket], bucket_start[bucket + 1]
+        out = np.full(h.size, -1, dtype=np.int64)
+        live = np.flatnonzero(at < end)
+        while live.size:
+            k = at[live]
+            match = sorted_hash[k] == h[live]
+            out[live[match]] = k[match]
+            at[live] = k + 1
+            live = live[~match & (k + 1 < end[live])]
+        return out
+
+    return position
 
 
 def _same_bytes(data: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
