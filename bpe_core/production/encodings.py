@@ -46,19 +46,26 @@ import json
 import os
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..bpe.ranks import ranks_to_vocab_merges
 from ..counting import pretoken_kernel as pk
 from ..counting.pretoken_kernel import Machine, machine_for, register_machine
 from ..formats.tiktoken import parse_tiktoken_file
 from ..pieces import (
+    KIND_SPECIAL,
+    PieceTokens,
     SplitPieces,
     combine_piece_tokens,
+    pack_utf8,
+    piece_tokens_from_byte_ranges,
     piece_tokens_from_ids,
     piece_tokens_from_spans,
     regex_pieces,
@@ -989,8 +996,10 @@ class TiktokenTokenizer:
 
         A unit is cut at the encoding's special tokens (when its text reads
         them) and its pattern's pre-tokens; each pre-token is looked up or
-        merged by tiktoken itself (``encode_single_piece``, what ``encode``
-        does to each pre-token).  An encoding that normalizes first (Qwen's
+        merged as tiktoken's ``encode_single_piece`` does (what ``encode`` does
+        to each pre-token), all pre-tokens in one compiled call
+        (:meth:`_encode_pieces`; the textbook :meth:`_encode_pieces_textbook`
+        calls tiktoken on each).  An encoding that normalizes first (Qwen's
         NFC) cuts a unit already in normal form likewise, and keeps any other
         unit whole, encoded by :meth:`token_spans` (a unit starts with a space,
         which no normalization joins to the character before).
@@ -1007,21 +1016,93 @@ class TiktokenTokenizer:
         return SplitPieces(self, ("normal pre-tokens", form, self.pattern, tuple(sorted(specials))), split,
                            self._encode_normal_pieces)  # fmt: skip
 
-    def _encode_normal_pieces(self, pieces, first):
-        """:meth:`corpus_pieces`' encoder for a normalizing encoding: pieces in normal form as pre-tokens."""
+    def _encode_normal_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder for a normalizing encoding (Qwen's NFC).
+
+        A piece in normal form is a pre-token (:meth:`_encode_pieces`), any other piece a whole unit
+        (:meth:`token_spans`).
+        """
         form = self.spec.normalization
-        normal = [k for k, p in enumerate(pieces) if unicodedata.is_normalized(form, p)]
-        other = [k for k, p in enumerate(pieces) if not unicodedata.is_normalized(form, p)]
+        is_normal = [unicodedata.is_normalized(form, p) for p in pieces]
+        normal = [k for k, ok in enumerate(is_normal) if ok]
+        other = [k for k, ok in enumerate(is_normal) if not ok]
+        if not other:
+            return self._encode_pieces(pieces, first)
         fast = self._encode_pieces([pieces[k] for k in normal], [first[k] for k in normal])
         slow = piece_tokens_from_spans([self.token_spans(pieces[k]) for k in other], self.unknown_id)
         return combine_piece_tokens(len(pieces), [(normal, fast), (other, slow)])
 
-    def _encode_pieces(self, pieces, first):
-        """:meth:`corpus_pieces`' encoder: tiktoken's ids of each pre-token, a special token's id."""
+    def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """:meth:`corpus_pieces`' encoder: every pre-token's merges in the compiled kernel, in threads.
+
+        The pieces go to :func:`~bpe_core.bpe.piece_merge_kernel.encode_byte_pieces` as their UTF-8 bytes
+        over :attr:`_byte_tables` (:mod:`~bpe_core.production.tiktoken_merge`); a special token the text
+        reads, or a piece that is one token of ``mergeable_ranks`` (tiktoken looks a piece up before merging
+        it: Llama 3's 588 tokens no merge reaches), is that one token.  Must equal
+        :meth:`_encode_pieces_textbook` (``tests/engine/test_tiktoken_pieces.py``), which runs where no
+        compiled kernels can.
+        """
+        from ..counting import native
+
+        if native.carrier() is None:
+            return self._encode_pieces_textbook(pieces, first)
+        from ..bpe.piece_merge_kernel import encode_byte_pieces
+
+        data, offsets = pack_utf8(pieces)
+        whole = self._whole_ids(pieces)
+        tokens = encode_byte_pieces(self._byte_tables, data, offsets, whole)
+        return piece_tokens_from_byte_ranges(data, offsets, *tokens, self._special_ids)
+
+    def _whole_ids(self, pieces: Sequence[str]) -> np.ndarray:
+        """``int64[n]``: each piece's id when it is one token whole, else ``-1``.
+
+        One token whole: a special token the text reads, or a token of ``mergeable_ranks`` (tiktoken's
+        ``encode_single_piece`` looks the piece up first: Llama 3's 588 tokens no merge reaches).
+        """
+        return np.fromiter(map(self._whole_table.get, pieces, repeat(-1)), dtype=np.int64, count=len(pieces))
+
+    @cached_property
+    def _whole_table(self) -> dict[str, int]:
+        """``{text: id}`` of every token whose bytes are UTF-8 text, and of the special tokens the text reads."""
+        table = {}
+        for token, rank in self._ranks.items():
+            try:
+                table[token.decode("utf-8")] = rank
+            except UnicodeDecodeError:
+                continue  # part of a character: no piece (a str) is this token
+        return table | (self._specials if self.special_text else {})
+
+    @cached_property
+    def _byte_tables(self):
+        """The :func:`~bpe_core.production.tiktoken_merge.tiktoken_merge_tables` of ``mergeable_ranks``.
+
+        Built once per encoding (o200k_base: 446,189 pairs, a 16 MiB hash table).
+        """
+        from .tiktoken_merge import tiktoken_merge_tables
+
+        return tiktoken_merge_tables(self._ranks)
+
+    def _encode_pieces_textbook(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:
+        """The textbook :meth:`_encode_pieces`: tiktoken's ``encode_single_piece`` on each pre-token in Python.
+
+        A special token the text reads is its id, covering the piece (o200k_harmony's ``<|endofprompt|>``
+        and ``<|reserved_200018|>`` share one id, so its bytes are the piece's, not the decoder's).
+        """
         single = self.encoding._core_bpe.encode_single_piece
         specials = self._specials if self.special_text else {}
-        ids = [[specials[p]] if p in specials else single(p.encode("utf-8")) for p in pieces]
-        return piece_tokens_from_ids(pieces, ids, token_lengths(self._decoder), self._special_ids)
+        special = [k for k, p in enumerate(pieces) if p in specials]
+        ordinary = [k for k, p in enumerate(pieces) if p not in specials]
+        ids = [single(pieces[k].encode("utf-8")) for k in ordinary]
+        merged = piece_tokens_from_ids([pieces[k] for k in ordinary], ids, token_lengths(self._decoder))
+        n = len(special)
+        whole = PieceTokens(
+            np.arange(n + 1, dtype=np.int64),
+            np.array([specials[pieces[k]] for k in special], dtype=np.int64),
+            np.zeros(n, dtype=np.int64),
+            np.array([len(pieces[k]) for k in special], dtype=np.int64),
+            np.full(n, KIND_SPECIAL, dtype=np.uint8),
+        )
+        return combine_piece_tokens(len(pieces), [(ordinary, merged), (special, whole)])
 
     def encode_steps(self, text: str) -> list:
         """``list[PieceSteps]``: how each pre-token is encoded, merge by merge.
