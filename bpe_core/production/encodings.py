@@ -822,8 +822,10 @@ class TiktokenTokenizer:
         self._specials = dict(spec.special_tokens)
         self._special_ids = frozenset(self._specials.values())
         self._decoder: dict[int, bytes] = {r: b for b, r in self._ranks.items()}
-        for s, i in self._specials.items():
-            self._decoder[i] = s.encode("utf-8")
+        for s, i in self._specials.items():  # an id two special tokens share decodes to the first (as tiktoken)
+            self._decoder.setdefault(i, s.encode("utf-8"))
+        # ids that stand for more than one special token (o200k_harmony: <|endofprompt|> and <|reserved_200018|>)
+        self._shared_special_ids = frozenset(i for i in self._special_ids if list(self._specials.values()).count(i) > 1)
         self._merge_ids = sorted(r for b, r in self._ranks.items() if len(b) > 1)
         self.special_text = spec.special_text
         # an encoding that normalizes first (Qwen: NFC) holds the normalized text's UTF-8, not always the text's
@@ -960,13 +962,27 @@ class TiktokenTokenizer:
             TypeError, ValueError: as :meth:`encode`.
         """
         ids = self.encode(text)
-        dec = self._decoder
         origin = normalize_with_origin(text, self.spec.normalization) if self.spec.normalization else None
         norm = text if origin is None else origin[0]
         spans = spans_from_token_bytes(
-            norm, ids, [dec[i] for i in ids], special_ids=self._special_ids, rank_of=self.rank_of
+            norm, ids, self._ids_bytes(norm, ids), special_ids=self._special_ids, rank_of=self.rank_of
         )
         return spans if origin is None else map_spans(spans, text, *origin)
+
+    def _ids_bytes(self, text: str, ids: list[int]) -> list[bytes]:
+        """Each id's bytes in ``text`` (the ids are its :meth:`encode`).
+
+        A special token's are the string the text holds there: for an id two
+        special tokens share, not always the one it decodes to.
+        """
+        dec = self._decoder
+        out = [dec[i] for i in ids]
+        if self._shared_special_ids.isdisjoint(ids):
+            return out
+        from ..pretokenize import split_special
+
+        found = iter(seg.encode("utf-8") for seg, is_special in split_special(text, list(self._specials)) if is_special)
+        return [next(found) if i in self._special_ids else b for i, b in zip(ids, out)]
 
     def describe_token(self, token_id: int) -> str:
         """Readable form of one token's bytes (``<0xNN>`` for bytes that are not whole characters)."""

@@ -479,3 +479,18 @@ def test_vocab_diff_of_a_trained_wordpiece_against_bert_and_a_unigram_against_xl
         assert any(b.startswith(space.encode()) for _r, b, _i in diff.shared), pattern
         assert all(tok.token_bytes(i).replace("\u2581".encode(), b" ") == b.replace("\u2581".encode(), b" ")
                    for _r, b, i in diff.shared)  # fmt: skip
+
+
+def test_gpt_oss_special_tokens_that_share_an_id_keep_the_text_they_cut(tiktoken_official):
+    """o200k_harmony gives ``<|endofprompt|>`` and ``<|reserved_200018|>`` one id (200018): both encode to it, as
+    tiktoken's own o200k_harmony does; spans keep the string the text holds; the id decodes as tiktoken decodes it."""
+    tok = load_production("o200k_harmony")
+    ref = tiktoken_official("o200k_harmony")
+    text = "a<|endofprompt|>b <|reserved_200018|> <|start|>x<|endofprompt|>"
+    ids = tok.encode(text)
+    assert ids == ref.encode(text, allowed_special="all") and ids.count(200018) == 3
+    spans = tok.token_spans(text)
+    assert "".join(text[s.start : s.end] for s in spans) == text
+    shared = [text[s.start : s.end] for s in spans if s.id == 200018]
+    assert shared == ["<|endofprompt|>", "<|reserved_200018|>", "<|endofprompt|>"]
+    assert tok.decode([200018]) == ref.decode([200018])
