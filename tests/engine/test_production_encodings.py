@@ -131,10 +131,15 @@ def test_reference_decode_and_bad_input():
 
 @pytest.fixture
 def fresh_loader():
-    """Forget loaded encodings before and after the test, so it sees its own environment."""
+    """Forget loaded encodings (and the production tokenizers holding them) before and after the test, so it sees
+    its own environment and later tests find each tokenizer holding the encoding ``load_encoding`` gives."""
+    from bpe_core.production.registry import load_production
+
     load_encoding.cache_clear()
+    load_production.cache_clear()
     yield
     load_encoding.cache_clear()
+    load_production.cache_clear()
 
 
 @pytest.fixture
