@@ -20,7 +20,7 @@ st.caption(
 if not st.session_state.get(sk.LINK_HAD_SETTINGS, True) and not st.session_state.get(sk.PRESENT):
     st.page_link(  # a first visit (no settings in the link) is offered the lessons; kept off a projector
         "app_pages/learn.py",
-        label="New to tokenizers? Start with the Learn page: short lessons, live on your text.",
+        label="New to tokenizers? Start with Learn",  # short: a page link does not wrap on a phone
         icon=":material/school:",
     )
 tok = view.trained_or_stop(settings)
