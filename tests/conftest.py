@@ -103,6 +103,20 @@ def production_or_skip(key: str):
         pytest.skip(str(exc))
 
 
+def assert_equal_piece_tokens(got, want, pieces) -> None:
+    """Two :class:`bpe_core.pieces.PieceTokens` of ``pieces`` are equal; else name the first piece that differs."""
+    import numpy as np
+
+    assert got.offsets.tolist() == want.offsets.tolist()
+    for name in ("ids", "starts", "ends", "kinds"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype, name
+        if not np.array_equal(a, b):
+            bad = int(np.flatnonzero(a != b)[0])
+            k = int(np.searchsorted(got.offsets, bad, side="right")) - 1
+            raise AssertionError(f"{name} differ in piece {pieces[k]!r}: {a[bad]} != {b[bad]}")
+
+
 def stdlib_text(n_chars: int, separator: str = "<|endoftext|>") -> str:
     """Megabytes of real text: the standard library's modules in sorted order, ``separator`` between them,
     cut at ``n_chars`` characters."""

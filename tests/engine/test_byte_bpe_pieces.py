@@ -21,7 +21,7 @@ from bpe_core.counting import native
 from bpe_core.interface import TrainingSpec, corpus_pieces
 from bpe_core.pieces import pack_utf8, piece_tokens_from_byte_ranges, piece_tokens_from_spans, span_kind
 from bpe_core.production.encodings import EncodingUnavailable
-from tests.conftest import piece_texts, production_or_skip, sample, stdlib_code
+from tests.conftest import assert_equal_piece_tokens, piece_texts, production_or_skip, sample, stdlib_code
 
 KEYS = ["deepseek_v4", "deepseek_llm", "deepseek_coder", "falcon", "starcoder", "command_r", "mpt", "refact"]
 EOT = "<|endoftext|>"
@@ -84,17 +84,6 @@ def all_pieces(tok) -> tuple[list[str], list[bool]]:
     return pieces, first
 
 
-def assert_equal_tokens(got, want, pieces) -> None:
-    assert got.offsets.tolist() == want.offsets.tolist()
-    for name in ("ids", "starts", "ends", "kinds"):
-        a, b = getattr(got, name), getattr(want, name)
-        assert a.dtype == b.dtype, name
-        if not np.array_equal(a, b):
-            bad = int(np.flatnonzero(a != b)[0])
-            k = int(np.searchsorted(got.offsets, bad, side="right")) - 1
-            raise AssertionError(f"{name} differ in piece {pieces[k]!r}: {a[bad]} != {b[bad]}")
-
-
 def each_alone(tok, pieces) -> object:
     """The independent oracle: each piece's ``token_spans`` on its own."""
     return piece_tokens_from_spans([tok.token_spans(p) for p in pieces], tok.unknown_id)
@@ -107,9 +96,9 @@ def check_against_textbooks(tok, pieces, first) -> int:
     """
     split = corpus_pieces(tok)
     got = split.encode(pieces, first)
-    assert_equal_tokens(got, tok._encode_pieces_textbook(pieces, first), pieces)
+    assert_equal_piece_tokens(got, tok._encode_pieces_textbook(pieces, first), pieces)
     alone = [p for p in pieces if split.split_units([p], [False])[0] == [p]]
-    assert_equal_tokens(split.encode(alone, [False] * len(alone)), each_alone(tok, alone), alone)
+    assert_equal_piece_tokens(split.encode(alone, [False] * len(alone)), each_alone(tok, alone), alone)
     return len(alone)
 
 
@@ -133,7 +122,7 @@ def test_a_byte_without_a_token_goes_through_token_spans():
     assert b"\xf1" in tok.missing_bytes
     pieces = ["a", "\U000e0041", " x\U00050000y", "中文", "\U00040000", "\U0007ffff\U0007ffff"]
     got = corpus_pieces(tok).encode(pieces, [False] * len(pieces))
-    assert_equal_tokens(got, each_alone(tok, pieces), pieces)
+    assert_equal_piece_tokens(got, each_alone(tok, pieces), pieces)
 
 
 def test_many_pieces_in_threads_equal_one_call(tok, trained, monkeypatch):
@@ -145,7 +134,7 @@ def test_many_pieces_in_threads_equal_one_call(tok, trained, monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(piece_merge_kernel, "PARALLEL_MIN_PIECES", 100)
             m.setattr(piece_merge_kernel.os, "cpu_count", lambda: 4)
-            assert_equal_tokens(corpus_pieces(t).encode(pieces, first), whole, pieces)
+            assert_equal_piece_tokens(corpus_pieces(t).encode(pieces, first), whole, pieces)
 
 
 def test_without_compiled_kernels_the_textbook_encodes(tok, trained, monkeypatch):
@@ -154,7 +143,7 @@ def test_without_compiled_kernels_the_textbook_encodes(tok, trained, monkeypatch
         compiled = corpus_pieces(t).encode(pieces, first)
         with monkeypatch.context() as m:
             m.setattr(native, "carrier", lambda: None)
-            assert_equal_tokens(corpus_pieces(t).encode(pieces, first), compiled, pieces)
+            assert_equal_piece_tokens(corpus_pieces(t).encode(pieces, first), compiled, pieces)
 
 
 def laid_out(tok, text: str) -> list[tuple[int, int, int, int]]:

@@ -21,7 +21,7 @@ from bpe_core.interface import corpus_pieces
 from bpe_core.pieces import KIND_BYTE_FALLBACK, span_kind
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.sentencepiece_model import SentencePieceTokenizer
-from tests.conftest import piece_texts, production_or_skip, sample
+from tests.conftest import assert_equal_piece_tokens, piece_texts, production_or_skip, sample
 
 KEYS = ["mistral_v1", "gemma4"]
 
@@ -61,17 +61,6 @@ def textbook(tok, pieces, first):
     return tok._encode_pieces_textbook(pieces, first)
 
 
-def assert_equal_tokens(got, want, pieces) -> None:
-    assert got.offsets.tolist() == want.offsets.tolist()
-    for name in ("ids", "starts", "ends", "kinds"):
-        a, b = getattr(got, name), getattr(want, name)
-        assert a.dtype == b.dtype, name
-        if not np.array_equal(a, b):
-            bad = int(np.flatnonzero(a != b)[0])
-            k = int(np.searchsorted(got.offsets, bad, side="right")) - 1
-            raise AssertionError(f"{name} differ in piece {pieces[k]!r}: {a[bad]} != {b[bad]}")
-
-
 def test_compiled_pieces_equal_the_textbook_encoder(tok):
     pieces, first = [], []
     for text in piece_texts() + ADVERSARIAL:
@@ -81,7 +70,7 @@ def test_compiled_pieces_equal_the_textbook_encoder(tok):
     # every piece also as the start of a document (SentencePiece's dummy ▁ in front of each)
     pieces, first = pieces + pieces, first + [True] * len(pieces)
     got = corpus_pieces(tok).encode(pieces, first)
-    assert_equal_tokens(got, textbook(tok, pieces, first), pieces)
+    assert_equal_piece_tokens(got, textbook(tok, pieces, first), pieces)
     assert int(np.count_nonzero(got.kinds & KIND_BYTE_FALLBACK)) > 100  # emoji, CJK, controls fell back
 
 
@@ -93,14 +82,14 @@ def test_many_pieces_in_threads_equal_one_call(tok, monkeypatch):
     monkeypatch.setattr(piece_merge_kernel, "PARALLEL_MIN_PIECES", 100)
     monkeypatch.setattr(piece_merge_kernel.os, "cpu_count", lambda: 4)
     threaded = corpus_pieces(tok).encode(pieces, first)
-    assert_equal_tokens(threaded, whole, pieces)
+    assert_equal_piece_tokens(threaded, whole, pieces)
 
 
 def test_without_compiled_kernels_the_textbook_encodes(tok, monkeypatch):
     pieces, first = pieces_of(tok, ADVERSARIAL[5])
     compiled = corpus_pieces(tok).encode(pieces, first)
     monkeypatch.setattr(native, "carrier", lambda: None)
-    assert_equal_tokens(corpus_pieces(tok).encode(pieces, first), compiled, pieces)
+    assert_equal_piece_tokens(corpus_pieces(tok).encode(pieces, first), compiled, pieces)
 
 
 def laid_out(tok, text: str) -> list[tuple[int, int, int, int]]:
@@ -217,7 +206,7 @@ def test_toy_model_on_random_text(toy, texts):
         pieces += p
         first += f
     got = corpus_pieces(tok).encode(pieces, first)
-    assert_equal_tokens(got, textbook(tok, pieces, first), pieces)
+    assert_equal_piece_tokens(got, textbook(tok, pieces, first), pieces)
     for text in texts:
         assert [t[0] for t in laid_out(tok, text)] == sp.encode(text)
 

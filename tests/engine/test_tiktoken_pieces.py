@@ -28,7 +28,7 @@ from bpe_core.production import tiktoken_merge
 from bpe_core.production.encodings import TiktokenTokenizer
 from bpe_core.production.registry import byte_level_production_keys
 from bpe_core.production.tiktoken_merge import tiktoken_merge_tables, tiktoken_pair_arrays, tiktoken_pair_ranks
-from tests.conftest import SEEDS, piece_texts, production_or_skip, sample, stdlib_code
+from tests.conftest import SEEDS, assert_equal_piece_tokens, piece_texts, production_or_skip, sample, stdlib_code
 
 KEYS = byte_level_production_keys()
 
@@ -80,17 +80,6 @@ def distinct_pieces(tok) -> list[str]:
     return list(seen)
 
 
-def assert_equal_tokens(got, want, pieces) -> None:
-    assert got.offsets.tolist() == want.offsets.tolist()
-    for name in ("ids", "starts", "ends", "kinds"):
-        a, b = getattr(got, name), getattr(want, name)
-        assert a.dtype == b.dtype, name
-        if not np.array_equal(a, b):
-            bad = int(np.flatnonzero(a != b)[0])
-            k = int(np.searchsorted(got.offsets, bad, side="right")) - 1
-            raise AssertionError(f"{name} differ in piece {pieces[k]!r}: {a[bad]} != {b[bad]}")
-
-
 def tiktoken_ids(tok, piece: str) -> list[int]:
     """Tiktoken's own ids of one piece: a special token the text reads, else ``encode_single_piece``."""
     if tok.special_text and piece in tok.special_tokens:
@@ -102,7 +91,7 @@ def check(tok, pieces: list[str]) -> None:
     """The compiled tokens equal the textbook's (tiktoken per piece), and their ids tiktoken's."""
     first = [False] * len(pieces)
     got = tok._encode_pieces(pieces, first)
-    assert_equal_tokens(got, tok._encode_pieces_textbook(pieces, first), pieces)
+    assert_equal_piece_tokens(got, tok._encode_pieces_textbook(pieces, first), pieces)
     for k, piece in enumerate(pieces):
         assert got.ids[got.offsets[k] : got.offsets[k + 1]].tolist() == tiktoken_ids(tok, piece), (tok.name, piece)
 
@@ -166,7 +155,7 @@ def test_many_pieces_in_threads_equal_one_call(tok, monkeypatch):
     whole = tok._encode_pieces(pieces, [False] * len(pieces))
     monkeypatch.setattr(piece_merge_kernel, "PARALLEL_MIN_PIECES", 100)
     monkeypatch.setattr(piece_merge_kernel.os, "cpu_count", lambda: 4)
-    assert_equal_tokens(tok._encode_pieces(pieces, [False] * len(pieces)), whole, pieces)
+    assert_equal_piece_tokens(tok._encode_pieces(pieces, [False] * len(pieces)), whole, pieces)
 
 
 def test_without_compiled_kernels_the_textbook_encodes(tok, monkeypatch):
@@ -176,7 +165,7 @@ def test_without_compiled_kernels_the_textbook_encodes(tok, monkeypatch):
     textbook = tok._encode_pieces_textbook
     monkeypatch.setattr(native, "carrier", lambda: None)
     monkeypatch.setattr(tok, "_encode_pieces_textbook", lambda p, f: called.append(len(p)) or textbook(p, f))
-    assert_equal_tokens(corpus_pieces(tok).encode(pieces, first), compiled, pieces)
+    assert_equal_piece_tokens(corpus_pieces(tok).encode(pieces, first), compiled, pieces)
     assert called
 
 
