@@ -73,7 +73,7 @@ import unicodedata
 from collections.abc import Callable, Hashable, Iterable, MutableMapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import regex
@@ -661,12 +661,7 @@ def count_splits(
     Raises:
         ValueError: a split's pieces do not put a unit back together.
     """
-    rows: dict[tuple, np.ndarray] = {}
-
-    def rows_of(specials: tuple) -> np.ndarray:
-        if specials not in rows:
-            rows[specials] = _special_rows(*units.packed(), specials)
-        return rows[specials]
+    rows_of = cache(lambda specials: _special_rows(*units.packed(), specials))  # once per special-token list
 
     work: dict[Hashable, Callable[[], PieceCounts]] = {}
     key_of: dict = {}

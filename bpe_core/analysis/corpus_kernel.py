@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..counting.native import kernel, njit
+from ..wordpiece import encode_kernel as wk  # its code-point trie table serves the special tokens too
 
-__all__ = ["piece_stats", "special_matches", "unit_totals", "walk_units"]
+__all__ = ["piece_stats", "special_matches", "special_trie", "unit_totals", "walk_units"]
 
 PASS = 255
 """A group code meaning "the group of the character before" (:data:`bpe_core.analysis.scripts.INHERITED`)."""
@@ -324,33 +325,18 @@ def warm() -> None:
 # special tokens
 
 
-_GOLDEN = -7046029254386353131
-"""The multiplier of a trie edge's home slot (``0x9E3779B97F4A7C15`` as ``int64``: Fibonacci hashing)."""
-
-
-@njit(inline="always")
-def _slot(key, mask):
-    """The home slot of a trie edge key ``node << 8 | byte`` (as :func:`_homes`, wrapping at 64 bits)."""
-    return ((key * np.int64(_GOLDEN)) >> np.int64(20)) & mask
-
-
-def _homes(keys: np.ndarray, mask: int) -> np.ndarray:
-    """:func:`_slot` of many keys at once (``int64`` arithmetic wraps in numpy arrays as in the kernel)."""
-    return ((keys * np.int64(_GOLDEN)) >> np.int64(20)) & np.int64(mask)
-
-
-@kernel("u1[]", "i8[]", "u1[]", "i8[]", "i8[]", "u1[]", "i8[:,:]")
-def _special_matches(buf, ends, first, keys, children, final, out):
+@kernel("u1[]", "i8[]", "u1[]", "i8[:,:]", "u1[]", "i8[:,:]")
+def _special_matches(buf, ends, first, table, final, out):
     """The special tokens in ``buf``: leftmost, then longest, never past the end of a unit.
 
-    ``ends``: each unit's end offset (ascending).  The tokens' trie: the
-    edge ``node << 8 | byte`` is ``keys[slot]`` with child ``children[slot]``
-    (open addressing from :func:`_slot`, ``-1`` empty; the root is node 0),
-    ``final[node]`` when a token ends there, ``first[byte]`` when some token
-    starts with that byte.  Writes the ranges ``(start, end)`` into ``out`` as
-    far as it has rows, and returns how many there are.
+    ``ends``: each unit's end offset (ascending).  The tokens' byte trie is
+    WordPiece's trie table (:func:`bpe_core.wordpiece.encode_kernel.fill_trie`,
+    walked with its ``_child``; the root is node 0), ``final[node]`` when a token
+    ends there, ``first[byte]`` when some token starts with that byte.  Writes the
+    ranges ``(start, end)`` into ``out`` as far as it has rows, and returns how
+    many there are.
     """
-    mask = keys.size - 1
+    mask = table.shape[0] - 1
     found = 0
     u = 0
     p = 0
@@ -365,13 +351,9 @@ def _special_matches(buf, ends, first, keys, children, final, out):
         best = -1
         q = p
         while q < limit:
-            key = node << 8 | np.int64(buf[q])
-            slot = _slot(key, mask)
-            while keys[slot] != key and keys[slot] != -1:
-                slot = (slot + 1) & mask
-            if keys[slot] == -1:
+            node = wk._child(table, mask, node, np.int64(buf[q]))
+            if node < 0:
                 break
-            node = children[slot]
             q += 1
             if final[node] != 0:
                 best = q
@@ -386,38 +368,28 @@ def _special_matches(buf, ends, first, keys, children, final, out):
     return found
 
 
-def special_trie(tokens) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(first, keys, children, final)``: the byte trie of ``tokens`` (``bytes``) as :func:`special_matches` reads it.
+def special_trie(tokens) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(first, table, final)``: the byte trie of ``tokens`` (``bytes``) as :func:`special_matches` reads it.
 
     Raises:
         ValueError: an empty token.
     """
-    edges: dict[int, int] = {}
-    ends = [False]
+    edges: dict[int, int] = {}  # node * CODES + byte -> child, WordPiece's trie keys
+    final = [False]
     for token in tokens:
         if not token:
             raise ValueError("a special token is empty")
         node = 0
         for b in token:
-            key = node << 8 | b
-            if key not in edges:
-                edges[key] = len(ends)
-                ends.append(False)
-            node = edges[key]
-        ends[node] = True
-    size = 1 << max(4, (2 * len(edges)).bit_length())
-    keys = np.full(size, -1, dtype=np.int64)
-    children = np.zeros(size, dtype=np.int64)
-    mask = size - 1
-    edge_keys = np.fromiter(edges, dtype=np.int64, count=len(edges))
-    for key, child, home in zip(edge_keys.tolist(), edges.values(), _homes(edge_keys, mask).tolist()):
-        slot = home
-        while keys[slot] != -1:
-            slot = (slot + 1) & mask
-        keys[slot], children[slot] = key, child
+            node = edges.setdefault(node * wk.CODES + b, len(final))
+            if node == len(final):
+                final.append(False)
+        final[node] = True
+    keys = np.fromiter(edges, dtype=np.int64, count=len(edges))
+    children = np.fromiter(edges.values(), dtype=np.int64, count=len(edges))
     first = np.zeros(256, dtype=np.uint8)
     first[[t[0] for t in tokens]] = 1
-    return first, keys, children, np.array(ends, dtype=np.uint8)
+    return first, wk.fill_trie(keys, children), np.array(final, dtype=np.uint8)
 
 
 def special_matches(data: np.ndarray, offsets: np.ndarray, trie: tuple) -> np.ndarray:
@@ -431,11 +403,11 @@ def special_matches(data: np.ndarray, offsets: np.ndarray, trie: tuple) -> np.nd
     What :func:`bpe_core.pretokenize.split_special` finds in each unit alone
     (``tests/engine/test_corpus.py``).
     """
-    first, keys, children, final = trie
+    first, table, final = trie
     ends = np.ascontiguousarray(offsets[1:], dtype=np.int64)
     out = np.zeros((max(1024, data.size // 64), 2), dtype=np.int64)
-    found = _special_matches(data, ends, first, keys, children, final, out)
+    found = _special_matches(data, ends, first, table, final, out)
     if found > out.shape[0]:
         out = np.zeros((found, 2), dtype=np.int64)
-        _special_matches(data, ends, first, keys, children, final, out)
+        _special_matches(data, ends, first, table, final, out)
     return out[:found]
