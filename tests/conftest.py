@@ -103,6 +103,31 @@ def production_or_skip(key: str):
         pytest.skip(str(exc))
 
 
+def text_pieces(tok, text: str) -> tuple[list[str], list[bool]]:
+    """The text's pieces in order (as corpus figures cut them) and which one starts the document."""
+    from bpe_core.analysis.corpus import text_units, unit_cut_table
+    from bpe_core.interface import corpus_pieces
+
+    split = corpus_pieces(tok)
+    units = text_units(text, unit_cut_table([split]))
+    pieces, _sizes = split.split_units(units, [k == 0 for k in range(len(units))])
+    return pieces, [k == 0 for k in range(len(pieces))]
+
+
+def laid_out_tokens(tok, text: str) -> list[tuple[int, int, int, int]]:
+    """The compiled tokens of the text's pieces laid end to end: ``(id, start, end, kind)`` in the text."""
+    from bpe_core.interface import corpus_pieces
+
+    pieces, first = text_pieces(tok, text)
+    pt = corpus_pieces(tok).encode(pieces, first)
+    out, at = [], 0
+    for k, piece in enumerate(pieces):
+        for t in range(pt.offsets[k], pt.offsets[k + 1]):
+            out.append((int(pt.ids[t]), at + int(pt.starts[t]), at + int(pt.ends[t]), int(pt.kinds[t])))
+        at += len(piece)
+    return out
+
+
 def assert_equal_piece_tokens(got, want, pieces) -> None:
     """Two :class:`bpe_core.pieces.PieceTokens` of ``pieces`` are equal; else name the first piece that differs."""
     import numpy as np

@@ -16,12 +16,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe_core.analysis.corpus import text_units, unit_cut_table
 from bpe_core.counting import native
 from bpe_core.interface import TrainingSpec, corpus_pieces
 from bpe_core.pieces import pack_utf8, piece_tokens_from_byte_ranges, piece_tokens_from_spans, span_kind
 from bpe_core.production.encodings import EncodingUnavailable
-from tests.conftest import assert_equal_piece_tokens, piece_texts, production_or_skip, sample, stdlib_code
+from tests.conftest import (
+    assert_equal_piece_tokens,
+    laid_out_tokens,
+    piece_texts,
+    production_or_skip,
+    sample,
+    stdlib_code,
+    text_pieces,
+)
 
 KEYS = ["deepseek_v4", "deepseek_llm", "deepseek_coder", "falcon", "starcoder", "command_r", "mpt", "refact"]
 EOT = "<|endoftext|>"
@@ -67,18 +74,10 @@ def tok(key):
     return production_or_skip(key)
 
 
-def pieces_of(tok, text: str) -> tuple[list[str], list[bool]]:
-    """The text's pieces in order (as corpus figures cut them) and which one starts the document."""
-    split = corpus_pieces(tok)
-    units = text_units(text, unit_cut_table([split]))
-    pieces, _sizes = split.split_units(units, [k == 0 for k in range(len(units))])
-    return pieces, [k == 0 for k in range(len(pieces))]
-
-
 def all_pieces(tok) -> tuple[list[str], list[bool]]:
     pieces, first = [], []
     for text in piece_texts() + with_specials(tok):
-        p, f = pieces_of(tok, text)
+        p, f = text_pieces(tok, text)
         pieces += p
         first += f
     return pieces, first
@@ -129,7 +128,7 @@ def test_many_pieces_in_threads_equal_one_call(tok, trained, monkeypatch):
     from bpe_core.bpe import piece_merge_kernel
 
     for t in (tok, trained[1]):
-        pieces, first = pieces_of(t, sample("english") + " " + sample("multilingual"))
+        pieces, first = text_pieces(t, sample("english") + " " + sample("multilingual"))
         whole = corpus_pieces(t).encode(pieces, first)
         with monkeypatch.context() as m:
             m.setattr(piece_merge_kernel, "PARALLEL_MIN_PIECES", 100)
@@ -139,30 +138,18 @@ def test_many_pieces_in_threads_equal_one_call(tok, trained, monkeypatch):
 
 def test_without_compiled_kernels_the_textbook_encodes(tok, trained, monkeypatch):
     for t in (tok, trained[0]):
-        pieces, first = pieces_of(t, ADVERSARIAL[5] + " " + ADVERSARIAL[10])
+        pieces, first = text_pieces(t, ADVERSARIAL[5] + " " + ADVERSARIAL[10])
         compiled = corpus_pieces(t).encode(pieces, first)
         with monkeypatch.context() as m:
             m.setattr(native, "carrier", lambda: None)
             assert_equal_piece_tokens(corpus_pieces(t).encode(pieces, first), compiled, pieces)
 
 
-def laid_out(tok, text: str) -> list[tuple[int, int, int, int]]:
-    """The compiled tokens of the text's pieces laid end to end: ``(id, start, end, kind)`` in the text."""
-    pieces, first = pieces_of(tok, text)
-    pt = corpus_pieces(tok).encode(pieces, first)
-    out, at = [], 0
-    for k, piece in enumerate(pieces):
-        for t in range(pt.offsets[k], pt.offsets[k + 1]):
-            out.append((int(pt.ids[t]), at + int(pt.starts[t]), at + int(pt.ends[t]), int(pt.kinds[t])))
-        at += len(piece)
-    return out
-
-
 def test_pieces_laid_end_to_end_are_the_whole_texts_tokens(tok, trained):
     for t in (tok, *trained):
         for text in piece_texts() + with_specials(t):
             want = [(s.id, s.start, s.end, span_kind(s, t.unknown_id)) for s in t.token_spans(text)]
-            assert laid_out(t, text) == want, (t.name, text[:60])
+            assert laid_out_tokens(t, text) == want, (t.name, text[:60])
 
 
 def test_production_ids_are_hugging_faces(key, tok):
@@ -170,7 +157,7 @@ def test_production_ids_are_hugging_faces(key, tok):
 
     hf = reference(key)
     for text in piece_texts() + with_specials(tok):
-        assert [t[0] for t in laid_out(tok, text)] == hf(text), (tok.name, text[:60])
+        assert [t[0] for t in laid_out_tokens(tok, text)] == hf(text), (tok.name, text[:60])
 
 
 def test_trained_ids_are_tiktokens(trained):
@@ -178,7 +165,7 @@ def test_trained_ids_are_tiktokens(trained):
         assert tok.tiktoken_exact(), tok.name
         enc = tok.to_tiktoken()
         for text in piece_texts() + with_specials(tok):
-            assert [t[0] for t in laid_out(tok, text)] == enc.encode(text, allowed_special="all"), text[:60]
+            assert [t[0] for t in laid_out_tokens(tok, text)] == enc.encode(text, allowed_special="all"), text[:60]
 
 
 HARD = st.sampled_from(
@@ -197,7 +184,7 @@ HARD = st.sampled_from(
 def test_random_texts(tok, trained, parts):
     text = "".join(parts)
     for t in (tok, trained[2]):
-        pieces, first = pieces_of(t, text)
+        pieces, first = text_pieces(t, text)
         check_against_textbooks(t, pieces, first)
 
 
@@ -230,7 +217,7 @@ def gguf_byte_bpe(name: str):
 def test_llama_cpps_cases_by_pieces(name):
     tok, cases = gguf_byte_bpe(name)  # llama-bpe: ignore_merges (a piece that is a token is taken whole)
     for text, expected in cases:
-        assert [t[0] for t in laid_out(tok, text)] == expected, (name, text)
+        assert [t[0] for t in laid_out_tokens(tok, text)] == expected, (name, text)
     pieces, first = all_pieces(tok)
     check_against_textbooks(tok, pieces, first)
     if tok.ignore_merges:

@@ -21,7 +21,14 @@ from bpe_core.interface import corpus_pieces
 from bpe_core.pieces import KIND_BYTE_FALLBACK, span_kind
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.sentencepiece_model import SentencePieceTokenizer
-from tests.conftest import assert_equal_piece_tokens, piece_texts, production_or_skip, sample
+from tests.conftest import (
+    assert_equal_piece_tokens,
+    laid_out_tokens,
+    piece_texts,
+    production_or_skip,
+    sample,
+    text_pieces,
+)
 
 KEYS = ["mistral_v1", "gemma4"]
 
@@ -47,14 +54,6 @@ def tok(request):
     return production_or_skip(request.param)
 
 
-def pieces_of(tok, text: str) -> tuple[list[str], list[bool]]:
-    """The text's pieces in order (as corpus figures cut them) and which one starts the document."""
-    split = corpus_pieces(tok)
-    units = text_units(text, unit_cut_table([split]))
-    pieces, _sizes = split.split_units(units, [k == 0 for k in range(len(units))])
-    return pieces, [k == 0 for k in range(len(pieces))]
-
-
 def textbook(tok, pieces, first):
     if isinstance(tok, SentencePieceTokenizer):
         return tok._encode_units_textbook(pieces, first)
@@ -64,7 +63,7 @@ def textbook(tok, pieces, first):
 def test_compiled_pieces_equal_the_textbook_encoder(tok):
     pieces, first = [], []
     for text in piece_texts() + ADVERSARIAL:
-        p, f = pieces_of(tok, text)
+        p, f = text_pieces(tok, text)
         pieces += p
         first += f
     # every piece also as the start of a document (SentencePiece's dummy ▁ in front of each)
@@ -77,7 +76,7 @@ def test_compiled_pieces_equal_the_textbook_encoder(tok):
 def test_many_pieces_in_threads_equal_one_call(tok, monkeypatch):
     from bpe_core.bpe import piece_merge_kernel
 
-    pieces, first = pieces_of(tok, sample("english") + " " + sample("multilingual"))
+    pieces, first = text_pieces(tok, sample("english") + " " + sample("multilingual"))
     whole = corpus_pieces(tok).encode(pieces, first)
     monkeypatch.setattr(piece_merge_kernel, "PARALLEL_MIN_PIECES", 100)
     monkeypatch.setattr(piece_merge_kernel.os, "cpu_count", lambda: 4)
@@ -86,28 +85,16 @@ def test_many_pieces_in_threads_equal_one_call(tok, monkeypatch):
 
 
 def test_without_compiled_kernels_the_textbook_encodes(tok, monkeypatch):
-    pieces, first = pieces_of(tok, ADVERSARIAL[5])
+    pieces, first = text_pieces(tok, ADVERSARIAL[5])
     compiled = corpus_pieces(tok).encode(pieces, first)
     monkeypatch.setattr(native, "carrier", lambda: None)
     assert_equal_piece_tokens(corpus_pieces(tok).encode(pieces, first), compiled, pieces)
 
 
-def laid_out(tok, text: str) -> list[tuple[int, int, int, int]]:
-    """The compiled tokens of the text's pieces laid end to end: ``(id, start, end, kind)`` in the text."""
-    pieces, first = pieces_of(tok, text)
-    pt = corpus_pieces(tok).encode(pieces, first)
-    out, at = [], 0
-    for k, piece in enumerate(pieces):
-        for t in range(pt.offsets[k], pt.offsets[k + 1]):
-            out.append((int(pt.ids[t]), at + int(pt.starts[t]), at + int(pt.ends[t]), int(pt.kinds[t])))
-        at += len(piece)
-    return out
-
-
 def test_pieces_laid_end_to_end_are_the_whole_texts_tokens(tok):
     for text in piece_texts() + ADVERSARIAL:
         want = [(s.id, s.start, s.end, span_kind(s, tok.unknown_id)) for s in tok.token_spans(text)]
-        assert laid_out(tok, text) == want, text[:60]
+        assert laid_out_tokens(tok, text) == want, text[:60]
 
 
 def test_mistral_ids_are_sentencepieces():
@@ -116,7 +103,7 @@ def test_mistral_ids_are_sentencepieces():
     tok = production_or_skip("mistral_v1")
     sp = sentencepiece.SentencePieceProcessor(model_proto=_model_bytes(tok))
     for text in piece_texts() + ADVERSARIAL:
-        assert [t[0] for t in laid_out(tok, text)] == sp.encode(text), text[:60]
+        assert [t[0] for t in laid_out_tokens(tok, text)] == sp.encode(text), text[:60]
 
 
 def _model_bytes(tok) -> bytes:
@@ -133,7 +120,7 @@ def test_gemma_ids_are_llama_cpps_test_cases():
         pytest.skip(str(exc))
     assert len(cases) >= 46
     for text, expected in cases:
-        assert [t[0] for t in laid_out(tok, text)] == expected, text
+        assert [t[0] for t in laid_out_tokens(tok, text)] == expected, text
 
 
 def test_gemma_byte_fallback_tokens_are_counted_as_byte_fallback():
@@ -142,7 +129,7 @@ def test_gemma_byte_fallback_tokens_are_counted_as_byte_fallback():
     spans = tok.token_spans(text)
     assert [s.is_byte_fallback for s in spans] == [False, False, True, True, True, True, False]
     assert compute_metrics(text, spans, tok.vocab_size, tok.unknown_id).byte_fallback_tokens == 4
-    assert [t[3] for t in laid_out(tok, text)] == [0, 0, *[KIND_BYTE_FALLBACK] * 4, 0]
+    assert [t[3] for t in laid_out_tokens(tok, text)] == [0, 0, *[KIND_BYTE_FALLBACK] * 4, 0]
 
 
 # --- a toy SentencePiece model: tied scores, characters that are no pieces ---------------------------------
@@ -191,9 +178,9 @@ def test_toy_model_ties_and_characters_that_are_no_pieces(toy):
     assert tok._merge_tables.is_token.size > tok.vocab_size  # y, z, é: symbols past the vocabulary
     long = ["abcabcabab" * 5, "xyzyzxyéa" * 6, "b" + "ab" * 40]  # past SHORT_PIECE: the heap's loop
     for text in ["aba", "abca", "bab", "xyz y z éa é", "cabab aba  ab", "  xyzyz", "ééa", *long, " ".join(long)]:
-        assert [t[0] for t in laid_out(tok, text)] == sp.encode(text) == tok.encode(text), text
+        assert [t[0] for t in laid_out_tokens(tok, text)] == sp.encode(text) == tok.encode(text), text
         want = [(s.id, s.start, s.end, span_kind(s, tok.unknown_id)) for s in tok.token_spans(text)]
-        assert laid_out(tok, text) == want, text
+        assert laid_out_tokens(tok, text) == want, text
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -202,13 +189,13 @@ def test_toy_model_on_random_text(toy, texts):
     tok, sp = toy
     pieces, first = [], []
     for text in texts:
-        p, f = pieces_of(tok, text)
+        p, f = text_pieces(tok, text)
         pieces += p
         first += f
     got = corpus_pieces(tok).encode(pieces, first)
     assert_equal_piece_tokens(got, textbook(tok, pieces, first), pieces)
     for text in texts:
-        assert [t[0] for t in laid_out(tok, text)] == sp.encode(text)
+        assert [t[0] for t in laid_out_tokens(tok, text)] == sp.encode(text)
 
 
 # --- the cuts -----------------------------------------------------------------------------------------------

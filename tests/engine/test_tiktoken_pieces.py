@@ -19,7 +19,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe_core.analysis.corpus import text_units, unit_cut_table
 from bpe_core.bpe.piece_merge_kernel import encode_byte_pieces
 from bpe_core.counting import native
 from bpe_core.interface import corpus_pieces
@@ -28,7 +27,15 @@ from bpe_core.production import tiktoken_merge
 from bpe_core.production.encodings import TiktokenTokenizer
 from bpe_core.production.registry import byte_level_production_keys
 from bpe_core.production.tiktoken_merge import tiktoken_merge_tables, tiktoken_pair_arrays, tiktoken_pair_ranks
-from tests.conftest import SEEDS, assert_equal_piece_tokens, piece_texts, production_or_skip, sample, stdlib_code
+from tests.conftest import (
+    SEEDS,
+    assert_equal_piece_tokens,
+    piece_texts,
+    production_or_skip,
+    sample,
+    stdlib_code,
+    text_pieces,
+)
 
 KEYS = byte_level_production_keys()
 
@@ -65,18 +72,10 @@ def texts(tok) -> list[str]:
     return [*piece_texts(), *seeds(), sample("multilingual") + stdlib_code(), *ADVERSARIAL, with_specials]
 
 
-def pieces_of(tok, text: str) -> tuple[list[str], list[bool]]:
-    """The text's pieces in order (as corpus figures cut them) and which one starts the document."""
-    split = corpus_pieces(tok)
-    units = text_units(text, unit_cut_table([split]))
-    pieces, _sizes = split.split_units(units, [k == 0 for k in range(len(units))])
-    return pieces, [k == 0 for k in range(len(pieces))]
-
-
 def distinct_pieces(tok) -> list[str]:
     seen: dict[str, None] = {}
     for text in texts(tok):
-        seen.update(dict.fromkeys(pieces_of(tok, text)[0]))
+        seen.update(dict.fromkeys(text_pieces(tok, text)[0]))
     return list(seen)
 
 
@@ -139,7 +138,7 @@ def test_the_pieces_only_the_look_up_reaches(tok, look_up_only):
 
 def test_whole_texts_laid_out_by_pieces_are_tiktokens_ids(tok):
     for text in texts(tok):
-        pieces, first = pieces_of(tok, text)
+        pieces, first = text_pieces(tok, text)
         got = corpus_pieces(tok).encode(pieces, first)
         form = tok.spec.normalization
         normal = unicodedata.normalize(form, text) if form else text  # what tiktoken reads (Qwen: NFC)
@@ -159,7 +158,7 @@ def test_many_pieces_in_threads_equal_one_call(tok, monkeypatch):
 
 
 def test_without_compiled_kernels_the_textbook_encodes(tok, monkeypatch):
-    pieces, first = pieces_of(tok, ADVERSARIAL[4] + " " + ADVERSARIAL[7] + " " + " ".join(tok.special_tokens)[:300])
+    pieces, first = text_pieces(tok, ADVERSARIAL[4] + " " + ADVERSARIAL[7] + " " + " ".join(tok.special_tokens)[:300])
     compiled = corpus_pieces(tok).encode(pieces, first)
     called = []
     textbook = tok._encode_pieces_textbook
@@ -230,6 +229,6 @@ HARD = st.sampled_from(
 @given(parts=st.lists(HARD, max_size=60), raw=st.lists(st.text(min_size=1, max_size=40), max_size=20))
 def test_random_pre_tokens_and_strings_equal_tiktoken(tok, parts, raw):
     """Random texts' pre-tokens, and random strings taken as pieces whole (any string: tiktoken merges it)."""
-    pieces = pieces_of(tok, "".join(parts))[0]
+    pieces = text_pieces(tok, "".join(parts))[0]
     raw = [s for s in raw if not any(0xD800 <= ord(c) < 0xE000 for c in s)]
     check(tok, list(dict.fromkeys(pieces + raw)))
