@@ -46,6 +46,7 @@ import json
 import os
 import unicodedata
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -825,7 +826,7 @@ class TiktokenTokenizer:
         for s, i in self._specials.items():  # an id two special tokens share decodes to the first (as tiktoken)
             self._decoder.setdefault(i, s.encode("utf-8"))
         # ids that stand for more than one special token (o200k_harmony: <|endofprompt|> and <|reserved_200018|>)
-        self._shared_special_ids = frozenset(i for i in self._special_ids if list(self._specials.values()).count(i) > 1)
+        self._shared_special_ids = frozenset(i for i, n in Counter(self._specials.values()).items() if n > 1)
         self._merge_ids = sorted(r for b, r in self._ranks.items() if len(b) > 1)
         self.special_text = spec.special_text
         # an encoding that normalizes first (Qwen: NFC) holds the normalized text's UTF-8, not always the text's
