@@ -45,7 +45,7 @@ else:  # the live view: the slider, counts and text redraw in the browser
         present=bool(st.session_state.get(sk.PRESENT)),
     )
     current = tok.with_vocab_size(size)
-    st.html(render.CSS + view_of(tok.algorithm).legend_html)
+    st.html(view_of(tok.algorithm).legend_html)
 if clicked is not None and 0 <= clicked < current.vocab_size:
     token_dialog(settings, current, clicked)
 view.training_details(tok)

@@ -534,7 +534,8 @@ VIEW_CSS = """
 </style>
 """
 """Compare's additions to :data:`ui.render.CSS`: a token never breaks across lines (only between tokens and at
-its own newlines), so a narrow column never shows ``Not|ation``; a longer view on a phone."""
+its own newlines), so a narrow column never shows ``Not|ation``; a longer view on a phone.  Drawn once per page,
+by :func:`draw_views`."""
 
 
 LIVE_GROUP = "compare"
@@ -603,12 +604,8 @@ def _column_html(
     _prefix: str,
 ) -> str:
     """A server-drawn column's HTML (:func:`ui.render.tokens_html`), kept per view, text, and drawing options."""
-    return (
-        render.CSS
-        + VIEW_CSS
-        + render.tokens_html(
-            _spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=_prefix, mark=mark, mode=mode
-        )
+    return render.tokens_html(
+        _spans, show_whitespace=show_whitespace, total_tokens=total_tokens, text=_prefix, mark=mark, mode=mode
     )
 
 
@@ -642,6 +639,7 @@ def draw_views(
     differing = words_split_differently(prefix, spans) if highlight else []
     n_words = len(prefix.split())
     k = per_row(len(builts))
+    st.html(VIEW_CSS)
     for row in range(0, len(builts), k):
         cols = st.columns(k, gap="small")
         for col, b, sp in zip(cols, builts[row : row + k], spans[row : row + k]):

@@ -181,7 +181,7 @@ def tree_html(tree: MergeTree) -> str:
             f'<span class="tk" style="background:{render.id_colour(row.id)}">{token}</span> '
             f'<span style="opacity:.7;font-size:13px">id {row.id} · {what}</span></div>'
         )
-    return render.CSS + '<div class="bpe-view" style="max-height:420px">' + "".join(lines) + "</div>"
+    return '<div class="bpe-view" style="max-height:420px">' + "".join(lines) + "</div>"
 
 
 def tree_figure(tree: MergeTree) -> go.Figure:
@@ -704,7 +704,7 @@ def chunks_html(text: str, chunks: Sequence[tuple[int, int, bool]]) -> str:
             f"{render.visible_text(text[start:end])}</span>"
         )
     parts.append("</div>")
-    return render.CSS + "".join(parts)
+    return "".join(parts)
 
 
 def playground_pattern() -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import render
 from ui import state_keys as sk
 
 PRESENTATION_SCALE = 1.5
@@ -132,10 +133,10 @@ def initial_sidebar() -> str:
 
 
 def apply(on: bool) -> None:
-    """Add the phone layout and, in presentation mode, the presentation style sheet and scroll script.
+    """Add the token views' and phone layout's style sheets and, in presentation mode, its own and a scroll script.
 
-    :data:`PHONE_CSS` always; :data:`CSS` and the follow-the-new-tokens script when ``on``.  Drawn in the
-    sidebar: no space taken.
+    :data:`ui.render.CSS` (every token view's, once per page) and :data:`PHONE_CSS` always; :data:`CSS` and
+    the follow-the-new-tokens script when ``on``.  Drawn in the sidebar: no space taken.
     """
     with st.sidebar:
-        st.html(PHONE_CSS + (CSS + SCROLL_JS if on else ""), unsafe_allow_javascript=on)
+        st.html(render.CSS + PHONE_CSS + (CSS + SCROLL_JS if on else ""), unsafe_allow_javascript=on)

@@ -120,9 +120,9 @@ CSS = """
 .bpe-view { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 15px;
   line-height: 1.9; padding: 14px 16px; border: 1px solid rgba(128,128,128,.3); border-radius: 8px;
   max-height: 560px; overflow-y: auto; overflow-wrap: anywhere; background: rgba(128,128,128,.04); }
-.bpe-view .tk { position: relative; color: #1b1b1f; border-radius: 4px; padding: 2px 1px; margin-right: 1px;
+.bpe-view .tk { color: #1b1b1f; border-radius: 4px; padding: 2px 1px; margin-right: 1px;
   white-space: pre-wrap; box-decoration-break: clone; -webkit-box-decoration-break: clone; }
-.bpe-view .tk:hover { outline: 2px solid #3b3b45; z-index: 5; }
+.bpe-view .tk:hover { position: relative; outline: 2px solid #3b3b45; z-index: 5; }
 .bpe-view .tk:hover::after { content: attr(data-tip); position: absolute; left: 0; top: calc(100% + 4px);
   z-index: 20; background: #26262c; color: #f4f4f6; padding: 5px 8px; border-radius: 6px; white-space: pre;
   font-size: 12px; line-height: 1.45; pointer-events: none; box-shadow: 0 2px 8px rgba(0,0,0,.25); }
@@ -150,7 +150,12 @@ CSS = """
 .bpe-legend code { font-size: 12px; }
 </style>
 """
-"""Style sheet for :func:`tokens_html`; include it once per page (``st.html(CSS)``)."""
+"""Style sheet for :func:`tokens_html`, added once to every page run by :func:`ui.present.apply`.
+
+One copy in the page instead of one per view: Compare draws up to a dozen views, and every copy of a sheet is
+matched against every token again at each style recalculation.  A token is positioned (for its tooltip) only
+while hovered: a positioned inline box is a paint layer of its own, and a column of a thousand of them tripled
+the page's paint work (Chromium trace of a Compare click: 4,374 paint calls, 138 ms; 202 calls, 64 ms without)."""
 
 _WS = {" ": "·", "\t": "→\t", "\r": "␍", "\n": "↵"}
 

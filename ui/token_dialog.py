@@ -19,6 +19,6 @@ def token_dialog(settings: Settings, tok: TrainedTokenizer, token_id: int) -> No
     rank = tok.rank_of(token_id)
     made = view_of(tok.algorithm).rank_label(tok, token_id) if rank is not None else "base token"
     chip = f'<span class="tk" style="background:{render.id_colour(token_id)}">{render.visible_text(shown)}</span>'
-    st.html(render.CSS + f'<div class="bpe-view" style="font-size:1.6rem;padding:.4em .6em">{chip}</div>')
+    st.html(f'<div class="bpe-view" style="font-size:1.6rem;padding:.4em .6em">{chip}</div>')
     st.caption(f"id {token_id} · {made} · {md(tok.name)} at {tok.vocab_size:,} tokens")
     genealogy_details(settings, tok, token_id)

@@ -431,8 +431,8 @@ def coloured_text(
         max_rank=max(merges - 1, 0),
         rank_label=lambda i: view_of(tok.algorithm).rank_label(tok, i),
     )
-    st.html(render.CSS + body)
-    st.html(render.CSS + view_of(tok.algorithm).legend_html)
+    st.html(body)
+    st.html(view_of(tok.algorithm).legend_html)
 
 
 def training_details(tok: TrainedTokenizer) -> None:

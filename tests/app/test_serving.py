@@ -197,19 +197,19 @@ def test_compare_columns_kept_between_sessions_follow_each_sessions_options(whit
     bodies = {}
     for colour in ("cycle", "rank", "cycle"):
         at = _session("app_pages/compare.py", sample="numbers", cmp="bpe,gpt2", colour=colour, ws=whitespace)
-        expected = (
-            render.CSS
-            + VIEW_CSS
-            + render.tokens_html(
-                gpt2.token_spans(text),
-                show_whitespace=whitespace == "1",
-                total_tokens=len(gpt2.token_spans(text)),
-                text=text,
-                mode=colour,
-            )
+        expected = render.tokens_html(
+            gpt2.token_spans(text),
+            show_whitespace=whitespace == "1",
+            total_tokens=len(gpt2.token_spans(text)),
+            text=text,
+            mode=colour,
         )
         drawn = [e.proto.body.strip() for e in at.main if type(e).__name__ == "Html"]
         assert expected.strip() in drawn, colour
+        # the style sheets come once per page, not once per column (the sidebar's carries the token views')
+        sheets = [e.proto.body for e in at.get("html")]  # style-only HTML goes to neither main nor the sidebar
+        assert sum(body.count(render.CSS.strip()) for body in sheets) == 1
+        assert sum(body.count(VIEW_CSS.strip()) for body in sheets) == 1
         bodies.setdefault(colour, expected)
     assert bodies["cycle"] != bodies["rank"]
 
@@ -246,7 +246,6 @@ def test_after_the_warm_up_compare_buttons_on_a_sample_draw_no_production_column
     # choosing them finds the HTML in the shared cache (no token spans drawn again), and its columns are the
     # very ones it would draw by itself
     from ui import render
-    from ui.compare import VIEW_CSS
 
     warmup.run()
     drawn = []
@@ -267,11 +266,7 @@ def test_after_the_warm_up_compare_buttons_on_a_sample_draw_no_production_column
     for key in keys:
         tok = registry.load_production(key)
         spans = tok.token_spans(text)
-        expected = (
-            render.CSS
-            + VIEW_CSS
-            + original(spans, show_whitespace=True, total_tokens=len(spans), text=text, mode="cycle")
-        )
+        expected = original(spans, show_whitespace=True, total_tokens=len(spans), text=text, mode="cycle")
         assert expected.strip() in html_bodies, key
     _session("app_pages/compare.py", src="paste", text="Not a sample: 12345 tokens.", cmp="bpe,gpt2")
     assert drawn == ["prod|gpt2"]  # a text that is not a sample: its column is drawn

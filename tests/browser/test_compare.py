@@ -39,6 +39,7 @@ def test_compare_page_shows_three_views_side_by_side(browser, server, tiktoken_o
             )
             assert len(shown) == len(ids)
             assert unmark_whitespace("".join(shown)) == text
+        _hovered_token_shows_its_tooltip(pg)
         screenshot(pg, "compare")
         pg.set_viewport_size({"width": 420, "height": 1600})
         pg.wait_for_timeout(500)
@@ -47,3 +48,20 @@ def test_compare_page_shows_three_views_side_by_side(browser, server, tiktoken_o
         screenshot(pg, "compare-narrow")
     finally:
         context.close()
+
+
+def _hovered_token_shows_its_tooltip(pg):
+    # a server-drawn token (light DOM: not the live column) shows its data-tip under it while hovered; it alone is
+    # positioned then (a positioned token is a paint layer of its own: a thousand of them tripled the paint work)
+    box = pg.evaluate("() => document.querySelectorAll('.bpe-view .tk')[3].getBoundingClientRect().toJSON()")
+    pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    pg.wait_for_function("() => document.querySelectorAll('.bpe-view .tk')[3].matches(':hover')")
+    tk = pg.evaluate(
+        """() => { const tks = [...document.querySelectorAll('.bpe-view .tk')], e = tks[3];
+                   const after = getComputedStyle(e, '::after');
+                   return {content: after.content, position: after.position, tip: e.dataset.tip,
+                           positioned: tks.filter(t => getComputedStyle(t).position !== 'static').length}; }"""
+    )
+    assert tk["tip"].startswith("id ") and "bytes " in tk["tip"]
+    assert tk["tip"].split("\n")[0] in tk["content"]  # the tooltip shows the token's own text
+    assert tk["position"] == "absolute" and tk["positioned"] == 1

@@ -173,7 +173,7 @@ def note(text: str) -> None:
 def tokens(tok: Tokenizer, text: str, *, show_whitespace: bool = True, mode: str | None = None) -> None:
     """Draw ``text`` cut by ``tok`` in the app's coloured view (:func:`ui.render.tokens_html`)."""
     spans = tok.token_spans(text)
-    st.html(render.CSS + render.tokens_html(spans, show_whitespace=show_whitespace, text=text, mode=mode))
+    st.html(render.tokens_html(spans, show_whitespace=show_whitespace, text=text, mode=mode))
 
 
 def input_box(slug: str, default: str, *, help: str | None = None) -> str:

@@ -294,11 +294,11 @@ def pruning_step_view(history: UnigramPruningHistory, text: str) -> None:
                 f"Before round {history.trace[k - 1].round}: {hits:,} token{'s' * (hits != 1)} of the drawn text "
                 "are pieces this round removes (highlighted)."
             )
-            st.html(render.CSS + render.tokens_html(before[:MAX_STEP_TOKENS], highlight=marked, text=prefix))
+            st.html(render.tokens_html(before[:MAX_STEP_TOKENS], highlight=marked, text=prefix))
             st.caption(f"After it ({history.sizes[k]:,} tokens of vocabulary): the same text re-segmented.")
         else:
             st.caption(history.step_zero_note)
-        st.html(render.CSS + render.tokens_html(after[:MAX_STEP_TOKENS], text=prefix))
+        st.html(render.tokens_html(after[:MAX_STEP_TOKENS], text=prefix))
         if len(prefix) < len(text):
             st.caption(f"Showing the first {len(prefix):,} of {len(text):,} characters; every count covers all of it.")
     _pruning_columns(history, k, figs, with_loss=False)

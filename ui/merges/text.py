@@ -41,7 +41,7 @@ def step_text_html(
         spans: :func:`step_spans` output, when the caller already has it.
 
     Returns:
-        ``(html, occurrences)``: the HTML (style sheet included) and how many
+        ``(html, occurrences)``: the HTML (its style sheet is :data:`ui.render.CSS`) and how many
         tokens of the drawn text merge ``k`` produced.
     """
     prefix = drawn_text(history, text)
@@ -60,7 +60,7 @@ def step_text_html(
             f'<div class="bpe-legend">Showing the first {chars:,} of {len(text):,} characters of the training '
             "text; every count covers all of it.</div>"
         )
-    return render.CSS + body, occurrences
+    return body, occurrences
 
 
 EXAMPLES_CSS = """
@@ -90,7 +90,7 @@ def examples_html(
             (WordPiece): the whitespace between a window's words is drawn.
 
     Returns:
-        HTML (escaped, style sheets included), or ``""`` when nothing is highlighted.
+        HTML (escaped, with :data:`EXAMPLES_CSS`), or ``""`` when nothing is highlighted.
     """
     if not highlight:
         return ""
@@ -115,6 +115,6 @@ def examples_html(
     if not parts:
         return ""
     return (
-        render.CSS + EXAMPLES_CSS + '<div class="merge-examples"><span class="lead">In the text:</span>'
+        EXAMPLES_CSS + '<div class="merge-examples"><span class="lead">In the text:</span>'
         + "".join(parts) + "</div>"
     )  # fmt: skip
