@@ -96,10 +96,9 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
 
-    def progress(phase: str, done: int, total: int) -> None:  # a line per split and tokenizer, flushed
+    def progress(phase: str, done: int, total: int) -> None:  # a line per split and tokenizer done, flushed
         if phase != "count" and done:
-            name = tokenizers[done - 1].name if phase == "encode" else f"split {done}"
-            print(f"  {time.perf_counter() - t0:8.2f} s  {phase} {done}/{total}  {name}", flush=True)
+            print(f"  {time.perf_counter() - t0:8.2f} s  {phase} {done}/{total}", flush=True)
 
     result = compare_corpus([args.corpus], tokenizers, files=True, num_workers=args.workers, progress=progress)
     total = time.perf_counter() - t0

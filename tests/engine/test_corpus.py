@@ -341,6 +341,21 @@ def test_cancelling_while_encoding_drops_the_tokenizers_not_started(monkeypatch)
     assert 1 <= len(started) <= 3
 
 
+def test_tokenizers_start_by_the_bytes_they_encode_most_first(monkeypatch):
+    """Longest first: the whole-text one, then BERT (whole units), then GPT-2 (pattern pieces) -- none waits last."""
+    from bpe_core.analysis import corpus
+
+    text = sample("english")
+    custom = TrainingSpec("bpe", 300, pattern=r"\S+\s*").train(text)  # declares no pieces: the whole text
+    gpt2, bert = load_production("gpt2"), load_production("bert")
+    submitted = []
+    real = corpus._in_threads
+    monkeypatch.setattr(corpus, "_in_threads", lambda work, *a: submitted.append(list(work)) or real(work, *a))
+    metrics = compare_corpus(text, [gpt2, bert, custom]).metrics
+    assert submitted[-1] == [2, 1, 0]  # the encode phase's order: by tokenizer index
+    assert [m.tokens for m in metrics] == [len(t.encode(text)) for t in (gpt2, bert, custom)]  # results in place
+
+
 def test_a_units_cache_counts_a_text_once_per_cut_table(monkeypatch):
     from bpe_core.analysis import corpus
 
