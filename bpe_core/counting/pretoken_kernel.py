@@ -56,10 +56,12 @@ from .native import kernel, njit
 
 __all__ = [
     "MACHINES",
+    "DistinctPieces",
     "Machine",
     "Program",
     "class_bits",
     "count_pieces",
+    "distinct_pieces",
     "machine_for",
     "pattern_classes",
     "program_for",
@@ -539,21 +541,44 @@ def split_units(
 # distinct pieces
 
 
-@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i8[:,:]", "i8[]", "i8[]")
-def _count_pieces(buf, cut_off, cuts, first, unit_counts, table, refs, st):
+@njit(inline="always")
+def _new_piece(buf, s, n, c, ikey, f, rows, arena, joined, st):
+    """Row ``st[1]`` for the new piece ``buf[s:s + n]``, its bytes appended to ``arena`` and (then a NUL) ``joined``."""
+    j = st[1]
+    rows[j, 0] = s
+    rows[j, 1] = n
+    rows[j, 2] = c
+    rows[j, 3] = ikey
+    rows[j, 4] = f
+    a, b = st[3], st[3] + j
+    for q in range(n):
+        arena[a + q] = buf[s + q]
+        joined[b + q] = buf[s + q]
+    joined[b + n] = 0
+    st[1] = j + 1
+    st[3] = a + n
+    return j
+
+
+@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[:,:]", "u1[]", "u1[]", "i8[]", "i8[]")
+def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, joined, refs, st):
     """Add every piece of every unit to the table, weighted by its unit's count; each piece's index into ``refs``.
 
     ``cuts[cut_off[u]:cut_off[u + 1]]`` are the ends of unit ``u``'s pieces;
     the unit starts at the end of the previous unit's last piece (``st[2]``
     at the start).  A unit with ``first[u]`` has its first piece keyed apart.
-    ``table`` rows: ``(start, length, count, key, index, first)``; ``st``: next
-    unit, entries, the current unit's start.  Returns 1 when the table must
-    grow (then call again), else 0.
+    The distinct pieces are ``rows`` ``(start, length, count, key, first)``, in
+    order of first occurrence, their bytes end to end in ``arena`` (and each
+    followed by a NUL in ``joined``); ``slots`` (a power of two, -1: empty) is an
+    open-addressing table of row indices, 4 bytes a slot so that the probes stay
+    in cache.  ``st``: next unit, rows used, the current unit's start, bytes in
+    ``arena``.  Returns 1 when ``rows`` may not have room for a unit's pieces
+    (grow them and ``slots``, then call again), else 0.
     """
-    size = table.shape[0]
-    mask = size - 1
+    mask = slots.size - 1
+    room = min(rows.shape[0], slots.size // 2)
     for u in range(st[0], cut_off.size - 1):
-        if 2 * (st[1] + cut_off[u + 1] - cut_off[u]) > size:
+        if st[1] + cut_off[u + 1] - cut_off[u] > room:
             st[0] = u
             return 1
         s = st[2]
@@ -566,51 +591,103 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, table, refs, st):
             ikey = np.int64(key)
             slot = ck._home(key, n, mask)
             while True:
-                s0 = table[slot, 0]
-                if s0 < 0:
-                    table[slot, 0] = s
-                    table[slot, 1] = n
-                    table[slot, 2] = c
-                    table[slot, 3] = ikey
-                    table[slot, 4] = st[1]
-                    table[slot, 5] = f
-                    refs[k] = st[1]
-                    st[1] += 1
+                j = np.int64(slots[slot])
+                if j < 0:
+                    j = _new_piece(buf, s, n, c, ikey, f, rows, arena, joined, st)
+                    slots[slot] = j
                     break
-                if table[slot, 3] == ikey and table[slot, 1] == n and table[slot, 5] == f:
+                if rows[j, 3] == ikey and rows[j, 1] == n and rows[j, 4] == f:
+                    s0 = rows[j, 0]
                     same = True
-                    for q in range(n):
+                    for q in range(n if n > 8 else 0):  # keys of up to 8 bytes are the bytes themselves
                         if buf[s0 + q] != buf[s + q]:
                             same = False
                             break
                     if same:
-                        table[slot, 2] += c
-                        refs[k] = table[slot, 4]
+                        rows[j, 2] += c
                         break
                 slot = (slot + 1) & mask
+            refs[k] = j
             s = e
         st[2] = s
     st[0] = cut_off.size - 1
     return 0
 
 
-@kernel("i8[:,:]", "i8[:,:]", returns=None)
-def _regrow(table, out):
-    """Move the rows of ``table`` (start -1: empty) into ``out`` (all -1, a power of two), by key and length."""
-    mask = out.shape[0] - 1
-    for t in range(table.shape[0]):
-        if table[t, 0] >= 0:
-            u = ck._home(np.uint64(table[t, 3]), table[t, 1], mask)
-            while out[u, 0] >= 0:
-                u = (u + 1) & mask
-            for c in range(6):
-                out[u, c] = table[t, c]
+@kernel("i8[:,:]", "i8[]", "i4[]", returns=None)
+def _reslot(rows, st, slots):
+    """Put rows ``0..st[1]`` into ``slots`` (all -1, a power of two) by key and length, as :func:`_count_pieces`."""
+    mask = slots.size - 1
+    for j in range(st[1]):
+        u = ck._home(np.uint64(rows[j, 3]), rows[j, 1], mask)
+        while slots[u] >= 0:
+            u = (u + 1) & mask
+        slots[u] = j
+
+
+@dataclass(frozen=True, eq=False)
+class DistinctPieces:
+    """The distinct pieces of cut units (:func:`distinct_pieces`), numbered in order of first occurrence.
+
+    Attributes:
+        starts, lengths: ``int64``: piece ``j`` is ``data[starts[j]:starts[j] + lengths[j]]`` of the units'
+            UTF-8 (its first occurrence).
+        counts: ``int64``, its occurrences (each unit's pieces weighted by the unit's count).
+        first: ``bool``, it starts a document (counted apart from the same bytes elsewhere).
+        refs: ``int64``, for each cut, the index of the piece ending there.
+        packed, offsets: ``uint8`` the pieces' bytes end to end, and ``int64[pieces + 1]`` their offsets there.
+        joined: ``uint8``, the pieces' bytes each followed by a NUL (``packed`` with a 0 after each piece).
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    counts: np.ndarray
+    first: np.ndarray
+    refs: np.ndarray
+    packed: np.ndarray
+    offsets: np.ndarray
+    joined: np.ndarray
+
+
+def distinct_pieces(
+    data: np.ndarray, cut_off: np.ndarray, cuts: np.ndarray, first: np.ndarray, unit_counts: np.ndarray
+) -> DistinctPieces:
+    """The distinct pieces of cut units, counted in one compiled pass (:class:`DistinctPieces`).
+
+    Args:
+        data: ``uint8``, the units' UTF-8 concatenated.
+        cut_off: ``int64[n + 1]``: unit ``u``'s pieces end at ``cuts[cut_off[u]:cut_off[u + 1]]``.
+        cuts: ``int64``, absolute byte offsets into ``data``, increasing.
+        first: ``bool[n]``: the unit starts a document (its first piece is counted apart).
+        unit_counts: ``int64[n]``: each unit's occurrences.
+    """
+    # slots for as many pieces as units to start with (distinct pieces are usually fewer): rarely a growth
+    slots = np.full(1 << max(12, (cut_off.size - 1).bit_length() + 1), -1, dtype=np.int32)
+    rows = np.empty((slots.size // 2, 5), dtype=np.int64)
+    arena, joined = np.empty(data.size, dtype=np.uint8), np.empty(data.size + cuts.size, dtype=np.uint8)
+    refs = np.empty(cuts.size, dtype=np.int64)
+    st = np.zeros(4, dtype=np.int64)
+    buf = ck.read_only(data)
+    flags = np.ascontiguousarray(first, dtype=np.uint8)
+    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, slots, rows, arena, joined, refs, st):
+        slots = np.full(2 * slots.size, -1, dtype=np.int32)
+        _reslot(rows, st, slots)
+        grown = np.empty((slots.size // 2, 5), dtype=np.int64)
+        grown[: st[1]] = rows[: st[1]]
+        rows = grown
+    n, size = int(st[1]), int(st[3])
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(rows[:n, 1], out=offsets[1:])
+    return DistinctPieces(
+        rows[:n, 0].copy(), rows[:n, 1].copy(), rows[:n, 2].copy(), rows[:n, 4].astype(bool), refs,
+        ck.read_only(arena[:size]), offsets, ck.read_only(joined[: size + n]),
+    )  # fmt: skip
 
 
 def count_pieces(
     data: np.ndarray, cut_off: np.ndarray, cuts: np.ndarray, first: np.ndarray, unit_counts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct pieces of cut units: ``(starts, lengths, counts, first, refs)``.
+    """The distinct pieces of cut units: ``(starts, lengths, counts, first, refs)`` of :func:`distinct_pieces`.
 
     Args:
         data: ``uint8``, the units' UTF-8 concatenated.
@@ -625,19 +702,8 @@ def count_pieces(
         document; ``refs[k]`` is the index of the piece ending at ``cuts[k]``.
         Pieces are numbered in order of first occurrence.
     """
-    # as many rows as units to start with (distinct pieces are usually fewer): no growing on the way
-    table = np.full((1 << max(12, (cut_off.size - 1).bit_length()), 6), -1, dtype=np.int64)
-    refs = np.zeros(cuts.size, dtype=np.int64)
-    st = np.zeros(3, dtype=np.int64)
-    buf = ck.read_only(data)
-    flags = np.ascontiguousarray(first, dtype=np.uint8)
-    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, table, refs, st):
-        grown = np.full((2 * table.shape[0], 6), -1, dtype=np.int64)
-        _regrow(table, grown)
-        table = grown
-    rows = table[table[:, 0] >= 0]
-    rows = rows[np.argsort(rows[:, 4], kind="stable")]
-    return rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 5].astype(bool), refs
+    d = distinct_pieces(data, cut_off, cuts, first, unit_counts)
+    return d.starts, d.lengths, d.counts, d.first, d.refs
 
 
 # ---------------------------------------------------------------------------
