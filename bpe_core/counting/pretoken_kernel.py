@@ -223,7 +223,7 @@ def _at(buf, i, cls):
     return np.int64(cls[cp]), cp, 4
 
 
-@njit
+@njit(inline="always")
 def _run(buf, i, v, cls, bit):
     """End of the run of characters with ``bit`` starting at ``i`` (``i`` itself when none)."""
     while i < v:
@@ -234,13 +234,13 @@ def _run(buf, i, v, cls, bit):
     return i
 
 
-@njit
+@njit(inline="always")
 def _is(c, lower):
     """Whether the code point ``c`` is the ASCII letter ``lower`` in either case (and ``ſ`` for ``s``: ``(?i)``)."""
     return c == lower or c == lower - 32 or (lower == 115 and c == 0x17F)
 
 
-@njit
+@njit(inline="always")
 def _contraction(buf, i, v, cls, insensitive):
     """End of a contraction at ``i`` (``'s 't 'm 'd 're 've 'll``), or -1; case-insensitive when asked."""
     if i + 1 >= v or buf[i] != 39:
@@ -264,14 +264,14 @@ def _contraction(buf, i, v, cls, insensitive):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _suffix(buf, i, v, cls):
     """``(?i:'s|'t|'re|'ve|'m|'ll|'d)?`` at ``i``: the end after it (``i`` when none)."""
     e = _contraction(buf, i, v, cls, True)
     return e if e > 0 else i
 
 
-@njit
+@njit(inline="always")
 def _cased_first(buf, s, v, cls):
     """o200k's ``[Lu..]*[Ll..]+`` from ``s``: the end, or -1 (``[Lu..]*`` gives back characters as the regex does)."""
     u = _run(buf, s, v, cls, B_UP)
@@ -290,7 +290,7 @@ def _cased_first(buf, s, v, cls):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _cased(buf, i, v, cls, suffix):
     """o200k's two letter alternatives at ``i`` (each with its optional prefix, tried first): the end, or -1."""
     b0, _cp, n0 = _at(buf, i, cls)
@@ -313,7 +313,7 @@ def _cased(buf, i, v, cls, suffix):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _letters(buf, i, v, cls, mode, suffix):
     """The letters alternative(s) at ``i``: the end, or -1."""
     b0, _cp, n0 = _at(buf, i, cls)
@@ -332,7 +332,7 @@ def _letters(buf, i, v, cls, mode, suffix):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _digits(buf, i, v, cls, mode):
     """The digits alternative at ``i``: the end, or -1."""
     b0, _cp, n0 = _at(buf, i, cls)
@@ -357,7 +357,7 @@ def _digits(buf, i, v, cls, mode):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _punct(buf, i, v, cls, mode):
     r"""`` ?[^\s\p{L}\p{N}]+`` and its tail at ``i``: the end, or -1."""
     bit = B_PUNCT35 if mode == PUNCT_MARKS else B_PUNCT
@@ -378,7 +378,7 @@ def _punct(buf, i, v, cls, mode):
     return e
 
 
-@njit
+@njit(inline="always")
 def _space(buf, i, v, cls, mode):
     """The whitespace alternatives at ``i`` (a whitespace character): the end."""
     r = _run(buf, i, v, cls, B_S)
@@ -400,7 +400,7 @@ def _space(buf, i, v, cls, mode):
     return r  # \s: one character
 
 
-@njit
+@njit(inline="always")
 def _pretoken_end(buf, i, v, cls, p):
     """End of the pre-token starting at ``i`` in the segment ending at ``v`` (see :class:`Machine`)."""
     if p[0] != 0:
@@ -1009,7 +1009,7 @@ def class_bits(cls: str) -> np.ndarray:
     return packed
 
 
-@njit
+@njit(inline="always")
 def _match(buf, i, v, cls, atoms, a0, a1, bt):
     """End of alternative ``atoms[a0:a1]`` matched at ``i`` in the piece ending at ``v``, or -1.
 
@@ -1075,7 +1075,7 @@ def _match(buf, i, v, cls, atoms, a0, a1, bt):
             break
 
 
-@njit
+@njit(inline="always")
 def _level_cuts(buf, lo, hi, cls, atoms, alts, first, l0, l1, out, n, bt):
     """Cut ``buf[lo:hi]`` by alternatives ``l0..l1``: append the ends of its matches and of the stretches between.
 
