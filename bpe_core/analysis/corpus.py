@@ -632,17 +632,20 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     return None if plan is None else _run_compiled(units, plan)
 
 
-def _run_compiled(units: UnitCounts, plan: _CompiledSplit) -> PieceCounts:
-    """Cut and count the units' pieces as ``plan`` says (the kernels run without holding the GIL)."""
+def _run_compiled(units: UnitCounts, plan: _CompiledSplit, work=None) -> PieceCounts:
+    """Cut and count the units' pieces as ``plan`` says (the kernels run without holding the GIL).
+
+    ``work``: a :class:`~bpe_core.counting.pretoken_kernel.Workspace` this thread alone uses, or ``None``.
+    """
     from ..counting import pretoken_kernel as pk
 
     data, offsets = units.packed()
-    cut_off, cuts = pk.split_units(data, offsets, plan.runner, plan.rows)
+    cut_off, cuts = pk.split_units(data, offsets, plan.runner, plan.rows, work)
     if plan.joins:
         cut_off, cuts = _join_crossing(data, offsets, cut_off, cuts, plan.rows, plan.joins)
     if plan.whole is not None:  # a unit not in normal form is one piece
         cut_off, cuts = _whole_units(cut_off, cuts, offsets, plan.whole)
-    got = pk.distinct_pieces(data, cut_off, cuts, units.first, units.counts)
+    got = pk.distinct_pieces(data, cut_off, cuts, units.first, units.counts, work)
     pieces = _decoded(got.packed, got.offsets, got.joined)
     return PieceCounts(pieces, got.first, got.counts, got.refs, cut_off, units.counts, got.packed, got.offsets)
 
@@ -682,6 +685,15 @@ def count_splits(
     """
     workers = os.cpu_count() or 1 if num_workers is None else num_workers
     rows_of, whole_of = _shared_searches(units, splits, workers)
+    local = threading.local()  # a workspace per worker thread, for this call only
+
+    def run(plan: _CompiledSplit) -> PieceCounts:
+        from ..counting.pretoken_kernel import Workspace
+
+        if not hasattr(local, "work"):
+            local.work = Workspace()
+        return _run_compiled(units, plan, local.work)
+
     work: dict[Hashable, Callable[[], PieceCounts]] = {}
     key_of: dict = {}
     for split in splits:
@@ -691,9 +703,7 @@ def count_splits(
         ident = ("split", split.key) if plan is None else plan.identity()
         key_of[split.key] = ident
         if ident not in work:
-            work[ident] = (
-                (lambda s=split: count_pieces(units, s)) if plan is None else (lambda p=plan: _run_compiled(units, p))
-            )
+            work[ident] = (lambda s=split: count_pieces(units, s)) if plan is None else (lambda p=plan: run(p))
     if progress is not None:
         progress("split", 0, len(work))
     done = _in_threads(work, min(len(work), workers), "split", progress)

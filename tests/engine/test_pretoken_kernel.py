@@ -182,6 +182,29 @@ def test_distinct_pieces_equal_a_dict_count_through_table_growth():
     assert np.diff(got.offsets).tolist() == got.lengths.tolist()
 
 
+def test_a_workspace_reused_gives_what_fresh_arrays_give():
+    """One :class:`Workspace` through splits of different sizes (cuts and table growing, then shrinking).
+
+    Oracle: the same calls without a workspace (fresh arrays).
+    """
+    texts = [sample("english")[:3000], "1,2;3 4!" * 900, sample("multilingual")[:2000]]
+    work = pk.Workspace()
+    for text in texts:
+        units = text.split("\n") or [text]
+        data = np.frombuffer("".join(units).encode(), dtype=np.uint8)
+        offsets = np.zeros(len(units) + 1, dtype=np.int64)
+        np.cumsum([len(u.encode()) for u in units], out=offsets[1:])
+        first, counts = np.zeros(len(units), dtype=bool), np.ones(len(units), dtype=np.int64)
+        for runner in (pk.machine_for(sorted(pk.MACHINES)[0]), pk.program_for((r"\p{N}", r" ?\p{L}+|\s+|[^\s]"))):
+            want_off, want = pk.split_units(data, offsets, runner)
+            got_off, got = pk.split_units(data, offsets, runner, work=work)
+            assert np.array_equal(got_off, want_off) and np.array_equal(got, want)
+            fresh = pk.distinct_pieces(data, want_off, want, first, counts)
+            reused = pk.distinct_pieces(data, got_off, got, first, counts, work)
+            for name in ("starts", "lengths", "counts", "first", "refs", "packed", "offsets", "joined"):
+                assert np.array_equal(getattr(reused, name), getattr(fresh, name)), name
+
+
 # ---------------------------------------------------------------------------
 # programs: the split sequences no machine runs (DeepSeek, Falcon, Gemma 4's pieces, SentencePiece-style units)
 
