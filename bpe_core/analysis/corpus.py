@@ -74,6 +74,7 @@ from collections.abc import Callable, Hashable, Iterable, MutableMapping, Sequen
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import regex
@@ -83,6 +84,9 @@ from ..interface import CorpusPieces, ProgressCallback, Tokenizer, TrainingCance
 from .corpus_kernel import piece_stats, special_matches, special_trie, unit_totals, walk_units
 from .metrics import Counts, TextMetrics, metrics_from_counts, span_counts
 from .scripts import SCRIPT_GROUPS, ScriptRow, char_group_table, script_breakdown
+
+if TYPE_CHECKING:
+    from ..counting.pretoken_kernel import Workspace
 
 __all__ = [
     "CorpusComparison",
@@ -632,10 +636,10 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     return None if plan is None else _run_compiled(units, plan)
 
 
-def _run_compiled(units: UnitCounts, plan: _CompiledSplit, work=None) -> PieceCounts:
+def _run_compiled(units: UnitCounts, plan: _CompiledSplit, work: Workspace | None = None) -> PieceCounts:
     """Cut and count the units' pieces as ``plan`` says (the kernels run without holding the GIL).
 
-    ``work``: a :class:`~bpe_core.counting.pretoken_kernel.Workspace` this thread alone uses, or ``None``.
+    ``work``: a :class:`~bpe_core.counting.pretoken_kernel.Workspace` that this thread alone uses, or ``None``.
     """
     from ..counting import pretoken_kernel as pk
 
