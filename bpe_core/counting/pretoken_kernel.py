@@ -577,11 +577,10 @@ def split_units(
 def _new_piece(buf, s, n, c, ikey, f, rows, arena, joined, st):
     """Row ``st[1]`` for the new piece ``buf[s:s + n]``, its bytes appended to ``arena`` and (then a NUL) ``joined``."""
     j = st[1]
-    rows[j, 0] = s
-    rows[j, 1] = n
+    rows[j, 0] = ikey
+    rows[j, 1] = 2 * n + f
     rows[j, 2] = c
-    rows[j, 3] = ikey
-    rows[j, 4] = f
+    rows[j, 3] = s
     a, b = st[3], st[3] + j
     for q in range(n):
         arena[a + q] = buf[s + q]
@@ -599,7 +598,7 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, jo
     ``cuts[cut_off[u]:cut_off[u + 1]]`` are the ends of unit ``u``'s pieces;
     the unit starts at the end of the previous unit's last piece (``st[2]``
     at the start).  A unit with ``first[u]`` has its first piece keyed apart.
-    The distinct pieces are ``rows`` ``(start, length, count, key, first)``, in
+    The distinct pieces are ``rows`` ``(key, 2 * length + first, count, start)``, in
     order of first occurrence, their bytes end to end in ``arena`` (and each
     followed by a NUL in ``joined``); ``slots`` (a power of two, -1: empty) is an
     open-addressing table of row indices, 4 bytes a slot so that the probes stay
@@ -628,8 +627,8 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, jo
                     j = _new_piece(buf, s, n, c, ikey, f, rows, arena, joined, st)
                     slots[slot] = j
                     break
-                if rows[j, 3] == ikey and rows[j, 1] == n and rows[j, 4] == f:
-                    s0 = rows[j, 0]
+                if rows[j, 0] == ikey and rows[j, 1] == 2 * n + f:
+                    s0 = rows[j, 3]
                     same = True
                     for q in range(n if n > 8 else 0):  # keys of up to 8 bytes are the bytes themselves
                         if buf[s0 + q] != buf[s + q]:
@@ -651,7 +650,7 @@ def _reslot(rows, st, slots):
     """Put rows ``0..st[1]`` into ``slots`` (all -1, a power of two) by key and length, as :func:`_count_pieces`."""
     mask = slots.size - 1
     for j in range(st[1]):
-        u = ck._home(np.uint64(rows[j, 3]), rows[j, 1], mask)
+        u = ck._home(np.uint64(rows[j, 0]), rows[j, 1] >> 1, mask)
         while slots[u] >= 0:
             u = (u + 1) & mask
         slots[u] = j
@@ -702,7 +701,7 @@ def distinct_pieces(
     # slots for as many pieces as units to start with (distinct pieces are usually fewer): rarely a growth
     slots = _take(work, "slots", 1 << max(12, (cut_off.size - 1).bit_length() + 1), np.int32)
     slots.fill(-1)
-    rows = _take(work, "rows", slots.size // 2 * 5, np.int64).reshape(-1, 5)
+    rows = _take(work, "rows", slots.size // 2 * 4, np.int64).reshape(-1, 4)
     arena, joined = np.empty(data.size, dtype=np.uint8), _take(work, "joined", data.size + cuts.size, np.uint8)
     refs = np.empty(cuts.size, dtype=np.int64)
     st = np.zeros(4, dtype=np.int64)
@@ -713,13 +712,14 @@ def distinct_pieces(
         slots.fill(-1)
         _reslot(rows, st, slots)
         old = rows
-        rows = _take(work, "rows", slots.size // 2 * 5, np.int64).reshape(-1, 5)
+        rows = _take(work, "rows", slots.size // 2 * 4, np.int64).reshape(-1, 4)
         rows[: st[1]] = old[: st[1]]
     n, size = int(st[1]), int(st[3])
     offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(rows[:n, 1], out=offsets[1:])
+    lengths = rows[:n, 1] >> 1
+    np.cumsum(lengths, out=offsets[1:])
     return DistinctPieces(
-        rows[:n, 0].copy(), rows[:n, 1].copy(), rows[:n, 2].copy(), rows[:n, 4].astype(bool), refs,
+        rows[:n, 3].copy(), lengths, rows[:n, 2].copy(), (rows[:n, 1] & 1).astype(bool), refs,
         ck.read_only(arena[:size]), offsets, ck.read_only(joined[: size + n]),
     )  # fmt: skip
 
