@@ -74,6 +74,7 @@ from collections.abc import Callable, Hashable, Iterable, MutableMapping, Sequen
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import regex
@@ -83,6 +84,9 @@ from ..interface import CorpusPieces, ProgressCallback, Tokenizer, TrainingCance
 from .corpus_kernel import piece_stats, special_matches, special_trie, unit_totals, walk_units
 from .metrics import Counts, TextMetrics, metrics_from_counts, span_counts
 from .scripts import SCRIPT_GROUPS, ScriptRow, char_group_table, script_breakdown
+
+if TYPE_CHECKING:
+    from ..counting.pretoken_kernel import Workspace
 
 __all__ = [
     "CorpusComparison",
@@ -577,12 +581,14 @@ class _CompiledSplit:
         rows: ``int64[m, 2]``: the special tokens' byte ranges in the units (:func:`_special_rows`).
         form: the normal form a unit must be in to be cut (``None``: every unit is cut).
         joins: the crossing tokens whose cuts are left out (:func:`_join_crossing`).
+        whole: ``bool[units]``, the units kept whole (not in normal form ``form``; ``None`` when no form).
     """
 
     runner: object
     rows: np.ndarray
     form: str | None
     joins: tuple
+    whole: np.ndarray | None = None
 
     def identity(self) -> tuple:
         """A hashable value, equal for two plans that cut every unit alike.
@@ -595,18 +601,28 @@ class _CompiledSplit:
         return (type(self.runner).__name__, runner, self.rows.tobytes(), self.form, self.joins)
 
 
-def _compiled_plan(units: UnitCounts, split: CorpusPieces, rows_of: Callable | None = None) -> _CompiledSplit | None:
+def _compiled_plan(
+    units: UnitCounts, split: CorpusPieces, rows_of: Callable | None = None, whole_of: Callable | None = None
+) -> _CompiledSplit | None:
     """The :class:`_CompiledSplit` of a split the compiled pre-tokenizer runs, else ``None``.
 
-    ``rows_of``: ``specials -> rows`` (default: :func:`_special_rows` on the units), so that
-    splits sharing a special-token list search the units once.
+    ``rows_of``: ``specials -> rows`` (default: :func:`_special_rows` on the units), and
+    ``whole_of``: ``form -> bool[units]`` (default: :func:`_not_normal`), so that splits
+    sharing a special-token list or a normal form search the units once.
     """
     found = _machine_of(split)
     if found is None:
         return None
     runner, specials, form, joins = found
     rows = rows_of(specials) if rows_of is not None else _special_rows(*units.packed(), specials)
-    return _CompiledSplit(runner, rows, form, joins)
+    whole = None if form is None else whole_of(form) if whole_of is not None else _not_normal(units, form)
+    return _CompiledSplit(runner, rows, form, joins, whole)
+
+
+def _not_normal(units: UnitCounts, form: str) -> np.ndarray:
+    """``bool[units]``: the units not in normal form ``form`` (an ASCII unit is in every form)."""
+    normal = (t.isascii() or unicodedata.is_normalized(form, t) for t in units.texts)
+    return ~np.fromiter(normal, dtype=bool, count=len(units))
 
 
 def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | None:
@@ -620,27 +636,37 @@ def _compiled_pieces(units: UnitCounts, split: CorpusPieces) -> PieceCounts | No
     return None if plan is None else _run_compiled(units, plan)
 
 
-def _run_compiled(units: UnitCounts, plan: _CompiledSplit) -> PieceCounts:
-    """Cut and count the units' pieces as ``plan`` says (the kernels run without holding the GIL)."""
+def _run_compiled(units: UnitCounts, plan: _CompiledSplit, work: Workspace | None = None) -> PieceCounts:
+    """Cut and count the units' pieces as ``plan`` says (the kernels run without holding the GIL).
+
+    ``work``: a :class:`~bpe_core.counting.pretoken_kernel.Workspace` that this thread alone uses, or ``None``.
+    """
     from ..counting import pretoken_kernel as pk
 
     data, offsets = units.packed()
-    cut_off, cuts = pk.split_units(data, offsets, plan.runner, plan.rows)
+    cut_off, cuts = pk.split_units(data, offsets, plan.runner, plan.rows, work)
     if plan.joins:
         cut_off, cuts = _join_crossing(data, offsets, cut_off, cuts, plan.rows, plan.joins)
-    if plan.form is not None:  # a unit not in normal form is one piece
-        form = plan.form
-        normal = np.fromiter((unicodedata.is_normalized(form, t) for t in units.texts), dtype=bool, count=len(units))
-        cut_off, cuts = _whole_units(cut_off, cuts, offsets, ~normal)
-    starts, lens, counts, first, refs = pk.count_pieces(data, cut_off, cuts, units.first, units.counts)
-    poffsets = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=poffsets[1:])
-    # each distinct piece's bytes gathered from its first occurrence, end to end (what _pack would build)
-    gather = np.repeat(starts - poffsets[:-1], lens) + np.arange(int(poffsets[-1]), dtype=np.int64)
-    pdata = read_only(np.ascontiguousarray(data[gather]))
-    raw = pdata.tobytes()
-    pieces = [raw[a:b].decode("utf-8") for a, b in zip(poffsets[:-1].tolist(), poffsets[1:].tolist())]
-    return PieceCounts(pieces, first, counts.astype(np.int64), refs, cut_off, units.counts, pdata, poffsets)
+    if plan.whole is not None:  # a unit not in normal form is one piece
+        cut_off, cuts = _whole_units(cut_off, cuts, offsets, plan.whole)
+    got = pk.distinct_pieces(data, cut_off, cuts, units.first, units.counts, work)
+    pieces = _decoded(got.packed, got.offsets, got.joined)
+    return PieceCounts(pieces, got.first, got.counts, got.refs, cut_off, units.counts, got.packed, got.offsets)
+
+
+def _decoded(packed: np.ndarray, offsets: np.ndarray, joined: np.ndarray) -> list[str]:
+    """The pieces ``packed[offsets[j]:offsets[j + 1]]`` (``uint8``, UTF-8) as ``str``, in order.
+
+    Equal to decoding each piece on its own (the textbook way, taken when a
+    piece holds a NUL); done as one decode of ``joined`` (each piece followed by
+    a NUL) split at the NULs, about twice as fast (a GIL-holding step that
+    the splitting threads would otherwise take turns at).
+    """
+    n = offsets.size - 1
+    if n and np.count_nonzero(joined == 0) == n:
+        return joined[:-1].tobytes().decode("utf-8").split("\x00")
+    raw = packed.tobytes()
+    return [raw[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)]
 
 
 def count_splits(
@@ -661,25 +687,44 @@ def count_splits(
     Raises:
         ValueError: a split's pieces do not put a unit back together.
     """
-    rows_of = cache(lambda specials: _special_rows(*units.packed(), specials))  # once per special-token list
+    workers = os.cpu_count() or 1 if num_workers is None else num_workers
+    rows_of, whole_of = _shared_searches(units, splits, workers)
+    local = threading.local()  # a workspace per worker thread, for this call only
+
+    def run(plan: _CompiledSplit) -> PieceCounts:
+        from ..counting.pretoken_kernel import Workspace
+
+        if not hasattr(local, "work"):
+            local.work = Workspace()
+        return _run_compiled(units, plan, local.work)
 
     work: dict[Hashable, Callable[[], PieceCounts]] = {}
     key_of: dict = {}
     for split in splits:
         if split.key in key_of:
             continue
-        plan = _compiled_plan(units, split, rows_of)
+        plan = _compiled_plan(units, split, rows_of, whole_of)
         ident = ("split", split.key) if plan is None else plan.identity()
         key_of[split.key] = ident
         if ident not in work:
-            work[ident] = (
-                (lambda s=split: count_pieces(units, s)) if plan is None else (lambda p=plan: _run_compiled(units, p))
-            )
+            work[ident] = (lambda s=split: count_pieces(units, s)) if plan is None else (lambda p=plan: run(p))
     if progress is not None:
         progress("split", 0, len(work))
-    workers = min(len(work), os.cpu_count() or 1 if num_workers is None else num_workers)
-    done = _in_threads(work, workers, "split", progress)
+    done = _in_threads(work, min(len(work), workers), "split", progress)
     return {key: done[ident] for key, ident in key_of.items()}
+
+
+def _shared_searches(units: UnitCounts, splits: Sequence[CorpusPieces], workers: int) -> tuple[Callable, Callable]:
+    """``(rows_of, whole_of)`` for :func:`_compiled_plan`: each special-token list and normal form searched once.
+
+    The special tokens' searches (compiled, without the GIL) run in ``workers`` threads.
+    """
+    found = [f for f in map(_machine_of, splits) if f is not None]
+    data, offsets = units.packed()
+    lists = {specials: (lambda sp=specials: _special_rows(data, offsets, sp)) for _r, specials, _f, _j in found}
+    rows = _in_threads(lists, min(len(lists), workers), "specials", None) if lists else {}
+    whole_of = cache(lambda form: _not_normal(units, form))
+    return rows.__getitem__, whole_of
 
 
 def _check_cover(units: UnitCounts, data, offsets, refs, unit_offsets) -> None:

@@ -56,10 +56,13 @@ from .native import kernel, njit
 
 __all__ = [
     "MACHINES",
+    "DistinctPieces",
     "Machine",
     "Program",
+    "Workspace",
     "class_bits",
     "count_pieces",
+    "distinct_pieces",
     "machine_for",
     "pattern_classes",
     "program_for",
@@ -221,7 +224,7 @@ def _at(buf, i, cls):
     return np.int64(cls[cp]), cp, 4
 
 
-@njit
+@njit(inline="always")
 def _run(buf, i, v, cls, bit):
     """End of the run of characters with ``bit`` starting at ``i`` (``i`` itself when none)."""
     while i < v:
@@ -232,13 +235,13 @@ def _run(buf, i, v, cls, bit):
     return i
 
 
-@njit
+@njit(inline="always")
 def _is(c, lower):
     """Whether the code point ``c`` is the ASCII letter ``lower`` in either case (and ``ſ`` for ``s``: ``(?i)``)."""
     return c == lower or c == lower - 32 or (lower == 115 and c == 0x17F)
 
 
-@njit
+@njit(inline="always")
 def _contraction(buf, i, v, cls, insensitive):
     """End of a contraction at ``i`` (``'s 't 'm 'd 're 've 'll``), or -1; case-insensitive when asked."""
     if i + 1 >= v or buf[i] != 39:
@@ -262,14 +265,14 @@ def _contraction(buf, i, v, cls, insensitive):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _suffix(buf, i, v, cls):
     """``(?i:'s|'t|'re|'ve|'m|'ll|'d)?`` at ``i``: the end after it (``i`` when none)."""
     e = _contraction(buf, i, v, cls, True)
     return e if e > 0 else i
 
 
-@njit
+@njit(inline="always")
 def _cased_first(buf, s, v, cls):
     """o200k's ``[Lu..]*[Ll..]+`` from ``s``: the end, or -1 (``[Lu..]*`` gives back characters as the regex does)."""
     u = _run(buf, s, v, cls, B_UP)
@@ -288,7 +291,7 @@ def _cased_first(buf, s, v, cls):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _cased(buf, i, v, cls, suffix):
     """o200k's two letter alternatives at ``i`` (each with its optional prefix, tried first): the end, or -1."""
     b0, _cp, n0 = _at(buf, i, cls)
@@ -311,7 +314,7 @@ def _cased(buf, i, v, cls, suffix):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _letters(buf, i, v, cls, mode, suffix):
     """The letters alternative(s) at ``i``: the end, or -1."""
     b0, _cp, n0 = _at(buf, i, cls)
@@ -330,7 +333,7 @@ def _letters(buf, i, v, cls, mode, suffix):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _digits(buf, i, v, cls, mode):
     """The digits alternative at ``i``: the end, or -1."""
     b0, _cp, n0 = _at(buf, i, cls)
@@ -355,7 +358,7 @@ def _digits(buf, i, v, cls, mode):
     return -1
 
 
-@njit
+@njit(inline="always")
 def _punct(buf, i, v, cls, mode):
     r"""`` ?[^\s\p{L}\p{N}]+`` and its tail at ``i``: the end, or -1."""
     bit = B_PUNCT35 if mode == PUNCT_MARKS else B_PUNCT
@@ -376,7 +379,7 @@ def _punct(buf, i, v, cls, mode):
     return e
 
 
-@njit
+@njit(inline="always")
 def _space(buf, i, v, cls, mode):
     """The whitespace alternatives at ``i`` (a whitespace character): the end."""
     r = _run(buf, i, v, cls, B_S)
@@ -398,7 +401,7 @@ def _space(buf, i, v, cls, mode):
     return r  # \s: one character
 
 
-@njit
+@njit(inline="always")
 def _pretoken_end(buf, i, v, cls, p):
     """End of the pre-token starting at ``i`` in the segment ending at ``v`` (see :class:`Machine`)."""
     if p[0] != 0:
@@ -493,8 +496,38 @@ def _split_units(buf, offsets, cls, p, specials, cut_off, cuts, st):
     return 0
 
 
+class Workspace:
+    """Large work arrays kept from one call to the next, for one thread at a time.
+
+    A fresh array of many MiB is fresh pages, each faulted in and zeroed as the
+    kernel first writes it (about an eighth of the time of cutting and counting
+    a split).  :func:`split_units` and :func:`distinct_pieces` given a workspace take
+    their work arrays from it; what they return that is a view of it (``cuts``,
+    :attr:`DistinctPieces.joined`) holds until the next call with the same workspace.
+    """
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def take(self, name: str, size: int, dtype: type) -> np.ndarray:
+        """A 1-D array of ``size`` elements of ``dtype`` (contents undefined), the one named ``name`` reused."""
+        a = self._arrays.get(name)
+        if a is None or a.dtype != dtype or a.size < size:
+            a = self._arrays[name] = np.empty(size, dtype=dtype)
+        return a[:size]
+
+
+def _take(work: Workspace | None, name: str, size: int, dtype: type) -> np.ndarray:
+    """``work.take(...)``, or a new array when there is no workspace."""
+    return np.empty(size, dtype=dtype) if work is None else work.take(name, size, dtype)
+
+
 def split_units(
-    data: np.ndarray, offsets: np.ndarray, machine: Machine | Program, specials: np.ndarray | None = None
+    data: np.ndarray,
+    offsets: np.ndarray,
+    machine: Machine | Program,
+    specials: np.ndarray | None = None,
+    work: Workspace | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cut every unit with a :class:`Machine` or :class:`Program`: ``(cut_off int64[n + 1], cuts int64)``.
 
@@ -506,10 +539,11 @@ def split_units(
         machine: the pattern's switches, or a split sequence's :class:`Program`.
         specials: the special tokens' occurrences in ``data`` as ``int64[m, 2]`` ``(start, end)`` rows,
             ascending, none crossing a unit's end (found as :func:`bpe_core.pretokenize.split_special` finds them).
+        work: a :class:`Workspace` to take ``cuts`` from (then returned as a view of it).
     """
     n = offsets.size - 1
     cut_off = np.zeros(n + 1, dtype=np.int64)
-    cuts = np.zeros(max(16, data.size // 3), dtype=np.int64)
+    cuts = _take(work, "cuts", max(16, data.size // 3), np.int64)
     st = np.zeros(2, dtype=np.int64)
     buf = ck.read_only(data)
     occ = np.ascontiguousarray(specials if specials is not None else np.zeros((0, 2)), dtype=np.int64).reshape(-1)
@@ -528,9 +562,9 @@ def split_units(
             return _split_units(buf, offsets, classes, params, occ, cut_off, cuts, st)
 
     while run(cuts):
-        grown = np.zeros(max(2 * cuts.size, int(cut_off[st[0]]) + int(offsets[-1] - offsets[st[0]])), dtype=np.int64)
-        grown[: cuts.size] = cuts
-        cuts = grown
+        old = cuts
+        cuts = _take(work, "cuts", max(2 * old.size, int(cut_off[st[0]]) + int(offsets[-1] - offsets[st[0]])), np.int64)
+        cuts[: old.size] = old
         st[1] = 0
     return cut_off, cuts[: cut_off[-1]]
 
@@ -539,21 +573,43 @@ def split_units(
 # distinct pieces
 
 
-@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i8[:,:]", "i8[]", "i8[]")
-def _count_pieces(buf, cut_off, cuts, first, unit_counts, table, refs, st):
+@njit(inline="always")
+def _new_piece(buf, s, n, c, ikey, f, rows, arena, joined, st):
+    """Row ``st[1]`` for the new piece ``buf[s:s + n]``, its bytes appended to ``arena`` and (then a NUL) ``joined``."""
+    j = st[1]
+    rows[j, 0] = ikey
+    rows[j, 1] = 2 * n + f
+    rows[j, 2] = c
+    rows[j, 3] = s
+    a, b = st[3], st[3] + j
+    for q in range(n):
+        arena[a + q] = buf[s + q]
+        joined[b + q] = buf[s + q]
+    joined[b + n] = 0
+    st[1] = j + 1
+    st[3] = a + n
+    return j
+
+
+@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[:,:]", "u1[]", "u1[]", "i8[]", "i8[]")
+def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, joined, refs, st):
     """Add every piece of every unit to the table, weighted by its unit's count; each piece's index into ``refs``.
 
     ``cuts[cut_off[u]:cut_off[u + 1]]`` are the ends of unit ``u``'s pieces;
     the unit starts at the end of the previous unit's last piece (``st[2]``
     at the start).  A unit with ``first[u]`` has its first piece keyed apart.
-    ``table`` rows: ``(start, length, count, key, index, first)``; ``st``: next
-    unit, entries, the current unit's start.  Returns 1 when the table must
-    grow (then call again), else 0.
+    The distinct pieces are ``rows`` ``(key, 2 * length + first, count, start)``, in
+    order of first occurrence, their bytes end to end in ``arena`` (and each
+    followed by a NUL in ``joined``); ``slots`` (a power of two, -1: empty) is an
+    open-addressing table of row indices, 4 bytes a slot so that the probes stay
+    in cache.  ``st``: next unit, rows used, the current unit's start, bytes in
+    ``arena``.  Returns 1 when ``rows`` may not have room for a unit's pieces
+    (grow them and ``slots``, then call again), else 0.
     """
-    size = table.shape[0]
-    mask = size - 1
+    mask = slots.size - 1
+    room = min(rows.shape[0], slots.size // 2)
     for u in range(st[0], cut_off.size - 1):
-        if 2 * (st[1] + cut_off[u + 1] - cut_off[u]) > size:
+        if st[1] + cut_off[u + 1] - cut_off[u] > room:
             st[0] = u
             return 1
         s = st[2]
@@ -566,51 +622,112 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, table, refs, st):
             ikey = np.int64(key)
             slot = ck._home(key, n, mask)
             while True:
-                s0 = table[slot, 0]
-                if s0 < 0:
-                    table[slot, 0] = s
-                    table[slot, 1] = n
-                    table[slot, 2] = c
-                    table[slot, 3] = ikey
-                    table[slot, 4] = st[1]
-                    table[slot, 5] = f
-                    refs[k] = st[1]
-                    st[1] += 1
+                j = np.int64(slots[slot])
+                if j < 0:
+                    j = _new_piece(buf, s, n, c, ikey, f, rows, arena, joined, st)
+                    slots[slot] = j
                     break
-                if table[slot, 3] == ikey and table[slot, 1] == n and table[slot, 5] == f:
+                if rows[j, 0] == ikey and rows[j, 1] == 2 * n + f:
+                    s0 = rows[j, 3]
                     same = True
-                    for q in range(n):
+                    for q in range(n if n > 8 else 0):  # keys of up to 8 bytes are the bytes themselves
                         if buf[s0 + q] != buf[s + q]:
                             same = False
                             break
                     if same:
-                        table[slot, 2] += c
-                        refs[k] = table[slot, 4]
+                        rows[j, 2] += c
                         break
                 slot = (slot + 1) & mask
+            refs[k] = j
             s = e
         st[2] = s
     st[0] = cut_off.size - 1
     return 0
 
 
-@kernel("i8[:,:]", "i8[:,:]", returns=None)
-def _regrow(table, out):
-    """Move the rows of ``table`` (start -1: empty) into ``out`` (all -1, a power of two), by key and length."""
-    mask = out.shape[0] - 1
-    for t in range(table.shape[0]):
-        if table[t, 0] >= 0:
-            u = ck._home(np.uint64(table[t, 3]), table[t, 1], mask)
-            while out[u, 0] >= 0:
-                u = (u + 1) & mask
-            for c in range(6):
-                out[u, c] = table[t, c]
+@kernel("i8[:,:]", "i8[]", "i4[]", returns=None)
+def _reslot(rows, st, slots):
+    """Put rows ``0..st[1]`` into ``slots`` (all -1, a power of two) by key and length, as :func:`_count_pieces`."""
+    mask = slots.size - 1
+    for j in range(st[1]):
+        u = ck._home(np.uint64(rows[j, 0]), rows[j, 1] >> 1, mask)
+        while slots[u] >= 0:
+            u = (u + 1) & mask
+        slots[u] = j
+
+
+@dataclass(frozen=True, eq=False)
+class DistinctPieces:
+    """The distinct pieces of cut units (:func:`distinct_pieces`), numbered in order of first occurrence.
+
+    Attributes:
+        starts, lengths: ``int64``: piece ``j`` is ``data[starts[j]:starts[j] + lengths[j]]`` of the units'
+            UTF-8 (its first occurrence).
+        counts: ``int64``, its occurrences (each unit's pieces weighted by the unit's count).
+        first: ``bool``, it starts a document (counted apart from the same bytes elsewhere).
+        refs: ``int64``, for each cut, the index of the piece ending there.
+        packed, offsets: ``uint8`` the pieces' bytes end to end, and ``int64[pieces + 1]`` their offsets there.
+        joined: ``uint8``, the pieces' bytes each followed by a NUL (``packed`` with a 0 after each piece).
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    counts: np.ndarray
+    first: np.ndarray
+    refs: np.ndarray
+    packed: np.ndarray
+    offsets: np.ndarray
+    joined: np.ndarray
+
+
+def distinct_pieces(
+    data: np.ndarray,
+    cut_off: np.ndarray,
+    cuts: np.ndarray,
+    first: np.ndarray,
+    unit_counts: np.ndarray,
+    work: Workspace | None = None,
+) -> DistinctPieces:
+    """The distinct pieces of cut units, counted in one compiled pass (:class:`DistinctPieces`).
+
+    Args:
+        data: ``uint8``, the units' UTF-8 concatenated.
+        cut_off: ``int64[n + 1]``: unit ``u``'s pieces end at ``cuts[cut_off[u]:cut_off[u + 1]]``.
+        cuts: ``int64``, absolute byte offsets into ``data``, increasing.
+        first: ``bool[n]``: the unit starts a document (its first piece is counted apart).
+        unit_counts: ``int64[n]``: each unit's occurrences.
+        work: a :class:`Workspace` to take the table and ``joined`` from (``joined`` then a view of it).
+    """
+    # slots for as many pieces as units to start with (distinct pieces are usually fewer): rarely a growth
+    slots = _take(work, "slots", 1 << max(12, (cut_off.size - 1).bit_length() + 1), np.int32)
+    slots.fill(-1)
+    rows = _take(work, "rows", slots.size // 2 * 4, np.int64).reshape(-1, 4)
+    arena, joined = np.empty(data.size, dtype=np.uint8), _take(work, "joined", data.size + cuts.size, np.uint8)
+    refs = np.empty(cuts.size, dtype=np.int64)
+    st = np.zeros(4, dtype=np.int64)
+    buf = ck.read_only(data)
+    flags = np.ascontiguousarray(first, dtype=np.uint8)
+    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, slots, rows, arena, joined, refs, st):
+        slots = _take(work, "slots", 2 * slots.size, np.int32)
+        slots.fill(-1)
+        _reslot(rows, st, slots)
+        old = rows
+        rows = _take(work, "rows", slots.size // 2 * 4, np.int64).reshape(-1, 4)
+        rows[: st[1]] = old[: st[1]]
+    n, size = int(st[1]), int(st[3])
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    lengths = rows[:n, 1] >> 1
+    np.cumsum(lengths, out=offsets[1:])
+    return DistinctPieces(
+        rows[:n, 3].copy(), lengths, rows[:n, 2].copy(), (rows[:n, 1] & 1).astype(bool), refs,
+        ck.read_only(arena[:size]), offsets, ck.read_only(joined[: size + n]),
+    )  # fmt: skip
 
 
 def count_pieces(
     data: np.ndarray, cut_off: np.ndarray, cuts: np.ndarray, first: np.ndarray, unit_counts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct pieces of cut units: ``(starts, lengths, counts, first, refs)``.
+    """The distinct pieces of cut units: ``(starts, lengths, counts, first, refs)`` of :func:`distinct_pieces`.
 
     Args:
         data: ``uint8``, the units' UTF-8 concatenated.
@@ -625,19 +742,8 @@ def count_pieces(
         document; ``refs[k]`` is the index of the piece ending at ``cuts[k]``.
         Pieces are numbered in order of first occurrence.
     """
-    # as many rows as units to start with (distinct pieces are usually fewer): no growing on the way
-    table = np.full((1 << max(12, (cut_off.size - 1).bit_length()), 6), -1, dtype=np.int64)
-    refs = np.zeros(cuts.size, dtype=np.int64)
-    st = np.zeros(3, dtype=np.int64)
-    buf = ck.read_only(data)
-    flags = np.ascontiguousarray(first, dtype=np.uint8)
-    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, table, refs, st):
-        grown = np.full((2 * table.shape[0], 6), -1, dtype=np.int64)
-        _regrow(table, grown)
-        table = grown
-    rows = table[table[:, 0] >= 0]
-    rows = rows[np.argsort(rows[:, 4], kind="stable")]
-    return rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 5].astype(bool), refs
+    d = distinct_pieces(data, cut_off, cuts, first, unit_counts)
+    return d.starts, d.lengths, d.counts, d.first, d.refs
 
 
 # ---------------------------------------------------------------------------
@@ -943,7 +1049,7 @@ def class_bits(cls: str) -> np.ndarray:
     return packed
 
 
-@njit
+@njit(inline="always")
 def _match(buf, i, v, cls, atoms, a0, a1, bt):
     """End of alternative ``atoms[a0:a1]`` matched at ``i`` in the piece ending at ``v``, or -1.
 
@@ -1009,7 +1115,7 @@ def _match(buf, i, v, cls, atoms, a0, a1, bt):
             break
 
 
-@njit
+@njit(inline="always")
 def _level_cuts(buf, lo, hi, cls, atoms, alts, first, l0, l1, out, n, bt):
     """Cut ``buf[lo:hi]`` by alternatives ``l0..l1``: append the ends of its matches and of the stretches between.
 

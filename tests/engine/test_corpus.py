@@ -23,7 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_core.analysis.corpus import (
+    _decoded,
     _machine_of,
+    _pack,
     compare_corpus,
     count_pieces,
     count_splits,
@@ -212,6 +214,14 @@ def test_the_compiled_pre_tokenizer_counts_the_pieces_the_textbook_split_counts(
     assert {type(_machine_of(p)[0]).__name__ for p in splits.values()} == {"Machine", "Program"}
     python = [t.name for t in tokenizers[: len(PRODUCTION)] if _machine_of(corpus_pieces(t)) is None]
     assert sorted(python) == sorted(load_production(k).name for k in ("bert", "xlmr")), python  # WordPiece, Unigram
+
+
+def test_pieces_decoded_at_once_equal_each_piece_decoded():
+    """:func:`_decoded` (one decode split at NULs) against decoding each piece, NULs in pieces included."""
+    for pieces in (["a", " b", "中文", "", "😀x"], ["a\x00", "\x00", " b", "\x00\x00c"], [], [""]):
+        data, offsets = _pack(pieces)
+        joined = np.frombuffer(b"".join(p.encode() + b"\0" for p in pieces), dtype=np.uint8)
+        assert _decoded(data, offsets, joined) == pieces
 
 
 @pytest.mark.parametrize("with_specials", [False, True])

@@ -142,6 +142,69 @@ def test_count_pieces_counts_distinct_pieces_by_bytes():
     assert [pieces[r] for r in refs] == [" the", " cat", " the", "the", " the", ",", "x"]
 
 
+def test_distinct_pieces_equal_a_dict_count_through_table_growth():
+    """Thousands of distinct pieces (the table grows twice), long ones hashed, a first unit's piece apart.
+
+    Oracle: a dict keyed by ``(bytes, starts a document)`` in order of first sight.
+    """
+    rng = random.Random(7)
+    words = [" " + "".join(rng.choice("abcdefghijklmnopqrstuvwxyzé中") for _ in range(rng.randint(1, 14)))
+             for _ in range(12_000)]  # fmt: skip
+    units = [" ".join(words[i : i + 40]) for i in range(0, len(words), 40)] + [words[0], words[1] * 2]
+    data = np.frombuffer("".join(units).encode(), dtype=np.uint8)
+    offsets = np.zeros(len(units) + 1, dtype=np.int64)
+    np.cumsum([len(u.encode()) for u in units], out=offsets[1:])
+    cut_off, cuts = pk.split_units(data, offsets, pk.machine_for(sorted(pk.MACHINES)[0]))
+    first = np.zeros(len(units), dtype=bool)
+    first[[0, len(units) - 1]] = True
+    unit_counts = np.arange(1, len(units) + 1, dtype=np.int64)
+    got = pk.distinct_pieces(data, cut_off, cuts, first, unit_counts)
+
+    index: dict = {}
+    counts: list[int] = []
+    refs = []
+    for u in range(len(units)):
+        s = offsets[u]
+        for k in range(cut_off[u], cut_off[u + 1]):
+            key = (bytes(data[s : cuts[k]]), bool(first[u] and k == cut_off[u]))
+            j = index.setdefault(key, len(index))
+            counts += [0] * (len(index) - len(counts))
+            counts[j] += int(unit_counts[u])
+            refs.append(j)
+            s = cuts[k]
+    assert len(index) > 4096  # past the first table and its first growth
+    pieces = list(index)
+    assert got.counts.tolist() == counts and got.refs.tolist() == refs
+    assert got.first.tolist() == [f for _p, f in pieces]
+    assert bytes(got.packed) == b"".join(p for p, _f in pieces)
+    assert bytes(got.joined) == b"".join(p + b"\0" for p, _f in pieces)
+    assert [bytes(data[a : a + n]) for a, n in zip(got.starts, got.lengths, strict=True)] == [p for p, _f in pieces]
+    assert np.diff(got.offsets).tolist() == got.lengths.tolist()
+
+
+def test_a_workspace_reused_gives_what_fresh_arrays_give():
+    """One :class:`Workspace` through splits of different sizes (cuts and table growing, then shrinking).
+
+    Oracle: the same calls without a workspace (fresh arrays).
+    """
+    texts = [sample("english")[:3000], "1,2;3 4!" * 900, sample("multilingual")[:2000]]
+    work = pk.Workspace()
+    for text in texts:
+        units = text.split("\n") or [text]
+        data = np.frombuffer("".join(units).encode(), dtype=np.uint8)
+        offsets = np.zeros(len(units) + 1, dtype=np.int64)
+        np.cumsum([len(u.encode()) for u in units], out=offsets[1:])
+        first, counts = np.zeros(len(units), dtype=bool), np.ones(len(units), dtype=np.int64)
+        for runner in (pk.machine_for(sorted(pk.MACHINES)[0]), pk.program_for((r"\p{N}", r" ?\p{L}+|\s+|[^\s]"))):
+            want_off, want = pk.split_units(data, offsets, runner)
+            got_off, got = pk.split_units(data, offsets, runner, work=work)
+            assert np.array_equal(got_off, want_off) and np.array_equal(got, want)
+            fresh = pk.distinct_pieces(data, want_off, want, first, counts)
+            reused = pk.distinct_pieces(data, got_off, got, first, counts, work)
+            for name in ("starts", "lengths", "counts", "first", "refs", "packed", "offsets", "joined"):
+                assert np.array_equal(getattr(reused, name), getattr(fresh, name)), name
+
+
 # ---------------------------------------------------------------------------
 # programs: the split sequences no machine runs (DeepSeek, Falcon, Gemma 4's pieces, SentencePiece-style units)
 
