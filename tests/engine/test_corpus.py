@@ -15,6 +15,8 @@ to words, ``▁`` written in the text, ZWJ emoji, characters lower-casing expand
 from __future__ import annotations
 
 import math
+import threading
+import time
 from collections import Counter
 
 import numpy as np
@@ -339,11 +341,22 @@ def test_cancelling_while_encoding_drops_the_tokenizers_not_started(monkeypatch)
     from bpe_core.analysis import corpus
 
     started = []
+    seen = threading.Event()
     real = corpus.piece_figures
-    monkeypatch.setattr(corpus, "piece_figures", lambda *a: started.append(1) or real(*a))
+
+    def figures(*args):
+        started.append(1)
+        if len(started) > 1:  # the others are slow: still running when Cancel is seen (the first one's end)
+            seen.wait(60)
+            time.sleep(0.5)
+        return real(*args)
+
+    monkeypatch.setattr(corpus, "piece_figures", figures)
     tok = load_production("gpt2")
 
     def cancelled() -> bool:
+        if started:
+            seen.set()
         return len(started) > 0
 
     with pytest.raises(TrainingCancelled, match="cancelled while 'encode'"):
