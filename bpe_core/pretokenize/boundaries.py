@@ -88,13 +88,14 @@ def _compile_split(split: Split) -> _Compiled:
 
 def _inner_boundary(
     text: str, a: int, b: int, target: int, limit: int, rx: regex.Pattern, for_chunks: bool
-) -> int | None:
+) -> tuple[int, int] | None:
     """A verified boundary ``c`` of the ordinary segment ``text[a:b]`` with ``target <= c <= limit``.
 
     The first such boundary; or, ``for_chunks``, a boundary that splits no
     whitespace-separated word, found quickly: for a named pattern a safe
     newline near the target (:data:`_SAFE_NEWLINE`; not for ``sentencepiece``, whose
-    words hold newlines), else the first.
+    words hold newlines), else the first.  Returned as ``(c, w)``: ``w`` is where
+    the pre-tokens re-matched to verify it begin (a boundary of the whole text).
     ``None`` when there is none up to ``min(b, limit)``.
     """
     scan_from = a
@@ -102,7 +103,7 @@ def _inner_boundary(
         if for_chunks:
             m = _SAFE_NEWLINE.search(text, max(target - 1, a), min(b, limit, target + _NEWLINE_WINDOW))
             if m is not None:
-                return m.end()
+                return m.end(), m.end()
         m = _LINE_START.search(text, a, target)
         if m is not None:
             scan_from = m.end()
@@ -114,14 +115,14 @@ def _inner_boundary(
         if e < target or (for_chunks and not _between_words(text, e)):
             continue
         if e == b:
-            return e  # the end of the segment (a special token or the end of the text follows)
+            return e, e  # the end of the segment (a special token or the end of the text follows)
         # the last pre-tokens must match the same way on the cut text (a look-ahead or ``$`` can see the cut
         # as the end of the string); for chunks, with a custom pattern (a look-behind or an anchor could
         # see the cut as the start of a string), so must the next ones on the text after the cut
         if list(cover_range(rx, text, recent[0][0], e)) == recent and (
             not for_chunks or rx.pattern in NAMED_SOURCES or _same_after(rx, text, e, b)
         ):
-            return e
+            return e, recent[0][0]
     return None
 
 
@@ -145,15 +146,18 @@ def _boundary(
     limit: int,
     split: _Compiled,
     for_chunks: bool,
-) -> int:
+) -> tuple[int, int]:
     """The first cut ``c >= target`` that is a pre-token boundary of ``split`` (``limit`` if none up to it).
 
     ``start`` must be a boundary of the whole text's pre-tokenization (0 or an
-    earlier result): the pre-tokens are re-matched from there, which gives
+    earlier restart point): the pre-tokens are re-matched from there, which gives
     exactly the whole text's pre-tokens because matching restarts at every
     boundary.  A special token's start and end are boundaries; a cut never
     falls inside one.  ``for_chunks``: ``c`` must also not fall inside a
     whitespace-separated word, and need not be the first (see :func:`_inner_boundary`).
+
+    Returns ``(c, restart)``: ``restart <= c`` is a boundary of the whole text from which
+    a search for a later cut may start (the first pre-token :func:`_inner_boundary` re-matched).
     """
     n = len(text)
     limit = min(limit, n)
@@ -168,16 +172,16 @@ def _boundary(
         seg_end = n if m is None else m.start()
         if seg_end >= target:  # the ordinary segment [pos, seg_end) reaches the target
             if pos > limit:
-                return limit
+                return limit, pos
             if pos >= target and (not for_chunks or _between_words(text, pos)):
-                return pos
+                return pos, pos
             c = _inner_boundary(text, pos, seg_end, max(target, pos + 1), limit, rx, for_chunks)
             if c is not None:
                 return c
             if seg_end >= limit:
-                return limit
+                return limit, pos
         if m is None:
-            return n
+            return n, pos
         pos = m.end()  # past the special token
 
 
@@ -189,20 +193,23 @@ def _shared_boundary(
     splits: Sequence[_Compiled],
     for_chunks: bool = False,
 ) -> int:
-    """A cut ``c >= target`` that is a boundary of every split (the first, unless ``for_chunks``), or ``limit``.
+    r"""A cut ``c >= target`` that is a boundary of every split (the first, unless ``for_chunks``), or ``limit``.
 
-    For a drawn prefix each split's search starts again from its own last boundary, not from ``start``:
+    For a drawn prefix each split's search starts again near its own last boundary, not from ``start``:
     splits that rarely agree (a punctuation-only split beside a word split) take many rounds, each then
-    only a short scan.  Not for chunks: a chunk's cut may be a safe newline that is no boundary of the
-    pre-tokens matched from ``start``, and matching again from it could differ.
+    only a short scan.  It starts where the pre-tokens re-matched to verify that boundary begin, not at
+    the boundary: a later cut can change the pre-tokens just before it (in `` \na``, GPT-2 cuts after the
+    space, but a text cut after ``\n`` ends in one pre-token `` \n``; cl100k's only boundary there).  Not for
+    chunks: a chunk's cut may be a safe newline that is no boundary of the pre-tokens matched from ``start``,
+    and matching again from it could differ.
     """
     c = target
     starts = [start] * len(splits)
     while True:
         found = [_boundary(text, s, c, limit, split, for_chunks) for s, split in zip(starts, splits)]
         if not for_chunks:
-            starts = found
-        hi = max(found)
+            starts = [restart for _cut, restart in found]
+        hi = max(cut for cut, _restart in found)
         if hi == c or hi >= limit:
             return min(hi, limit, len(text))
         c = hi  # each split's next boundary is at or after hi: look again from there

@@ -100,6 +100,15 @@ def test_gpt2_whitespace_run_is_not_cut_where_the_lookahead_differs():
     assert part == [w for w in whole if w[1] <= len(prefix)]
 
 
+def test_a_shared_prefix_rechecks_the_pre_tokens_before_an_earlier_boundary():
+    # found by hypothesis: GPT-2 cuts " \na" after the space, cl100k only after "\n"; a prefix " \n" would be
+    # one GPT-2 pre-token (its look-ahead sees the end), so the shared prefix must run on to the text's end
+    text = " \na"
+    assert [(p.start, p.end) for p in pretokenize(text, "gpt2")] == [(0, 1), (1, 2), (2, 3)]
+    assert [(p.start, p.end) for p in pretokenize(" \n", "gpt2")] == [(0, 2)]
+    assert shared_pretoken_prefix(text, 1, [("gpt2", ()), ("cl100k", ())]) == text
+
+
 def _pretokens(text: str, pattern: str, specials=SPECIALS, offset: int = 0) -> list[tuple[int, int, bool]]:
     return [(p.start + offset, p.end + offset, p.is_special) for p in pretokenize(text, pattern, specials)]
 
