@@ -34,7 +34,7 @@ quantified character classes, ``$`` and one-class look-aheads, matched with
 backtracking as the ``regex`` module matches them, each class's characters
 taken from the ``regex`` module itself (:func:`class_bits`).
 
-:func:`count_pieces` adds the pieces of every unit, whatever cut them, into
+:func:`distinct_pieces` adds the pieces of every unit, whatever cut them, into
 an open-addressing table keyed by their bytes, as :func:`bpe_core.counting.kernel.count_gpt2`
 counts pre-tokens.
 """
@@ -61,7 +61,6 @@ __all__ = [
     "Program",
     "Workspace",
     "class_bits",
-    "count_pieces",
     "distinct_pieces",
     "machine_for",
     "pattern_classes",
@@ -724,28 +723,6 @@ def distinct_pieces(
     )  # fmt: skip
 
 
-def count_pieces(
-    data: np.ndarray, cut_off: np.ndarray, cuts: np.ndarray, first: np.ndarray, unit_counts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct pieces of cut units: ``(starts, lengths, counts, first, refs)`` of :func:`distinct_pieces`.
-
-    Args:
-        data: ``uint8``, the units' UTF-8 concatenated.
-        cut_off: ``int64[n + 1]``: unit ``u``'s pieces end at ``cuts[cut_off[u]:cut_off[u + 1]]``.
-        cuts: ``int64``, absolute byte offsets into ``data``, increasing.
-        first: ``bool[n]``: the unit starts a document (its first piece is counted apart).
-        unit_counts: ``int64[n]``: each unit's occurrences.
-
-    Returns:
-        Distinct piece ``j`` is ``data[starts[j]:starts[j] + lengths[j]]`` (its first
-        occurrence), occurring ``counts[j]`` times, ``first[j]`` when it starts a
-        document; ``refs[k]`` is the index of the piece ending at ``cuts[k]``.
-        Pieces are numbered in order of first occurrence.
-    """
-    d = distinct_pieces(data, cut_off, cuts, first, unit_counts)
-    return d.starts, d.lengths, d.counts, d.first, d.refs
-
-
 # ---------------------------------------------------------------------------
 # split programs: other patterns, and sequences of them, read as quantified character classes
 
@@ -1210,5 +1187,5 @@ def warm() -> None:
     data = np.frombuffer(" ".join(f"w{i}" for i in range(3000)).encode(), dtype=np.uint8)
     offsets = np.array([0, data.size], dtype=np.int64)
     cut_off, cuts = split_units(data, offsets, Machine(1, LETTERS_SPACE, False, DIGITS_RUN, PUNCT_PLAIN, SPACE_GPT2))
-    count_pieces(data, cut_off, cuts, np.ones(1, dtype=bool), np.ones(1, dtype=np.int64))
+    distinct_pieces(data, cut_off, cuts, np.ones(1, dtype=bool), np.ones(1, dtype=np.int64))
     split_units(data, offsets, program_for((r"\p{N}", r" ?\p{L}+|\s+(?!\S)|\s+$")))

@@ -127,19 +127,19 @@ def test_random_strings(texts):
         check(pattern, texts)
 
 
-def test_count_pieces_counts_distinct_pieces_by_bytes():
+def test_distinct_pieces_counted_by_bytes():
     units = [" the", " cat", " the", "the", " the,", "x"]
     data = np.frombuffer("".join(units).encode(), dtype=np.uint8)
     offsets = np.zeros(len(units) + 1, dtype=np.int64)
     np.cumsum([len(u) for u in units], out=offsets[1:])
     cut_off, cuts = pk.split_units(data, offsets, pk.machine_for(sorted(pk.MACHINES)[0]))
     first = np.array([True, False, False, False, False, False])
-    starts, lens, counts, flags, refs = pk.count_pieces(data, cut_off, cuts, first, np.array([1, 2, 3, 4, 5, 6]))
-    pieces = [bytes(data[s : s + n]).decode() for s, n in zip(starts, lens, strict=True)]
-    got = {(p, bool(f)): int(c) for p, f, c in zip(pieces, flags, counts, strict=True)}
+    d = pk.distinct_pieces(data, cut_off, cuts, first, np.array([1, 2, 3, 4, 5, 6]))
+    pieces = [bytes(data[s : s + n]).decode() for s, n in zip(d.starts, d.lengths, strict=True)]
+    got = {(p, bool(f)): int(c) for p, f, c in zip(pieces, d.first, d.counts, strict=True)}
     assert got == {(" the", True): 1, (" cat", False): 2, (" the", False): 3 + 5, ("the", False): 4,
                    (",", False): 5, ("x", False): 6}  # fmt: skip
-    assert [pieces[r] for r in refs] == [" the", " cat", " the", "the", " the", ",", "x"]
+    assert [pieces[r] for r in d.refs] == [" the", " cat", " the", "the", " the", ",", "x"]
 
 
 def test_distinct_pieces_equal_a_dict_count_through_table_growth():
