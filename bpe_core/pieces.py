@@ -44,6 +44,7 @@ __all__ = [
     "KIND_BYTE_FALLBACK",
     "KIND_SPECIAL",
     "KIND_UNKNOWN",
+    "PackedPieces",
     "PieceTokens",
     "SplitPieces",
     "combine_piece_tokens",
@@ -125,8 +126,42 @@ def piece_tokens_from_spans(spans: Sequence[Sequence[TokenSpan]], unknown_id: in
     )
 
 
+class PackedPieces(list):
+    """A list of pieces (``str``) that carries their UTF-8 end to end, as :func:`pack_utf8` would make it.
+
+    Corpus figures hold each split's distinct pieces packed already
+    (:class:`bpe_core.analysis.corpus.PieceCounts`); handed to an encoder as
+    this list, :func:`pack_utf8` returns the arrays it carries instead of
+    encoding the strings again (0.04 s for cl100k's 265,444 pieces of the
+    20 MB corpus, once per tokenizer).  A slice or copy is a plain ``list``.
+
+    Args:
+        pieces: the strings.
+        data: ``uint8[B]``, their UTF-8 end to end.
+        offsets: ``int64[n + 1]``, where each starts in ``data`` (bytes).
+
+    Raises:
+        ValueError: ``offsets`` does not hold one range per piece ending at ``data``'s end.
+
+    >>> packed = PackedPieces(["a", "é"], np.array([97, 195, 169], dtype=np.uint8), np.array([0, 1, 3]))
+    >>> pack_utf8(packed)[1].tolist(), packed[1:]
+    ([0, 1, 3], ['é'])
+    """
+
+    __slots__ = ("data", "offsets")
+
+    def __init__(self, pieces: Sequence[str], data: np.ndarray, offsets: np.ndarray) -> None:
+        super().__init__(pieces)
+        if offsets.size != len(self) + 1 or (offsets.size and int(offsets[-1]) != data.size):
+            raise ValueError(f"offsets of {offsets.size} entries for {len(self)} pieces of {data.size} bytes")
+        self.data = data
+        self.offsets = offsets
+
+
 def pack_utf8(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """``(data, offsets)``: the pieces' UTF-8 end to end (``uint8``) and where each starts (``int64[n + 1]``, bytes).
+
+    A :class:`PackedPieces` gives the arrays it carries.
 
     Raises:
         ValueError: a piece holds an unpaired surrogate (no UTF-8 form).
@@ -135,6 +170,8 @@ def pack_utf8(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     >>> data.tolist(), offsets.tolist()
     ([97, 195, 169], [0, 1, 3, 3])
     """
+    if isinstance(pieces, PackedPieces):
+        return pieces.data, pieces.offsets
     joined = "".join(pieces)
     try:
         data = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
@@ -162,9 +199,9 @@ def lookup_pieces(pieces: Sequence[str], byte_sizes: np.ndarray, table: Mapping[
     if not table:
         return out
     sizes = np.unique(np.fromiter((len(t.encode("utf-8")) for t in table), dtype=np.int64, count=len(table)))
-    get = table.get
-    for k in np.flatnonzero(np.isin(byte_sizes, sizes)).tolist():
-        out[k] = get(pieces[k], -1)
+    looked = np.flatnonzero(np.isin(byte_sizes, sizes))
+    candidates = map(pieces.__getitem__, looked.tolist())
+    out[looked] = np.fromiter(map(table.get, candidates, itertools.repeat(-1)), dtype=np.int64, count=looked.size)
     return out
 
 

@@ -81,6 +81,7 @@ import regex
 
 from ..counting.kernel import char_classes, read_only
 from ..interface import CorpusPieces, ProgressCallback, Tokenizer, TrainingCancelled, corpus_pieces
+from ..pieces import PackedPieces
 from .corpus_kernel import piece_stats, special_matches, special_trie, unit_totals, walk_units
 from .metrics import Counts, TextMetrics, metrics_from_counts, span_counts
 from .scripts import SCRIPT_GROUPS, ScriptRow, char_group_table, script_breakdown
@@ -394,7 +395,8 @@ class PieceCounts:
     """The distinct pieces of a corpus's units under one split, with their counts and where they occur.
 
     Attributes:
-        pieces: each distinct piece (a document's first piece apart from the same text elsewhere).
+        pieces: each distinct piece (a document's first piece apart from the same text elsewhere), as a
+            :class:`~bpe_core.pieces.PackedPieces` of ``data`` and ``offsets``.
         first: ``bool``, the piece starts a document.
         counts: ``int64``, its occurrences in the corpus.
         refs: ``int64``, for each unit in order, its pieces' indices in order.
@@ -411,6 +413,10 @@ class PieceCounts:
     unit_counts: np.ndarray
     data: np.ndarray
     offsets: np.ndarray
+
+    def __post_init__(self) -> None:
+        # the encoders take the pieces packed already (pack_utf8 reads them off the list)
+        self.pieces = PackedPieces(self.pieces, self.data, self.offsets)
 
 
 def count_pieces(units: UnitCounts, split: CorpusPieces, *, compiled: bool = True) -> PieceCounts:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -45,6 +45,7 @@ import numpy as np
 import regex
 
 from ..counting.native import kernel, njit
+from ..pieces import pack_utf8
 from . import merge_kernel as mk  # the pair table's hashing (mk._MUL, mk._SHIFT) and sizing (mk._hash_size)
 
 __all__ = [
@@ -556,3 +557,30 @@ def encode_byte_pieces(
     lead = np.full(byte_offsets.size - 1, -1, dtype=np.int64)
     tok_off, ids, starts, ends, _ = encode_pieces(tables, syms, byte_offsets, lead, whole, 0, workers)
     return tok_off, ids, starts, ends
+
+
+def tokens_not_merged(tables: CharMergeTables, tokens: Mapping[str, int]) -> dict[str, int]:
+    """The tokens whose own UTF-8 the merges do not make into that one token: ``{text: id}``, a part of ``tokens``.
+
+    An encoder that looks a piece up whole before merging it (tiktoken's
+    ``encode_single_piece``; a ``tokenizer.json`` with ``ignore_merges``)
+    gives the merges' tokens for every piece but these, so only these need
+    looking up (Llama 3: 588 of its 126,648 text tokens; cl100k_base and
+    o200k_base: none).  All of ``tokens`` are merged in one :func:`encode_byte_pieces` call.
+
+    Args:
+        tables: :func:`byte_merge_tables` of the merges.
+        tokens: ``{text: id}`` of the tokens whose bytes are text.
+
+    >>> tables = byte_merge_tables(range(256), {97 << 9 | 98: 0}, 9, [256], 1)  # a + b -> 256
+    >>> tokens_not_merged(tables, {"ab": 256, "a": 97, "ba": 300})
+    {'ba': 300}
+    """
+    texts = list(tokens)
+    ids = np.fromiter(tokens.values(), dtype=np.int64, count=len(texts))
+    data, offsets = pack_utf8(texts)
+    tok_off, got, _, _ = encode_byte_pieces(tables, data, offsets, np.full(len(texts), -1, dtype=np.int64))
+    single = np.diff(tok_off) == 1
+    made = np.zeros(len(texts), dtype=bool)
+    made[single] = got[tok_off[:-1][single]] == ids[single]
+    return {texts[k]: int(ids[k]) for k in np.flatnonzero(~made).tolist()}

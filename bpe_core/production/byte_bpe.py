@@ -522,12 +522,23 @@ class ByteLevelBPE:
         ``byte_sizes``: each piece's UTF-8 length (only pieces as long as an added token are looked up).
         """
         whole = lookup_pieces(pieces, byte_sizes, self._added)
-        if self.ignore_merges:
-            by_bytes = self._by_bytes
-            n = len(pieces)
-            token = np.fromiter((by_bytes.get(p.encode("utf-8"), -1) for p in pieces), dtype=np.int64, count=n)
+        if self.ignore_merges:  # only the tokens no merge reaches differ from merging
+            token = lookup_pieces(pieces, byte_sizes, self._not_merged)
             whole = np.where(whole >= 0, whole, token)
         return whole
+
+    @cached_property
+    def _not_merged(self) -> dict[str, int]:
+        """``{text: id}`` of the tokens no merge makes from their own bytes (taken whole with ``ignore_merges``)."""
+        from ..bpe.piece_merge_kernel import tokens_not_merged
+
+        texts = {}
+        for token, i in self._by_bytes.items():
+            try:
+                texts[token.decode("utf-8")] = i
+            except UnicodeDecodeError:
+                continue  # part of a character: no piece (a str) is this token
+        return tokens_not_merged(self._byte_tables, texts)
 
     @cached_property
     def _byte_tables(self):

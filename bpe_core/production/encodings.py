@@ -50,7 +50,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,6 +64,7 @@ from ..pieces import (
     PieceTokens,
     SplitPieces,
     combine_piece_tokens,
+    lookup_pieces,
     pack_utf8,
     piece_tokens_from_byte_ranges,
     piece_tokens_from_ids,
@@ -1066,28 +1066,28 @@ class TiktokenTokenizer:
         from ..bpe.piece_merge_kernel import encode_byte_pieces
 
         data, offsets = pack_utf8(pieces)
-        whole = self._whole_ids(pieces)
+        whole = lookup_pieces(pieces, np.diff(offsets), self._whole_table)
         tokens = encode_byte_pieces(self._byte_tables, data, offsets, whole)
         return piece_tokens_from_byte_ranges(data, offsets, *tokens, self._special_ids)
 
-    def _whole_ids(self, pieces: Sequence[str]) -> np.ndarray:
-        """``int64[n]``: each piece's id when it is one token whole, else ``-1``.
-
-        One token whole: a special token the text reads, or a token of ``mergeable_ranks`` (tiktoken's
-        ``encode_single_piece`` looks the piece up first: Llama 3's 588 tokens no merge reaches).
-        """
-        return np.fromiter(map(self._whole_table.get, pieces, repeat(-1)), dtype=np.int64, count=len(pieces))
-
     @cached_property
     def _whole_table(self) -> dict[str, int]:
-        """``{text: id}`` of every token whose bytes are UTF-8 text, and of the special tokens the text reads."""
+        """``{text: id}`` of the pieces :meth:`_encode_pieces` takes whole, where merging would give other tokens.
+
+        Tiktoken's ``encode_single_piece`` looks a piece up in ``mergeable_ranks``
+        before merging it; that differs from merging only for the tokens no
+        merge reaches (:func:`~bpe_core.bpe.piece_merge_kernel.tokens_not_merged`:
+        Llama 3's 588, none of cl100k_base's).  With them, the special tokens the text reads.
+        """
+        from ..bpe.piece_merge_kernel import tokens_not_merged
+
         table = {}
         for token, rank in self._ranks.items():
             try:
                 table[token.decode("utf-8")] = rank
             except UnicodeDecodeError:
                 continue  # part of a character: no piece (a str) is this token
-        return table | (self._specials if self.special_text else {})
+        return tokens_not_merged(self._byte_tables, table) | (self._specials if self.special_text else {})
 
     @cached_property
     def _byte_tables(self):

@@ -220,6 +220,10 @@ def test_llama_cpps_cases_by_pieces(name):
         assert [t[0] for t in laid_out_tokens(tok, text)] == expected, (name, text)
     pieces, first = all_pieces(tok)
     check_against_textbooks(tok, pieces, first)
-    if tok.ignore_merges:
-        whole = tok._whole_ids(pieces, np.diff(pack_utf8(pieces)[1]))
-        assert int(np.count_nonzero(whole >= 0)) > 100
+    if tok.ignore_merges:  # the tokens no merge reaches, alone and after a space: looked up whole, as the textbook
+        not_merged = list(tok._not_merged)
+        assert len(not_merged) > 500
+        extra = [p for p in [*not_merged, *(" " + p for p in not_merged)] if p not in set(pieces)]
+        check_against_textbooks(tok, extra, [False] * len(extra))
+        whole = tok._whole_ids(not_merged, np.diff(pack_utf8(not_merged)[1]))
+        assert whole.tolist() == [tok.token_ids_by_bytes[p.encode("utf-8")] for p in not_merged]

@@ -43,6 +43,7 @@ from bpe_core.formats.huggingface import to_hf_json
 from bpe_core.formats.tiktoken import bpe_to_tiktoken_files
 from bpe_core.formats.upload import load_tokenizer_bytes
 from bpe_core.interface import TrainingCancelled, TrainingSpec, algorithm_names, corpus_pieces
+from bpe_core.pieces import PackedPieces, pack_utf8
 from bpe_core.production.registry import PRODUCTION, load_production
 from tests.conftest import sample, seed_text, stdlib_code
 
@@ -211,11 +212,20 @@ def test_the_compiled_pre_tokenizer_counts_the_pieces_the_textbook_split_counts(
         assert got == want, key[:2]
         assert [fast.pieces[r] for r in fast.refs] == [slow.pieces[r] for r in slow.refs], key[:2]
         assert np.array_equal(fast.unit_offsets, slow.unit_offsets)
+        assert_packed_as_strings(fast.pieces)
     kinds = Counter(key[0] for key in splits)
     assert kinds["pre-tokens"] >= 6 and kinds["split-sequence"] >= 4 and kinds["normal pre-tokens"] >= 2, kinds
     assert {type(_machine_of(p)[0]).__name__ for p in splits.values()} == {"Machine", "Program"}
     python = [t.name for t in tokenizers[: len(PRODUCTION)] if _machine_of(corpus_pieces(t)) is None]
     assert sorted(python) == sorted(load_production(k).name for k in ("bert", "xlmr")), python  # WordPiece, Unigram
+
+
+def assert_packed_as_strings(pieces: PackedPieces) -> None:
+    """The UTF-8 the encoders read off the counted pieces (:func:`pack_utf8`) is their strings' own."""
+    data, offsets = pack_utf8(list(pieces))  # a plain list: packed from the strings
+    carried = pack_utf8(pieces)
+    assert isinstance(pieces, PackedPieces) and carried[0] is pieces.data
+    assert bytes(carried[0]) == bytes(data) and carried[1].tolist() == offsets.tolist()
 
 
 def test_pieces_decoded_at_once_equal_each_piece_decoded():
@@ -245,6 +255,7 @@ def test_splits_counted_together_equal_each_split_counted_alone(tokenizers, with
         got, want = counted[split.key], count_pieces(units, split, compiled=False)
         assert got.pieces == want.pieces and got.counts.tolist() == want.counts.tolist(), split.key[:2]
         assert [got.pieces[r] for r in got.refs] == [want.pieces[r] for r in want.refs], split.key[:2]
+        assert_packed_as_strings(got.pieces)
     o200k, harmony = (corpus_pieces(load_production(k)) for k in ("o200k_base", "o200k_harmony"))
     assert (counted[o200k.key] is counted[harmony.key]) is not with_specials
     assert len({id(c) for c in counted.values()}) < len(counted)  # some splits share their count
