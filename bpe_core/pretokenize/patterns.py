@@ -23,6 +23,7 @@ is invalid, matches the empty string or backtracks catastrophically, and
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 import numpy as np
@@ -222,20 +223,45 @@ _PROBES = (*(c * 32 for c in "aA1 .\n"), "ab" * 16, "a1 " * 11, "Aa. " * 8, "\u0
 """Short texts a custom pattern must split quickly (:func:`_probe_backtracking`)."""
 
 PROBE_SECONDS = 0.1
-"""Time a custom pattern may take on each probe text before it is refused (seconds)."""
+"""CPU time a custom pattern may take on each probe text before it is refused (seconds)."""
+
+PROBE_TRIES = 20
+"""Tries of a probe that ran out of time without using the CPU (its thread was kept waiting), before the pattern
+is refused anyway: :data:`PROBE_SECONDS` of waiting each, 2 s in all."""
 
 
 def _probe_backtracking(rx: regex.Pattern) -> None:
     """Refuse a pattern that backtracks catastrophically on a short probe text (``ValueError``)."""
     for probe in _PROBES:
-        try:
-            rx.findall(probe, timeout=PROBE_SECONDS)
-        except TimeoutError:
+        if not _splits_in_time(rx, probe):
             raise ValueError(
                 f"invalid pattern: it takes more than {PROBE_SECONDS:g} s to split the {len(probe)}-character text "
                 f"{probe[:12]!r}…: it backtracks catastrophically (nested or overlapping repeats such as (a|a)+); "
                 "simplify it"
-            ) from None
+            )
+
+
+def _splits_in_time(rx: regex.Pattern, probe: str) -> bool:
+    """Whether ``rx`` splits ``probe`` within :data:`PROBE_SECONDS` of this thread's CPU time.
+
+    The ``regex`` module's timeout counts wall time, and by default ``regex`` gives up the GIL between matches:
+    on a busy server another thread can hold the GIL for longer than the timeout (a long C call: a sort, a
+    decode), and a production pattern (Qwen 3.5's, loaded by the warm-up beside a training) was refused
+    without having matched at all.  So the probe keeps the GIL while it matches, and a timeout counts only when
+    the thread used at least half of it on the CPU (a thread the system kept waiting tries again,
+    :data:`PROBE_TRIES` times).
+    """
+    used = 0.0
+    for _ in range(PROBE_TRIES):
+        start = time.thread_time()
+        try:
+            rx.findall(probe, concurrent=False, timeout=PROBE_SECONDS)  # holding the GIL: no wait inside
+            return True
+        except TimeoutError:
+            used += time.thread_time() - start
+            if used >= PROBE_SECONDS / 2:
+                return False
+    return False
 
 
 def pattern_budget(n_chars: int) -> float:

@@ -7,9 +7,11 @@ encodings (the verified ranks files) and tiktoken run with each atom of a patter
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import pytest
+import regex
 import tiktoken
 
 from bpe_core import BPETokenizer, train_bpe
@@ -23,6 +25,7 @@ from bpe_core.pretokenize import (
     iter_pretoken_strings,
     pretokenize,
 )
+from bpe_core.pretokenize.patterns import _probe_backtracking
 from bpe_core.pretokenize.tiktoken_compat import ATOM_DIFFS, atoms, disputed_chars, exact_pattern, probe_atoms
 from bpe_core.production.encodings import bpe_from_encoding, load_encoding
 
@@ -117,6 +120,26 @@ def test_a_catastrophically_backtracking_pattern_is_refused_up_front():
     with pytest.raises(ValueError, match="backtracks catastrophically"):
         compile_pattern(r"(a|a)+b|[\s\S]")
     assert time.perf_counter() - t0 < 5  # refused by a probe, not after a long run
+
+
+def test_a_pattern_is_not_refused_while_another_thread_holds_the_gil():
+    """The probe judges the pattern, not the server: a thread holding the GIL in one long C call (a sort of
+    2 million floats, about 0.5 s) made every probe time out, and the warm-up refused Qwen 3.5's pattern."""
+    rx = regex.compile(CL100K_PATTERN)
+    rng = random.Random(7)
+    numbers = [rng.random() for _ in range(2_000_000)]
+    stop = threading.Event()
+    hog = threading.Thread(target=lambda: [sorted(numbers) for _ in iter(stop.is_set, True)])
+    hog.start()
+    try:
+        time.sleep(0.2)
+        for _ in range(5):
+            _probe_backtracking(rx)  # raises ValueError when refused
+    finally:
+        stop.set()
+        hog.join()
+    with pytest.raises(ValueError, match="backtracks catastrophically"):
+        _probe_backtracking(regex.compile(r"(a|a)+b|[\s\S]"))
 
 
 def test_a_pattern_slow_only_on_the_users_text_is_stopped_with_a_message():
