@@ -559,25 +559,31 @@ def encode_byte_pieces(
     return tok_off, ids, starts, ends
 
 
-def tokens_not_merged(tables: CharMergeTables, tokens: Mapping[str, int]) -> dict[str, int]:
-    """The tokens whose own UTF-8 the merges do not make into that one token: ``{text: id}``, a part of ``tokens``.
+def tokens_not_merged(tables: CharMergeTables, tokens: Mapping[bytes, int]) -> dict[str, int]:
+    r"""The text tokens whose own UTF-8 the merges do not make into that one token: ``{text: id}``.
 
     An encoder that looks a piece up whole before merging it (tiktoken's
     ``encode_single_piece``; a ``tokenizer.json`` with ``ignore_merges``)
     gives the merges' tokens for every piece but these, so only these need
     looking up (Llama 3: 588 of its 126,648 text tokens; cl100k_base and
-    o200k_base: none).  All of ``tokens`` are merged in one :func:`encode_byte_pieces` call.
+    o200k_base: none).  All the text tokens are merged in one :func:`encode_byte_pieces` call.
 
     Args:
         tables: :func:`byte_merge_tables` of the merges.
-        tokens: ``{text: id}`` of the tokens whose bytes are text.
+        tokens: ``{token bytes: id}``; a token whose bytes are not whole UTF-8 text is no piece, and left out.
 
     >>> tables = byte_merge_tables(range(256), {97 << 9 | 98: 0}, 9, [256], 1)  # a + b -> 256
-    >>> tokens_not_merged(tables, {"ab": 256, "a": 97, "ba": 300})
+    >>> tokens_not_merged(tables, {b"ab": 256, b"a": 97, b"ba": 300, b"\xc3": 301})
     {'ba': 300}
     """
-    texts = list(tokens)
-    ids = np.fromiter(tokens.values(), dtype=np.int64, count=len(texts))
+    text: dict[str, int] = {}
+    for token, i in tokens.items():
+        try:
+            text[token.decode("utf-8")] = i
+        except UnicodeDecodeError:
+            continue  # part of a character: no piece (a str) is this token
+    texts = list(text)
+    ids = np.fromiter(text.values(), dtype=np.int64, count=len(texts))
     data, offsets = pack_utf8(texts)
     tok_off, got, _, _ = encode_byte_pieces(tables, data, offsets, np.full(len(texts), -1, dtype=np.int64))
     single = np.diff(tok_off) == 1

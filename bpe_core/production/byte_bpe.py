@@ -532,13 +532,7 @@ class ByteLevelBPE:
         """``{text: id}`` of the tokens no merge makes from their own bytes (taken whole with ``ignore_merges``)."""
         from ..bpe.piece_merge_kernel import tokens_not_merged
 
-        texts = {}
-        for token, i in self._by_bytes.items():
-            try:
-                texts[token.decode("utf-8")] = i
-            except UnicodeDecodeError:
-                continue  # part of a character: no piece (a str) is this token
-        return tokens_not_merged(self._byte_tables, texts)
+        return tokens_not_merged(self._byte_tables, self._by_bytes)
 
     @cached_property
     def _byte_tables(self):

@@ -1081,13 +1081,7 @@ class TiktokenTokenizer:
         """
         from ..bpe.piece_merge_kernel import tokens_not_merged
 
-        table = {}
-        for token, rank in self._ranks.items():
-            try:
-                table[token.decode("utf-8")] = rank
-            except UnicodeDecodeError:
-                continue  # part of a character: no piece (a str) is this token
-        return tokens_not_merged(self._byte_tables, table) | (self._specials if self.special_text else {})
+        return tokens_not_merged(self._byte_tables, self._ranks) | (self._specials if self.special_text else {})
 
     @cached_property
     def _byte_tables(self):
