@@ -453,7 +453,10 @@ def training_details(tok: TrainedTokenizer) -> None:
 
 
 def per_row(n: int) -> int:
-    """Views per row: all of them up to 3, two rows of 2 for 4, else 3 (Streamlit stacks them on narrow screens)."""
-    if n <= 3:
-        return max(n, 1)
-    return 2 if n == 4 else 3
+    """Views per row for ``n`` views: all of them up to 3, else 3 (Streamlit stacks them on narrow screens).
+
+    From 3 views on, a view added or removed after the others leaves every row above it as it was, so the
+    browser keeps those columns instead of drawing them again: two rows of 2 for 4 views redrew all four at
+    every Compare click from 3 to 4 (Chromium, English sample: "on" click median 490 -> 399 ms).
+    """
+    return min(max(n, 1), 3)

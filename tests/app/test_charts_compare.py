@@ -197,7 +197,7 @@ def test_marked_tokens_and_layout_helpers():
     assert compare.marked_tokens(spans, [(3, 5)]) == [False, True, True, False, False]
     assert compare.marked_tokens(spans, [(0, 2), (6, 8)]) == [True, False, False, False, True]
     assert compare.marked_tokens(spans, []) == [False] * 5
-    assert [view.per_row(n) for n in range(1, 8)] == [1, 2, 3, 2, 3, 3, 3]
+    assert [view.per_row(n) for n in range(0, 8)] == [1, 1, 2, 3, 3, 3, 3, 3]
 
 
 def test_parse_sizes():
