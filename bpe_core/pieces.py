@@ -49,6 +49,7 @@ __all__ = [
     "SplitPieces",
     "combine_piece_tokens",
     "cut_table_without",
+    "drop_ranges",
     "lookup_pieces",
     "pack_utf8",
     "piece_tokens_from_byte_ranges",
@@ -58,6 +59,8 @@ __all__ = [
     "regex_splitter",
     "span_kind",
     "token_lengths",
+    "utf8_non_ascii",
+    "without_pieces",
 ]
 
 KIND_SPECIAL, KIND_UNKNOWN, KIND_BYTE_FALLBACK = 1, 2, 4
@@ -184,6 +187,63 @@ def pack_utf8(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     chars = np.zeros(len(pieces) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), out=chars[1:])
     return data, char_end[chars]
+
+
+def without_pieces(pieces: Sequence[str], drop: np.ndarray) -> PackedPieces:
+    """The pieces but those at ``drop``, in order, as a :class:`PackedPieces` (their UTF-8 copied, not encoded again).
+
+    Args:
+        pieces: the strings (a :class:`PackedPieces` lends its bytes; any other list is packed first).
+        drop: ``int64``, sorted positions in ``pieces`` to leave out.
+
+    Raises:
+        ValueError: as :func:`pack_utf8`.
+
+    >>> kept = without_pieces(["a", "é", "bc"], np.array([1]))
+    >>> list(kept), kept.data.tolist(), kept.offsets.tolist()
+    (['a', 'bc'], [97, 98, 99], [0, 1, 3])
+    """
+    drop = np.asarray(drop, dtype=np.int64)
+    keep = np.ones(len(pieces), dtype=bool)
+    keep[drop] = False
+    return PackedPieces(list(itertools.compress(pieces, keep.tolist())), *drop_ranges(*pack_utf8(pieces), drop))
+
+
+def drop_ranges(values: np.ndarray, offsets: np.ndarray, drop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, offsets)`` of ranges laid end to end, less the ranges at ``drop``.
+
+    Copies the runs of ranges between two dropped ones (one copy of ``values`` whatever their count: a gather
+    through an index per item cost ten times more on the 9-million-character units of the 20 MB corpus).
+
+    Args:
+        values: the ranges' items end to end (any dtype).
+        offsets: ``int64[n + 1]``, where each range starts in ``values``.
+        drop: ``int64``, sorted positions of the ranges to leave out.
+
+    >>> v, o = drop_ranges(np.array([1, 2, 3, 4, 5]), np.array([0, 2, 2, 5]), np.array([0]))
+    >>> v.tolist(), o.tolist()
+    ([3, 4, 5], [0, 0, 3])
+    """
+    drop = np.asarray(drop, dtype=np.int64)
+    if not drop.size:
+        return values, offsets
+    bounds = np.concatenate([[0], drop + 1]), np.concatenate([drop, [offsets.size - 1]])
+    runs = [values[offsets[a] : offsets[z]] for a, z in zip(*(b.tolist() for b in bounds)) if z > a]
+    kept = np.delete(np.diff(offsets), drop)
+    out = np.zeros(kept.size + 1, dtype=np.int64)
+    np.cumsum(kept, out=out[1:])
+    return (np.concatenate(runs) if runs else values[:0]), out
+
+
+def utf8_non_ascii(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``bool[n]``: the pieces (``data``/``offsets`` as :func:`pack_utf8` gives them) holding a non-ASCII byte.
+
+    >>> utf8_non_ascii(*pack_utf8(["ab", "é", ""])).tolist()
+    [False, True, False]
+    """
+    wide = np.zeros(data.size + 1, dtype=np.int64)
+    np.cumsum(data >= 0x80, out=wide[1:])
+    return wide[offsets[1:]] > wide[offsets[:-1]]
 
 
 def lookup_pieces(pieces: Sequence[str], byte_sizes: np.ndarray, table: Mapping[str, int]) -> np.ndarray:

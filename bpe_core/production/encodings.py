@@ -72,6 +72,8 @@ from ..pieces import (
     regex_pieces,
     regex_splitter,
     token_lengths,
+    utf8_non_ascii,
+    without_pieces,
 )
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, register_tiktoken_pattern
 from ..spans import TokenSpan, display_bytes, spans_from_token_bytes
@@ -1040,13 +1042,13 @@ class TiktokenTokenizer:
         (:meth:`token_spans`).
         """
         form = self.spec.normalization
-        is_normal = [unicodedata.is_normalized(form, p) for p in pieces]
-        normal = [k for k, ok in enumerate(is_normal) if ok]
-        other = [k for k, ok in enumerate(is_normal) if not ok]
-        if not other:
+        wide = np.flatnonzero(utf8_non_ascii(*pack_utf8(pieces)))  # an ASCII piece is in every normal form
+        other = np.array([k for k in wide.tolist() if not unicodedata.is_normalized(form, pieces[k])], dtype=np.int64)
+        if not other.size:
             return self._encode_pieces(pieces, first)
-        fast = self._encode_pieces([pieces[k] for k in normal], [first[k] for k in normal])
-        slow = piece_tokens_from_spans([self.token_spans(pieces[k]) for k in other], self.unknown_id)
+        normal = np.delete(np.arange(len(pieces)), other)
+        fast = self._encode_pieces(without_pieces(pieces, other), np.asarray(first, dtype=bool)[normal])
+        slow = piece_tokens_from_spans([self.token_spans(pieces[k]) for k in other.tolist()], self.unknown_id)
         return combine_piece_tokens(len(pieces), [(normal, fast), (other, slow)])
 
     def _encode_pieces(self, pieces: Sequence[str], first: Sequence[bool]) -> PieceTokens:

@@ -39,11 +39,19 @@ from dataclasses import replace
 import numpy as np
 import regex
 
-from ..pieces import KIND_SPECIAL, PieceTokens, SplitPieces, combine_piece_tokens, piece_tokens_from_spans
+from ..pieces import KIND_SPECIAL, PieceTokens, SplitPieces, combine_piece_tokens, drop_ranges, piece_tokens_from_spans
 from ..pretokenize import SENTENCEPIECE_PATTERN, split_special
 from ..spans import TokenSpan
 from ..unigram import UnigramTokenizer
-from ..unigram.batch import PLAIN, code_points, in_batches, metaspace_lattice, special_kinds, unknown_kinds
+from ..unigram.batch import (
+    PLAIN,
+    code_points,
+    in_batches,
+    metaspace_lattice,
+    prefixed_code_points,
+    special_kinds,
+    unknown_kinds,
+)
 from ..unigram.encoder import METASPACE, SENTENCEPIECE_RX, compiled_encoder_ready, viterbi_packed
 from ..unigram.trace import WordLattice, word_lattice
 from .encodings import check_text
@@ -215,7 +223,7 @@ def sure_breaks(codes: np.ndarray, starts: np.ndarray, simple: np.ndarray) -> tu
 
 
 def cluster_values(
-    charsmap: Charsmap, text: str, codes: np.ndarray, starts: np.ndarray, *, compiled: bool = False
+    charsmap: Charsmap, text: str | None, codes: np.ndarray, starts: np.ndarray, *, compiled: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     r"""The grapheme clusters (``regex``'s ``\X``) of many strings and what the charsmap makes of each.
 
@@ -226,7 +234,7 @@ def cluster_values(
 
     Args:
         charsmap: the charsmap.
-        text: the strings joined.
+        text: the strings joined (``None``: read off ``codes`` where needed).
         codes: ``int32``, ``text``'s code points.
         starts: ``int64[n + 1]``, each string's start in ``codes``.
         compiled: find the sure starts in compiled code.
@@ -254,6 +262,8 @@ def cluster_values(
     row_of[uniq] = np.arange(uniq.size)
     key = row_of[codes]
     values = [charsmap._cluster(chr(c)) for c in uniq.tolist()]
+    if text is None and run_start.size:
+        text = codes.astype(np.uint32).tobytes().decode("utf-32-le")
     for a, m in zip(run_start.tolist(), run_len.tolist()):
         pos = a
         for g in _CLUSTER.findall(text[a : a + m]):
@@ -382,17 +392,26 @@ def squeeze_packed(norm: np.ndarray, nstart: np.ndarray) -> tuple[np.ndarray, np
 
 
 def _drop_lead(tokens: PieceTokens, after_a: np.ndarray, lead: int) -> PieceTokens:
-    """The tokens of strings written ``"a" + unit`` (``after_a``) less their first ``lead``, one character back."""
+    """The tokens of strings written ``"a" + unit`` (``after_a``) less their first ``lead``, one character back.
+
+    Such a string's first ``lead`` tokens are those of ``"a"`` (the unit starts with a space, so ``"a"`` is a
+    word of its own).
+    """
+    after_a = np.asarray(after_a, dtype=bool)
     counts = np.diff(tokens.offsets)
-    string = np.repeat(np.arange(counts.size), counts)
-    rank = np.arange(string.size) - tokens.offsets[string]
-    shift = after_a[string].astype(np.int64)
-    keep = ~((shift > 0) & (rank < lead))
-    offsets = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(string[keep], minlength=counts.size), out=offsets[1:])
+    if (counts[after_a] < lead).any():
+        raise ValueError(f"a string written 'a' + unit has fewer than the {lead} tokens of 'a'")
+    heads = tokens.offsets[:-1][after_a]
+    keep = np.ones(int(tokens.offsets[-1]), dtype=bool)
+    for r in range(lead):
+        keep[heads + r] = False
+    shift = np.repeat(after_a.astype(np.int64), counts)
+    dropped = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(after_a * lead, out=dropped[1:])
     return PieceTokens(
-        offsets, tokens.ids[keep], (tokens.starts - shift)[keep], (tokens.ends - shift)[keep], tokens.kinds[keep]
-    )
+        tokens.offsets - dropped, tokens.ids[keep], (tokens.starts - shift)[keep], (tokens.ends - shift)[keep],
+        tokens.kinds[keep],
+    )  # fmt: skip
 
 
 class UnigramXLMR:
@@ -672,26 +691,45 @@ class UnigramXLMR:
             ValueError: a unit holds an unpaired surrogate (as :meth:`token_spans`).
         """
         first = np.asarray(first, dtype=bool)
-        strings = [p if f else "a" + p for p, f in zip(pieces, first.tolist())]
-        plain = special_kinds(strings, tuple(self.special_tokens)) == PLAIN
-        idx, rest = np.flatnonzero(plain), np.flatnonzero(~plain)
         try:
-            lengths = np.fromiter((len(strings[i]) for i in idx.tolist()), dtype=np.int64, count=idx.size)
-            tokens = in_batches(
-                lengths, lambda b: self._plain_unit_tokens([strings[i] for i in idx[b].tolist()], compiled)
-            )
+            codes, starts = prefixed_code_points(pieces, ~first, "a")
         except UnicodeEncodeError:  # an unpaired surrogate: the textbook path raises token_spans' error
             return self.textbook_unit_tokens(pieces, first)
-        tokens = _drop_lead(tokens, ~first[idx], len(self.token_spans("a")))
-        textbook = self.textbook_unit_tokens([pieces[i] for i in rest], first[rest])
+        plain = self._without_specials(pieces, first, codes, starts)
+        idx, rest = np.flatnonzero(plain), np.flatnonzero(~plain)
+        codes, starts = drop_ranges(codes, starts, rest)
+
+        def encode(b: np.ndarray) -> PieceTokens:
+            a, z = (int(b[0]), int(b[-1]) + 1) if b.size else (0, 0)
+            return self._plain_unit_tokens(codes[starts[a] : starts[z]], starts[a : z + 1] - starts[a], compiled)
+
+        tokens = _drop_lead(in_batches(np.diff(starts), encode), ~first[idx], len(self.token_spans("a")))
+        textbook = self.textbook_unit_tokens([pieces[i] for i in rest.tolist()], first[rest])
         return combine_piece_tokens(len(pieces), [(idx, tokens), (rest, textbook)])
 
-    def _plain_unit_tokens(self, strings: list[str], compiled: bool) -> PieceTokens:
-        """:meth:`token_spans` of strings without special tokens, as arrays (offsets in each string)."""
-        n = len(strings)
-        text = "".join(strings)
-        codes, xstart = code_points(strings)
-        clusters = cluster_values(self.charsmap, text, codes, xstart, compiled=compiled)
+    def _without_specials(self, pieces, first: np.ndarray, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """``bool[n]``: the units that hold no special token.
+
+        :func:`special_kinds` of only the units that hold the first character of one; ``codes``/``starts``:
+        the strings :meth:`unit_tokens` encodes.
+        """
+        plain = np.ones(len(pieces), dtype=bool)
+        specials = tuple(self.special_tokens)
+        if not specials or not codes.size:
+            return plain
+        firsts = np.array(sorted({ord(t[0]) for t in specials}), dtype=np.int32)
+        maybe = np.unique(np.searchsorted(starts, np.flatnonzero(np.isin(codes, firsts)), side="right") - 1)
+        strings = [pieces[i] if first[i] else "a" + pieces[i] for i in maybe.tolist()]
+        plain[maybe] = special_kinds(strings, specials) == PLAIN
+        return plain
+
+    def _plain_unit_tokens(self, codes: np.ndarray, xstart: np.ndarray, compiled: bool) -> PieceTokens:
+        """:meth:`token_spans` of strings without special tokens, as arrays (offsets in each string).
+
+        ``codes``: ``int32``, the strings' code points joined; ``xstart``: ``int64[n + 1]``, each one's start.
+        """
+        n = xstart.size - 1
+        clusters = cluster_values(self.charsmap, None, codes, xstart, compiled=compiled)
         lattice, orig_start, orig_end, wstart, wstring = normalized_lattice(codes, xstart, *clusters, compiled=compiled)
         word, s, e, ids = viterbi_packed(lattice, wstart, self.unigram.piece_table(), compiled=compiled)
         string = wstring[word]

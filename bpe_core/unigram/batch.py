@@ -52,6 +52,7 @@ __all__ = [
     "code_points",
     "in_batches",
     "metaspace_lattice",
+    "prefixed_code_points",
     "special_kinds",
     "special_piece_tokens",
     "textbook_piece_tokens",
@@ -82,6 +83,26 @@ def code_points(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     np.cumsum(np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)), out=starts[1:])
     codes = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
     return codes, starts
+
+
+def prefixed_code_points(pieces: Sequence[str], where: np.ndarray, char: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`code_points` of the pieces with ``char`` put in front of those ``where`` is set.
+
+    Args:
+        pieces: the strings.
+        where: ``bool[n]``, the pieces that get ``char`` in front.
+        char: one character.
+
+    Raises:
+        UnicodeEncodeError: a piece holds an unpaired surrogate.
+
+    >>> codes, starts = prefixed_code_points(["b", "", "é"], np.array([True, True, False]), "a")
+    >>> codes.tolist(), starts.tolist()
+    ([97, 98, 97, 233], [0, 2, 3, 4])
+    """
+    # one string per piece and one join: numpy's insertion into the joined code points was slower here (its
+    # arrays of ten million entries, first touched, cost more than the strings: 0.38 s against 0.12 s on 20 MB)
+    return code_points([char + p if w else p for p, w in zip(pieces, np.asarray(where, dtype=bool).tolist())])
 
 
 def in_batches(lengths: np.ndarray, encode, limit: int | None = None) -> PieceTokens:
