@@ -71,7 +71,7 @@ def picker_groups() -> dict[str, list[str]]:
 
 
 def picked_keys(algorithm: str | None = None) -> list[str]:
-    """The Compare picker's choice (registry keys, registry order): the link's or the session's, else the default.
+    """The Compare picker's choice (registry keys, in the order picked): the link's or the session's, else the default.
 
     The choice follows the sidebar's ``algorithm``: Compare opens on the algorithm the sidebar trains
     (:func:`ui.catalogue.default_pick`), and when the sidebar switches algorithm after Compare was drawn,
@@ -86,15 +86,22 @@ def picked_keys(algorithm: str | None = None) -> list[str]:
         if drawn_for is not None and drawn_for != algorithm and drawn_for in chosen:
             chosen = [algorithm if k == drawn_for else k for k in chosen]
         st.session_state[sk.COMPARE_FOR_ALGORITHM] = algorithm
-    return [k for k in catalogue.entries() if k in chosen]
+    known = catalogue.entries()
+    return [k for k in dict.fromkeys(chosen) if k in known]
 
 
 def _sync_picks() -> None:
-    """``on_change`` of the family pills: their union becomes the choice (before the link is written)."""
-    out: list[str] = []
+    """``on_change`` of the family pills: their union becomes the choice (before the link is written).
+
+    The tokenizers chosen before keep their places and a new pick comes last, so its column is added after
+    the others and none of them moves (the browser keeps the columns it drew: a pick put in registry order
+    before three others redrew all of them, Chromium "on" click 0.85 s against 0.34 s at the end).
+    """
+    out: set[str] = set()
     for family in picker_groups():
-        out += st.session_state.get(sk.compare_family_key(family)) or []
-    st.session_state[sk.COMPARE_TOKENIZERS] = [k for k in catalogue.entries() if k in out]
+        out.update(st.session_state.get(sk.compare_family_key(family)) or [])
+    kept = [k for k in st.session_state.get(sk.COMPARE_TOKENIZERS) or [] if k in out]
+    st.session_state[sk.COMPARE_TOKENIZERS] = kept + [k for k in catalogue.entries() if k in out and k not in kept]
 
 
 def tokenizer_picker(algorithm: str | None = None) -> list[str]:

@@ -270,13 +270,13 @@ def test_wordpiece_column_when_the_sidebar_trains_bpe(compare):
     rows = table(compare)
     wp = train_wordpiece(text, 1000, BERT_SPECIALS)  # BERT's specials, the sidebar's size, full size
     label = f"WordPiece · {wp.vocab_size:,}"
-    assert list(rows)[1] == label
+    assert list(rows) == ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", label]  # the new pick after those chosen before
     ids = wp.encode(text)
     assert rows[label]["Tokens"] == len(ids) and rows[label]["Distinct tokens"] == len(set(ids))
     assert rows[label]["Vocab size"] == wp.vocab_size
     # the view draws every WordPiece token (whitespace, which no token covers, drawn between them)
     views = [b for b in (h.proto.body for h in compare.get("html")) if 'class="bpe-view' in b]
-    assert len(token_texts(views[1])) == len(ids)
+    assert len(token_texts(views[2])) == len(ids)
     assert rows[label]["Unknown"] == ids.count(wp.unknown_id) == 0  # every word of its own training text is spelled
 
     # on other text, words it cannot spell become [UNK]: counted as unknown, not as special tokens
@@ -303,7 +303,7 @@ def test_slider_follows_the_sidebars_wordpiece(app):
     rows = table(app)
     wp = train_wordpiece(text, 1000, BERT_SPECIALS).with_vocab_size(150)
     bpe = train_bpe(text, 1000, ["<|endoftext|>"])  # the fallback BPE while the sidebar trains WordPiece
-    assert list(rows) == [f"BPE (gpt2) · {bpe.vocab_size:,}", "WordPiece · 150"]
+    assert list(rows) == ["WordPiece · 150", f"BPE (gpt2) · {bpe.vocab_size:,}"]  # the BPE picked after it
     assert rows["WordPiece · 150"]["Tokens"] == len(wp.encode(text))
     assert rows[f"BPE (gpt2) · {bpe.vocab_size:,}"]["Tokens"] == len(bpe.encode(text))
 
@@ -345,3 +345,19 @@ def test_compare_opens_on_the_algorithm_the_sidebar_trains(app):
     assert app.session_state["compare_tokenizers"] == ["unigram", "gpt2", "o200k_base"]
     assert next(iter(table(app))).startswith("Unigram")
     assert app.query_params["cmp"] == "unigram,gpt2,o200k_base"
+
+
+def test_a_new_pick_comes_after_the_columns_shown_and_none_moves(compare):
+    """Columns in the order picked: a pill turned on adds its column last, the others keep their places (so the
+    browser keeps the columns it drew); one turned off and on again moves to the end; the link keeps the order."""
+    from ui.state_keys import compare_family_key
+
+    assert view_headers(compare)[1:] == ["GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]  # the defaults, BPE first
+    compare.button_group(key=compare_family_key("Your own")).set_value(["bpe", "wordpiece"]).run()
+    rows = list(table(compare))
+    assert rows[:3] == ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
+    assert rows[3].startswith("WordPiece")
+    compare.button_group(key=compare_family_key("OpenAI")).set_value(["cl100k_base"]).run()  # GPT-2 off
+    compare.button_group(key=compare_family_key("OpenAI")).set_value(["gpt2", "cl100k_base"]).run()  # and on
+    assert list(table(compare))[1:] == ["GPT-4 (cl100k_base)", rows[3], "GPT-2 (r50k_base)"]
+    assert compare.query_params["cmp"] == "bpe,cl100k_base,wordpiece,gpt2"

@@ -77,12 +77,12 @@ def test_link_round_trip_of_the_choice():
     assert list(rows) == ["BPE (gpt2) · 1,000", "GPT-4o (o200k_base)", "Llama 3", "Mistral v1 (SentencePiece)"]
     # a change is in the address bar at once (the pills' callback runs before the link is written) ...
     pick(at, ["gpt2", "llama4", "mistral_tekken", "mistral_v1"])
-    assert at.query_params["cmp"] == "gpt2,llama4,mistral_tekken,mistral_v1"
+    assert at.query_params["cmp"] == "mistral_v1,gpt2,llama4,mistral_tekken"  # the one kept first, then the new
     shown = table(at)
     # ... and that link, opened in a new session, shows the same columns and counts
     again = fresh({"cmp": at.query_params["cmp"]})
     assert table(again) == shown
-    assert list(shown) == ["GPT-2 (r50k_base)", "Llama 4", "Mistral Tekken", "Mistral v1 (SentencePiece)"]
+    assert list(shown) == ["Mistral v1 (SentencePiece)", "GPT-2 (r50k_base)", "Llama 4", "Mistral Tekken"]
     # an unknown key spoils the list: the default is shown
     default = ["BPE (gpt2) · 1,000", "GPT-2 (r50k_base)", "GPT-4 (cl100k_base)"]
     assert list(table(fresh({"cmp": "gpt2,gpt5"}))) == default
