@@ -69,7 +69,8 @@ if source == "Other text":
 else:
     text = settings.text
 
-entries = [catalogue.entries()[key] for key in picked or []]  # in the order picked: a new pick's column comes last
+known = catalogue.entries()
+entries = [known[key] for key in picked or []]  # in the order picked: a new pick's column comes last
 entries += [catalogue.variant_entry(p, None) for p in patterns]
 entries += [catalogue.variant_entry(settings.spec.pattern, n) for n in sizes]
 if not entries:
