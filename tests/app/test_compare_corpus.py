@@ -25,6 +25,22 @@ PRODUCTION_KEYS = ("gpt2", "cl100k_base", "mistral_v1", "bert", "xlmr")
 TEXT = sample("multilingual") + "\n<|endoftext|> naïve 🙂 [UNK] 𝔘𝔫𝔦𝔠𝔬𝔡𝔢\n" + sample("english")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _corpus_kernels_warm():
+    """The corpus kernels compiled before the first script run, as the server's warm-up has them (``ui.warmup``).
+
+    AppTest runs without the warm-up; on a fresh checkout the first corpus measurement would otherwise compile
+    them inside a script run and could pass AppTest's 60 s limit on a slow machine (CI: 54 s, then over 60 s).
+    """
+    from bpe_core.analysis import corpus_kernel
+    from bpe_core.analysis.corpus import measure_corpus
+    from bpe_core.counting import unit_kernel
+
+    unit_kernel.warm()
+    corpus_kernel.warm()
+    measure_corpus(TEXT[:2000], [load_production(k) for k in dict.fromkeys(("gpt2", "cl100k_base", *PRODUCTION_KEYS))])
+
+
 @pytest.fixture
 def corpus_path(monkeypatch):
     """Every text takes the corpus path; returns the list of ``progress`` reports ``(phase, done, total)`` seen."""
