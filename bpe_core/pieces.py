@@ -47,6 +47,7 @@ __all__ = [
     "PackedPieces",
     "PieceTokens",
     "SplitPieces",
+    "code_points",
     "combine_piece_tokens",
     "cut_table_without",
     "drop_ranges",
@@ -159,6 +160,27 @@ class PackedPieces(list):
             raise ValueError(f"offsets of {offsets.size} entries for {len(self)} pieces of {data.size} bytes")
         self.data = data
         self.offsets = offsets
+
+
+def code_points(strings: Sequence[str], dtype: type = np.int32) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, starts)``: the strings' code points end to end and where each string starts (``int64[n + 1]``).
+
+    Args:
+        strings: the strings.
+        dtype: the codes' type: ``np.int32`` (a new array) or ``np.uint32``
+            (a read-only view of the text encoded as UTF-32, nothing copied).
+
+    Raises:
+        UnicodeEncodeError: a string holds an unpaired surrogate.
+
+    >>> codes, starts = code_points(["ab", "", "é"])
+    >>> codes.tolist(), starts.tolist()
+    ([97, 98, 233], [0, 2, 2, 3])
+    """
+    starts = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)), out=starts[1:])
+    codes = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
+    return codes.astype(dtype, copy=False), starts
 
 
 def pack_utf8(pieces: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

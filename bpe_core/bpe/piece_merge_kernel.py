@@ -45,7 +45,7 @@ import numpy as np
 import regex
 
 from ..counting.native import kernel, njit
-from ..pieces import pack_utf8
+from ..pieces import code_points, pack_utf8
 from . import merge_kernel as mk  # the pair table's hashing (mk._MUL, mk._SHIFT) and sizing (mk._hash_size)
 
 __all__ = [
@@ -355,12 +355,9 @@ def pack_pieces(pieces: Sequence[str], escape_spaces: bool) -> tuple[np.ndarray,
 
     ``escape_spaces``: every space as ``▁`` (U+2581), as SentencePiece's normalizer writes it.
     """
-    lens = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
-    cps = np.frombuffer("".join(pieces).encode("utf-32-le"), dtype=np.uint32).copy()
+    cps, offsets = code_points(pieces, np.uint32)
     if escape_spaces:
-        cps[cps == 0x20] = 0x2581
+        cps = np.where(cps == 0x20, np.uint32(0x2581), cps)
     return cps, offsets
 
 

@@ -39,13 +39,20 @@ from dataclasses import replace
 import numpy as np
 import regex
 
-from ..pieces import KIND_SPECIAL, PieceTokens, SplitPieces, combine_piece_tokens, drop_ranges, piece_tokens_from_spans
+from ..pieces import (
+    KIND_SPECIAL,
+    PieceTokens,
+    SplitPieces,
+    code_points,
+    combine_piece_tokens,
+    drop_ranges,
+    piece_tokens_from_spans,
+)
 from ..pretokenize import SENTENCEPIECE_PATTERN, split_special
 from ..spans import TokenSpan
 from ..unigram import UnigramTokenizer
 from ..unigram.batch import (
     PLAIN,
-    code_points,
     in_batches,
     metaspace_lattice,
     prefixed_code_points,

@@ -39,6 +39,7 @@ from ..pieces import (
     KIND_SPECIAL,
     KIND_UNKNOWN,
     PieceTokens,
+    code_points,
     combine_piece_tokens,
     piece_tokens_from_spans,
 )
@@ -49,7 +50,6 @@ from .encoder import METASPACE, PREPEND_FIRST, viterbi_packed
 __all__ = [
     "BATCH_CHARS",
     "byte_fallback_tokens",
-    "code_points",
     "in_batches",
     "metaspace_lattice",
     "prefixed_code_points",
@@ -69,24 +69,8 @@ PLAIN, SPECIAL, HOLDS_SPECIAL = 0, 1, 2
 """:func:`special_kinds`: a piece without special token, a piece that is one, a piece that holds one elsewhere."""
 
 
-def code_points(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, starts)``: the strings' code points joined (``int32``) and each one's start (``int64[n + 1]``).
-
-    Raises:
-        UnicodeEncodeError: a string holds an unpaired surrogate.
-
-    >>> codes, starts = code_points(["ab", "", "é"])
-    >>> codes.tolist(), starts.tolist()
-    ([97, 98, 233], [0, 2, 2, 3])
-    """
-    starts = np.zeros(len(strings) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)), out=starts[1:])
-    codes = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
-    return codes, starts
-
-
 def prefixed_code_points(pieces: Sequence[str], where: np.ndarray, char: str) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`code_points` of the pieces with ``char`` put in front of those ``where`` is set.
+    """:func:`bpe_core.pieces.code_points` of the pieces with ``char`` put in front of those ``where`` is set.
 
     Args:
         pieces: the strings.

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_core.pieces import PackedPieces, drop_ranges, pack_utf8, utf8_non_ascii, without_pieces
-from bpe_core.unigram.batch import code_points, prefixed_code_points
+from bpe_core.pieces import PackedPieces, code_points, drop_ranges, pack_utf8, utf8_non_ascii, without_pieces
+from bpe_core.unigram.batch import prefixed_code_points
 
 PIECES = st.lists(st.text(alphabet="ab é世🙂\n", max_size=6), max_size=30)
 

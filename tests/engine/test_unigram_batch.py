@@ -34,14 +34,13 @@ from hypothesis import strategies as st
 
 from bpe_core.analysis.corpus import count_pieces, count_units, text_units, unit_cut_table
 from bpe_core.interface import TrainingSpec
-from bpe_core.pieces import KIND_BYTE_FALLBACK, KIND_SPECIAL, KIND_UNKNOWN
+from bpe_core.pieces import KIND_BYTE_FALLBACK, KIND_SPECIAL, KIND_UNKNOWN, code_points
 from bpe_core.production.encodings import EncodingUnavailable
 from bpe_core.production.registry import load_production
 from bpe_core.production.unigram_model import cluster_values, normalized_lattice, sure_breaks
 from bpe_core.unigram import UnigramTokenizer, batch
 from bpe_core.unigram import kernels as K
 from bpe_core.unigram.batch import (
-    code_points,
     special_kinds,
     textbook_piece_tokens,
     unigram_piece_tokens,
