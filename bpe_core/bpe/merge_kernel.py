@@ -11,10 +11,13 @@ on real text against the Python loop and the textbook trainer,
 
 Data layout (all numpy arrays, nothing per pre-token is a Python object):
 
-* the distinct pre-tokens are one ``int32`` array of token ids, each word a
-  slice ``ids[s : s + n]`` rewritten in place (and shortened) as merges apply,
-  where ``s, n, c = words[w]`` (start, current length, count: one row, so a
-  visit costs one cache miss for them);
+* the distinct pre-tokens ("words") are one ``int32`` array ``ids``: each word is
+  a header of :data:`HEADER` entries -- its current length ``n`` in tokens, then
+  its count as two 32-bit halves -- followed by its ``n`` token ids, rewritten in
+  place (and shortened) as merges apply.  A word is known by the offset ``w`` of
+  its header, so a visit reads one stretch of memory: the header and the ids
+  share a cache line (kept in a separate table, a word's row and its ids were
+  two misses, the second waiting for the first);
 * a pair ``(x, y)`` has a dense id ``pid``, found through an open-addressing
   hash table keyed by ``x << 32 | y``; per pair its two ids, its weighted
   count, and a growable vector (in one shared ``pool``) of the words that held
@@ -174,32 +177,64 @@ def _heapify(hc, hp, n, pa, pb, tb, tstart, tlen):
         _sift_down(hc, hp, n, i, pa, pb, tb, tstart, tlen)
 
 
-@kernel("i4[]", "i8[:,:]", "i8[]", "i8[]", "i8[]", returns=None)
-def _pair_census(ids, words, pcnt, nvec, last):
+HEADER = 3
+"""Entries before each word's token ids in ``ids``: its length in tokens, then its count's low and high 32 bits."""
+
+
+@njit(inline="always")
+def _word_count(ids, w):
+    """The count of the word whose header is at ``ids[w]``."""
+    return (np.int64(ids[w + 2]) << 32) | (np.int64(ids[w + 1]) & 0xFFFFFFFF)
+
+
+@kernel("u1[]", "i8[]", "i8[]", "i4[]", returns=None)
+def _lay_out(data, lens, counts, ids):
+    """Write each word of ``data`` (bytes, ``lens[k]`` each) into ``ids`` as its header and its byte ids.
+
+    ``ids`` holds ``lens.sum() + HEADER * lens.size`` entries.
+    """
+    src = 0
+    w = 0
+    for k in range(lens.size):
+        n = lens[k]
+        ids[w] = n
+        ids[w + 1] = np.int32(counts[k] & 0xFFFFFFFF)
+        ids[w + 2] = np.int32(counts[k] >> 32)
+        for t in range(n):
+            ids[w + HEADER + t] = data[src + t]
+        src += n
+        w += HEADER + n
+
+
+@kernel("i4[]", "i8[]", "i8[]", "i8[]", returns=None)
+def _pair_census(ids, pcnt, nvec, last):
     """First pass over the words (as byte ids): each byte pair's weighted count and number of words holding it.
 
     ``pcnt``, ``nvec`` (zeros) and ``last`` (all -1) have 65,536 entries, one per
     16-bit pair code ``left << 8 | right``.
     """
-    for w in range(words.shape[0]):
-        s, m, c = words[w, 0], words[w, 1], words[w, 2]
+    w = 0
+    while w < ids.size:
+        m, c, s = ids[w], _word_count(ids, w), w + HEADER
         for j in range(s, s + m - 1):
             code = np.int64(ids[j]) << 8 | np.int64(ids[j + 1])
             pcnt[code] += c
             if last[code] != w:
                 last[code] = w
                 nvec[code] += 1
+        w = s + m
 
 
-@kernel("i4[]", "i8[:,:]", "i8[]", "i8[]", "i4[]", "i4[]", "i8[]", returns=None)
-def _file_pairs(ids, words, pid, vstart, vlen, pool, last):
-    """Second pass: file each word once under every pair it holds (``pool[vstart[q]:...]``, ascending).
+@kernel("i4[]", "i8[]", "i8[]", "i4[]", "i4[]", "i8[]", returns=None)
+def _file_pairs(ids, pid, vstart, vlen, pool, last):
+    """Second pass: file each word (its header's offset) once under every pair it holds (``pool[vstart[q]:...]``).
 
-    ``pid``: the pair id of each 16-bit code; ``vlen`` (zeros) counts what is filed;
-    ``last`` (all -1) as in :func:`_pair_census`.
+    Each vector comes out ascending.  ``pid``: the pair id of each 16-bit code;
+    ``vlen`` (zeros) counts what is filed; ``last`` (all -1) as in :func:`_pair_census`.
     """
-    for w in range(words.shape[0]):
-        s, m = words[w, 0], words[w, 1]
+    w = 0
+    while w < ids.size:
+        m, s = ids[w], w + HEADER
         for j in range(s, s + m - 1):
             code = np.int64(ids[j]) << 8 | np.int64(ids[j + 1])
             if last[code] != w:
@@ -207,6 +242,7 @@ def _file_pairs(ids, words, pid, vstart, vlen, pool, last):
                 q = pid[code]
                 pool[vstart[q] + vlen[q]] = w
                 vlen[q] += 1
+        w = s + m
 
 
 @kernel("i8[]", "i8[]", "i4[]", returns=None)
@@ -242,35 +278,33 @@ def _hash_size(n: int) -> int:
 
 
 POOL_SLACK = 4
+"""After a compaction the pool may grow by ``1 / POOL_SLACK`` of what it then holds before the next one."""
 
 _AHEAD = 16
-"""The merge loads the rows and ids of this many words of the pair's vector at once, a block ahead of its rewrite.
+"""The merge loads the headers and ids of this many words of the pair's vector at once, a block ahead of its rewrite.
 
-Visited one by one, each word's row and ids were two cache misses in a row,
-waited for in turn (two fifths of the loop's time on the 100 MB corpus); loaded
-together, the misses overlap.  (The pass before, which bounds what the merge
-adds, loads them too, but a vector of many thousands of words leaves the cache
-before the rewrite reaches them.)"""
-"""After a compaction the pool may grow by ``1 / POOL_SLACK`` of what it then holds before the next one."""
+Visited one by one, each word was a cache miss waited for in turn (two fifths of
+the loop's time on the 100 MB corpus, when a word's row and its ids were two
+misses); loaded together, the misses overlap.  (The pass before, which bounds
+what the merge adds, loads them too, but a vector of many thousands of words
+leaves the cache before the rewrite reaches them.)"""
 
 NO_PAIR_LEFT, STEPS_DONE, NEEDS_ROOM = 0, 1, 2
 """What :func:`_run_merges` returns."""
 
 
 @kernel(
-    "i4[]", "i8[:,:]", "u1[]", "i8[]", "i8[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]", "i4[]",
+    "i4[]", "u1[]", "i8[]", "i8[]", "i8[]", "i4[]", "i4[]", "i4[]", "i8[]", "i8[]", "i4[]",
     "i4[]", "i8[]", "i8[]", "i8[]", "i4[]", "i8[]", "i8[:,:]", "i8",
 )  # fmt: skip
 def _run_merges(
-    ids, words, tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp, new_q, new_w, st, out,
-    n_steps,
+    ids, tb, tstart, tlen, hkeys, hvals, pa, pb, pcount, vstart, vlen, pool, hc, hp, new_q, new_w, st, out, n_steps,
 ):  # fmt: skip
     """Do up to ``n_steps`` merges, or stop before one whose arrays lack room.
 
     Args:
-        ids: ``int32``, the token ids of all words, concatenated; rewritten in place.
-        words: ``int64[n, 3]``: each word's start in ``ids``, current length in
-            tokens (shrinks as merges apply) and count.
+        ids: ``int32``, every word's header (length in tokens, which shrinks as
+            merges apply, and count) and token ids, concatenated; rewritten in place.
         tb: ``uint8``, the bytes of every token so far, concatenated.
         tstart: ``int64``, where token ``i``'s bytes start in ``tb``.
         tlen: ``int64``, their lengths.
@@ -281,7 +315,7 @@ def _run_merges(
         pcount: ``int64``, its weighted count.
         vstart: ``int64``, where its word vector starts in ``pool``.
         vlen: ``int32``, that vector's length.
-        pool: ``int32``, the word vectors.
+        pool: ``int32``, the word vectors (each word its header's offset in ``ids``).
         hc: ``int64``, the heap's counts.
         hp: ``int64``, the heap's pair ids.
         new_q: ``int64`` scratch: the pair of each index entry one merge makes.
@@ -334,13 +368,8 @@ def _run_merges(
         # bound what this merge can add: at most one new pair and one index entry per position
         vs, vn = vstart[best], vlen[best]
         room = 0
-        touch = 0
-        for k in range(vn):  # independent loads: this pass also brings the words' rows and ids into cache
-            w = pool[vs + k]
-            room += words[w, 1]
-            touch |= ids[words[w, 0]]
-        if touch < 0:  # never (ids are >= 0): keeps the loads of ``ids`` above
-            room += 1
+        for k in range(vn):  # independent loads: this pass also brings the words into cache
+            room += ids[pool[vs + k]]
         pair_room = min(room, 2 * st[NEXT_ID] + 2)
         if (
             st[TB_USED] + la + lb > tb.size
@@ -371,16 +400,16 @@ def _run_merges(
         n_new = 0
         replaced = 0
         for k in range(vn):
-            if k % _AHEAD == 0:  # the next block's rows and first ids as independent loads: their misses overlap
+            if k % _AHEAD == 0:  # the next block's first ids as independent loads: their misses overlap
                 touch = 0
                 for t in range(k + _AHEAD if k else 0, min(k + 2 * _AHEAD, vn)):
-                    touch |= ids[words[pool[vs + t], 0]]
+                    touch |= ids[pool[vs + t] + HEADER]
                 if touch < 0:  # never (ids are >= 0): keeps the loads
                     replaced -= 1
             w = pool[vs + k]
-            s = words[w, 0]
-            n = words[w, 1]
-            c = words[w, 2]
+            n = ids[w]
+            c = _word_count(ids, w)
+            s = w + HEADER
             i = 0
             j = 0
             while i < n:
@@ -429,7 +458,7 @@ def _run_merges(
                     ids[s + j] = ids[s + i]
                     j += 1
                     i += 1
-            words[w, 1] = j
+            ids[w] = j
         # lay out the new pairs' word vectors at the end of the pool (entries are in word-visit order)
         pos = st[POOL_USED]
         for q in range(first_new, st[PAIRS]):
@@ -484,17 +513,15 @@ class MergeLoop:
     """
 
     def __init__(self, data: np.ndarray, lens: np.ndarray, counts: np.ndarray, token_bytes, n_merges: int) -> None:
-        n = lens.size
-        self.ids = data.astype(np.int32)
-        self.words = words = np.empty((n, 3), dtype=np.int64)
-        words[:, 1] = lens
-        words[:, 2] = counts
-        np.cumsum(lens, out=words[:, 0])
-        words[:, 0] -= lens
+        size_ids = data.size + HEADER * lens.size
+        if size_ids >= 2**31:
+            raise ValueError(f"{lens.size:,} distinct pre-tokens of {data.size:,} bytes are too many for one table")
+        self.ids = np.empty(size_ids, dtype=np.int32)
+        _lay_out(data, lens, counts, self.ids)
         pcnt = np.zeros(65536, dtype=np.int64)
         nvec = np.zeros(65536, dtype=np.int64)
         last = np.full(65536, -1, dtype=np.int64)
-        _pair_census(self.ids, words, pcnt, nvec, last)
+        _pair_census(self.ids, pcnt, nvec, last)
         codes = np.flatnonzero(nvec)
         n_pairs = codes.size
         pair_keys = (codes >> 8) << 32 | (codes & 255)
@@ -511,7 +538,7 @@ class MergeLoop:
         # pool is compacted there), so growing seldom copies it (a copy holds both at once)
         self.pool = np.empty(2 * used + 1024, dtype=np.int32)
         last[:] = -1
-        _file_pairs(self.ids, words, pid, self.vstart, self.vlen, self.pool, last)
+        _file_pairs(self.ids, pid, self.vstart, self.vlen, self.pool, last)
         del pcnt, nvec, last, pid
 
         n_tokens = len(token_bytes) + n_merges
@@ -558,7 +585,7 @@ class MergeLoop:
         target = int(st[DONE]) + n_steps
         while st[DONE] < target:
             status = _run_merges(
-                self.ids, self.words, self.tb, self.tstart, self.tlen, self.hkeys, self.hvals, self.pa, self.pb,
+                self.ids, self.tb, self.tstart, self.tlen, self.hkeys, self.hvals, self.pa, self.pb,
                 self.pcount, self.vstart, self.vlen, self.pool, self.hc, self.hp, self.new_q, self.new_w, st,
                 self.out, target - int(st[DONE]),
             )  # fmt: skip

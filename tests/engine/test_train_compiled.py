@@ -87,6 +87,27 @@ def test_compiled_and_python_loops_agree_on_megabytes_of_real_text(monkeypatch):
     assert nb.training.initial_tokens == py.training.initial_tokens
 
 
+def test_counts_beyond_32_bits_keep_every_bit(monkeypatch, seeds):
+    """The compiled loop keeps each word's count in its header as two 32-bit halves.
+
+    Counts of about 2**33 with the low half's top bit set (which a signed 32-bit
+    entry holds as a negative number) must come back whole: the Python loop,
+    which keeps Python ints, gives the same trace, and the first merge's count is
+    the sum worked out here.
+    """
+    counted = count_text(seeds[:20000], "gpt2", [], num_workers=1).word_counts
+    big = {w: c * (2**33 + 2**31 + 3) for w, c in counted.items()}
+    runs = {}
+    for engine in ("python", "compiled"):
+        monkeypatch.setenv(KERNELS_ENV, engine)
+        runs[engine] = train_bpe_from_counts(big, 256 + 300)
+    assert runs["compiled"].trace == runs["python"].trace
+    first = runs["compiled"].trace[0]
+    pair = first.left + first.right
+    want = sum(c * sum(w[i : i + 2] == pair for i in range(len(w) - 1)) for w, c in big.items())
+    assert first.count == want > 2**40
+
+
 def test_compiled_loop_reports_progress_and_can_be_cancelled(monkeypatch, seeds):
     seen = []
     monkeypatch.setenv(KERNELS_ENV, "compiled")
