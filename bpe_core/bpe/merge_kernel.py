@@ -528,7 +528,12 @@ class MergeLoop:
         vec_len = nvec[codes]
         pair_counts = pcnt[codes]
         used = int(vec_len.sum())
-        room = n_pairs + n_pairs // 2 + 1024
+        # room for the pairs the merges will make, about one per word by the end (at vocabulary 10,000: 293,000
+        # pairs for 242,000 words of 20 MB, 558,000 for 697,000 of 100 MB).  Zeroed and empty arrays take
+        # memory only where written, so reserving saves the copies of growing them (37 growths took 37 ms on
+        # 20 MB); the hash table, all written at once, starts at the size expected at the end
+        room = n_pairs + lens.size + 8 * n_merges + 1024
+        expected_pairs = n_pairs + 3 * lens.size // 4 + 8 * n_merges
         self.vstart = np.zeros(room, dtype=np.int64)
         np.cumsum(vec_len[:-1], out=self.vstart[1:n_pairs])
         self.vlen = np.zeros(room, dtype=np.int32)
@@ -550,7 +555,7 @@ class MergeLoop:
         self.tb = np.zeros(2 * len(known) + 1024, dtype=np.uint8)
         self.tb[: len(known)] = np.frombuffer(known, dtype=np.uint8)
 
-        size = _hash_size(n_pairs + 16)
+        size = _hash_size(expected_pairs)
         self.hkeys = np.full(size, _EMPTY, dtype=np.int64)
         self.hvals = np.empty(size, dtype=np.int32)
         _index_pairs(pair_keys, self.hkeys, self.hvals)
@@ -560,8 +565,10 @@ class MergeLoop:
         self.pa[:n_pairs] = pair_keys >> 32
         self.pb[:n_pairs] = pair_keys & 0xFFFFFFFF
         self.pcount[:n_pairs] = pair_counts
-        self.hc = pair_counts
-        self.hp = np.arange(n_pairs, dtype=np.int64)
+        self.hc = np.empty(room, dtype=np.int64)
+        self.hc[:n_pairs] = pair_counts
+        self.hp = np.empty(room, dtype=np.int64)
+        self.hp[:n_pairs] = np.arange(n_pairs)
         _heapify(self.hc, self.hp, n_pairs, self.pa, self.pb, self.tb, self.tstart, self.tlen)
         self.new_q = np.empty(0, dtype=np.int64)
         self.new_w = np.empty(0, dtype=np.int32)
