@@ -15,9 +15,9 @@ Data layout (all numpy arrays, nothing per pre-token is a Python object):
   a header of :data:`HEADER` entries -- its current length ``n`` in tokens, then
   its count as two 32-bit halves -- followed by its ``n`` token ids, rewritten in
   place (and shortened) as merges apply.  A word is known by the offset ``w`` of
-  its header, so a visit reads one stretch of memory: the header and the ids
-  share a cache line (kept in a separate table, a word's row and its ids were
-  two misses, the second waiting for the first);
+  its header, so a visit reads one stretch of memory, the header mostly in the
+  same cache line as the ids (kept in a separate table, a word's row and its
+  ids were two misses, the second waiting for the first);
 * a pair ``(x, y)`` has a dense id ``pid``, found through an open-addressing
   hash table keyed by ``x << 32 | y``; per pair its two ids, its weighted
   count, and a growable vector (in one shared ``pool``) of the words that held
