@@ -59,6 +59,7 @@ __all__ = [
     "materialize",
     "njit",
     "override",
+    "prefetch",
     "release_large_blocks",
 ]
 
@@ -126,6 +127,44 @@ def njit(*args, **options):
         return func
 
     return mark(args[0]) if args and callable(args[0]) else mark
+
+
+def prefetch(a, i) -> None:
+    """Ask the CPU to bring ``a[i]`` into its cache ahead of use; nothing else happens (no value, no fault).
+
+    Kernels call it a few items ahead of the item they work on, so that the
+    memory loads of several items overlap instead of waiting one after another.
+    In Python it does nothing; :func:`materialize` puts in its place, in every
+    kernel module, a numba intrinsic that emits LLVM's ``llvm.prefetch`` (read,
+    high locality, data cache).
+    """
+
+
+def _prefetch_intrinsic():
+    """The numba intrinsic that :func:`prefetch` becomes in compiled code (``llvm.prefetch`` of ``&a[i]``)."""
+    from llvmlite import ir
+    from numba.core import cgutils
+    from numba.core import types as nt
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def prefetch_item(typingctx, a, i):
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array = context.make_array(array_type)(context, builder, args[0])
+            item = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]], wraparound=False)
+            byte_ptr = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]), "llvm.prefetch.p0i8"
+            )
+            # read (0), locality 3 (keep in every cache level), data cache (1)
+            builder.call(fn, [builder.bitcast(item, byte_ptr), i32(0), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return nt.void(a, i), codegen
+
+    return prefetch_item
 
 
 class Kernel:
@@ -252,6 +291,12 @@ def materialize() -> None:
         release_large_blocks()
         declared = kernels()  # imports the modules that declare helpers and kernels
         modules = {k.func.__module__ for k in declared}
+        compiled_prefetch = _prefetch_intrinsic()
+        for name in modules:  # each kernel module's own name for prefetch
+            names = sys.modules[name].__dict__
+            for key, value in list(names.items()):
+                if value is prefetch:
+                    names[key] = compiled_prefetch
         for func, options in _HELPERS:
             if func.__module__ not in modules:
                 continue

@@ -115,3 +115,18 @@ def test_the_cache_folder_follows_the_environment(tmp_path, monkeypatch):
     assert native.cache_dir() == str(tmp_path)
     assert native.library_path().startswith(str(tmp_path) + os.sep + native.LIBRARY_PREFIX + "-")
     assert not native.is_ready()
+
+
+def test_prefetch_is_a_no_op_in_python_and_the_intrinsic_in_the_kernels():
+    """``prefetch`` hints the cache only: in Python it returns nothing and reads nothing, whatever the index.
+
+    Compiled, the kernel modules call numba's intrinsic in its place (the
+    merge loop's equality with the Python loop, above, runs through it).
+    """
+    from bpe_core.bpe import merge_kernel
+
+    ids = np.arange(4, dtype=np.int32)
+    assert native.prefetch(ids, 10**9) is None and ids.tolist() == [0, 1, 2, 3]
+    native.materialize()
+    assert merge_kernel.prefetch is not native.prefetch
+    assert type(merge_kernel.prefetch).__name__ == "_Intrinsic"
