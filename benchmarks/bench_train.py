@@ -93,6 +93,20 @@ def _lines(path: str):
         yield from f
 
 
+SETTLE_SECONDS = 0.3
+"""Each child waits this long after its imports before the timed call, whatever the trainer.
+
+Importing numpy starts OpenBLAS's worker threads, which spin about 0.1 s of CPU
+before they sleep (measured: 0.174 CPU-s for the import and a 1 s sleep, 0.078
+with one BLAS thread); none of the trainers uses BLAS, but inside the timed
+window that spin took a core from the counting threads."""
+
+
+def _settle() -> None:
+    """Let the start-up work of the imports end before the clock starts (see :data:`SETTLE_SECONDS`)."""
+    time.sleep(SETTLE_SECONDS)
+
+
 def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -> dict:
     """Train once in this process and return the measurements (run with ``--child``)."""
     sys.path.insert(0, str(ROOT))
@@ -106,6 +120,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
             os.environ["BPE_CORE_KERNELS"] = "python"
         from bpe_core import train_bpe
 
+        _settle()
         base = _status_mib("VmRSS")
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         tok = train_bpe(Path(path), vocab, specials, "gpt2", num_workers=workers)
@@ -129,6 +144,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False,
         )
+        _settle()
         base = _status_mib("VmRSS")
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         tok.train([path], trainer)
@@ -137,6 +153,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
     elif kind == "gigabpe":
         import gigabpe
 
+        _settle()
         base = _status_mib("VmRSS")
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         _, merges = gigabpe.train_bpe([path], vocab, special_tokens=specials, pretokenizer="bytelevel", threads=workers)
@@ -146,6 +163,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
         import rustbpe
 
         tok = rustbpe.Tokenizer()
+        _settle()
         base = _status_mib("VmRSS")
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         tok.train_from_iterator(_lines(path), 256 + n_merges, pattern=gpt2)
@@ -154,6 +172,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
     elif kind == "bpeasy":
         import bpeasy
 
+        _settle()
         base = _status_mib("VmRSS")
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         ranks = bpeasy.train_bpe(_lines(path), gpt2, 128, 256 + n_merges, 1000)
