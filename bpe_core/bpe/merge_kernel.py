@@ -508,6 +508,11 @@ class MergeLoop:
     merge's left id, right id, count and weighted occurrences replaced.  The
     initial pair table (counts, and the words holding each pair) is built in two
     linear passes over 16-bit pair codes (no sort).
+
+    Raises:
+        ValueError: the words with their headers need 2**31 ``ids`` entries or
+            more (the pair vectors hold 32-bit offsets): about 8 GiB of distinct
+            pre-tokens.
     """
 
     def __init__(self, data: np.ndarray, lens: np.ndarray, counts: np.ndarray, token_bytes, n_merges: int) -> None:
