@@ -102,9 +102,10 @@ with one BLAS thread); none of the trainers uses BLAS, but inside the timed
 window that spin took a core from the counting threads."""
 
 
-def _settle() -> None:
-    """Let the start-up work of the imports end before the clock starts (see :data:`SETTLE_SECONDS`)."""
+def _start_clock() -> tuple[float, float, float]:
+    """The timed call's start, after :data:`SETTLE_SECONDS`: (RSS in MiB, CPU seconds, wall clock seconds)."""
     time.sleep(SETTLE_SECONDS)
+    return _status_mib("VmRSS"), _cpu_seconds(), time.perf_counter()
 
 
 def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -> dict:
@@ -120,9 +121,7 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
             os.environ["BPE_CORE_KERNELS"] = "python"
         from bpe_core import train_bpe
 
-        _settle()
-        base = _status_mib("VmRSS")
-        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        base, cpu0, t0 = _start_clock()
         tok = train_bpe(Path(path), vocab, specials, "gpt2", num_workers=workers)
         wall = time.perf_counter() - t0
         info = tok.training
@@ -144,18 +143,14 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False,
         )
-        _settle()
-        base = _status_mib("VmRSS")
-        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        base, cpu0, t0 = _start_clock()
         tok.train([path], trainer)
         wall = time.perf_counter() - t0
         out["merges"] = tok.get_vocab_size() - 256 - len(specials)
     elif kind == "gigabpe":
         import gigabpe
 
-        _settle()
-        base = _status_mib("VmRSS")
-        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        base, cpu0, t0 = _start_clock()
         _, merges = gigabpe.train_bpe([path], vocab, special_tokens=specials, pretokenizer="bytelevel", threads=workers)
         wall = time.perf_counter() - t0
         out["merges"] = len(merges)
@@ -163,18 +158,14 @@ def child(kind: str, path: str, vocab: int, workers: int, specials: list[str]) -
         import rustbpe
 
         tok = rustbpe.Tokenizer()
-        _settle()
-        base = _status_mib("VmRSS")
-        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        base, cpu0, t0 = _start_clock()
         tok.train_from_iterator(_lines(path), 256 + n_merges, pattern=gpt2)
         wall = time.perf_counter() - t0
         out["merges"] = tok.vocab_size - 256
     elif kind == "bpeasy":
         import bpeasy
 
-        _settle()
-        base = _status_mib("VmRSS")
-        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        base, cpu0, t0 = _start_clock()
         ranks = bpeasy.train_bpe(_lines(path), gpt2, 128, 256 + n_merges, 1000)
         wall = time.perf_counter() - t0
         out["merges"] = len(ranks) - 256
