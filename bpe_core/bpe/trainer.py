@@ -457,8 +457,9 @@ def _compiled_merge_loop(
         initial_tokens: tokens of the training text before merging.
         progress: ``progress("merge", done, n_merges)`` about 200 times.
 
-    The words become one ``int32`` array of token ids; the initial pair table
-    (counts, and the words holding each pair) is built in two linear passes.
+    The words become one ``int32`` array, each word a header (its length and
+    count) and its token ids (:mod:`bpe_core.bpe.merge_kernel`); the initial pair
+    table (counts, and the words holding each pair) is built in two linear passes.
     """
     from .merge_kernel import MergeLoop
 
