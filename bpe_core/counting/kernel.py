@@ -313,7 +313,7 @@ def _rehash(table, out):
                 out[u, c] = table[t, c]
 
 
-@kernel("u1[]", "i8[]", "u1[]", "i8[:,:]", "i8[]", nrt=False)  # _count_one takes arrays: see Kernel
+@kernel("u1[]", "i8[]", "u1[]", "i8[:,:]", "i8[]")
 def _scan(buf, bounds, cls, table, st):
     """Split and count from segment ``st[0]``, byte ``st[1]``, until done or the table is full.
 

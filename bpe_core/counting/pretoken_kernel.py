@@ -52,7 +52,7 @@ import numpy as np
 import regex
 
 from . import kernel as ck
-from .native import kernel, njit
+from .native import kernel, njit, prefetch
 
 __all__ = [
     "MACHINES",
@@ -590,8 +590,34 @@ def _new_piece(buf, s, n, c, ikey, f, rows, arena, joined, st):
     return j
 
 
-@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[:,:]", "u1[]", "u1[]", "i8[]", "i8[]")
-def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, joined, refs, st):
+_AHEAD = 32
+"""How many pieces ahead :func:`_count_pieces` hashes a piece and prefetches its slot (a power of two;
+16, 32 and 64 measured alike, 8 slower)."""
+
+
+@njit(inline="always")
+def _look_ahead(buf, cuts, k, end, refs, slots, flat, mask):
+    """The look-ahead of :func:`_count_pieces` while it counts piece ``k``.
+
+    Keys piece ``k + _AHEAD``, keeps the key in that piece's ``refs`` entry (not
+    written yet) and prefetches its slot; reads the slot of piece ``k + _AHEAD // 2``
+    (prefetched by now) and prefetches its row of ``flat`` (the rows, 4 to a row).
+    """
+    ahead = k + _AHEAD
+    if ahead < end:
+        s = cuts[ahead - 1]
+        key = ck._key(buf, s, cuts[ahead])
+        refs[ahead] = np.int64(key)
+        prefetch(slots, ck._home(key, cuts[ahead] - s, mask))
+    half = k + _AHEAD // 2
+    if half < end:
+        j = slots[ck._home(np.uint64(refs[half]), cuts[half] - cuts[half - 1], mask)]
+        if j >= 0:
+            prefetch(flat, 4 * np.int64(j))
+
+
+@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[:,:]", "i8[]", "u1[]", "u1[]", "i8[]", "i8[]")
+def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, flat, arena, joined, refs, st):
     """Add every piece of every unit to the table, weighted by its unit's count; each piece's index into ``refs``.
 
     ``cuts[cut_off[u]:cut_off[u + 1]]`` are the ends of unit ``u``'s pieces;
@@ -601,12 +627,27 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, jo
     order of first occurrence, their bytes end to end in ``arena`` (and each
     followed by a NUL in ``joined``); ``slots`` (a power of two, -1: empty) is an
     open-addressing table of row indices, 4 bytes a slot so that the probes stay
-    in cache.  ``st``: next unit, rows used, the current unit's start, bytes in
+    in cache; ``flat`` is ``rows`` as one row after another (``rows.reshape(-1)``,
+    for prefetching).  ``st``: next unit, rows used, the current unit's start, bytes in
     ``arena``.  Returns 1 when ``rows`` may not have room for a unit's pieces
     (grow them and ``slots``, then call again), else 0.
+
+    Nearly all of the time is two cache misses a piece: its slot, then its row.
+    So each piece's key is made :data:`_AHEAD` pieces early (kept in its ``refs``
+    entry until the piece's index replaces it) and its slot prefetched, and
+    half-way there the slot is read and its row prefetched; the misses of many
+    pieces then overlap.  On the 20 MB corpus's units under GPT-2, cl100k, o200k
+    and Qwen (2.2-2.5 million pieces each), the four together: 0.97-1.10 s
+    before, 0.50-0.55 s with it (and without reference counting, :class:`~bpe_core.counting.native.Kernel`).
     """
     mask = slots.size - 1
     room = min(rows.shape[0], slots.size // 2)
+    end = cut_off[cut_off.size - 1]
+    k0 = cut_off[st[0]]
+    for q in range(k0, min(k0 + _AHEAD, end)):  # the first pieces' keys, their slots prefetched
+        s = cuts[q - 1] if q > k0 else st[2]
+        refs[q] = np.int64(ck._key(buf, s, cuts[q]))
+        prefetch(slots, ck._home(np.uint64(refs[q]), cuts[q] - s, mask))
     for u in range(st[0], cut_off.size - 1):
         if st[1] + cut_off[u + 1] - cut_off[u] > room:
             st[0] = u
@@ -617,7 +658,8 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, jo
             e = cuts[k]
             n = e - s
             f = 1 if (first[u] != 0 and k == cut_off[u]) else 0
-            key = ck._key(buf, s, e) ^ np.uint64(f * 0x9E3779B97F4A7C15)
+            key = np.uint64(refs[k]) ^ np.uint64(f * 0x9E3779B97F4A7C15)
+            _look_ahead(buf, cuts, k, end, refs, slots, flat, mask)
             ikey = np.int64(key)
             slot = ck._home(key, n, mask)
             while True:
@@ -706,7 +748,7 @@ def distinct_pieces(
     st = np.zeros(4, dtype=np.int64)
     buf = ck.read_only(data)
     flags = np.ascontiguousarray(first, dtype=np.uint8)
-    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, slots, rows, arena, joined, refs, st):
+    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, slots, rows, rows.reshape(-1), arena, joined, refs, st):
         slots = _take(work, "slots", 2 * slots.size, np.int32)
         slots.fill(-1)
         _reslot(rows, st, slots)

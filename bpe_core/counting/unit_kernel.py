@@ -32,7 +32,7 @@ from .native import kernel
 __all__ = ["count_units", "warm"]
 
 
-@kernel("u1[]", "u1[]", "i8[:,:]", "i8[]", nrt=False)  # ck._count_one takes arrays: see Kernel
+@kernel("u1[]", "u1[]", "i8[:,:]", "i8[]")
 def _scan_units(buf, cut_after, table, st):
     """Split ``buf`` into units and count them, from byte ``st[0]``, until done or the table is full.
 

@@ -83,6 +83,8 @@ def test_bpe_tiktoken_round_trip(specials):
     ids = tok.encode(text)
     assert back.special_tokens == tok.special_tokens
     assert back.encode(text) == ids
+    if any(a != b and b.startswith(a) for a in specials for b in specials):
+        return  # tiktoken joins its special tokens into one alternation in hash-map order: which it takes is arbitrary
     m = json.loads(meta)
     ranks_map = {base64.b64decode(t): int(r) for t, r in (line.split() for line in ranks.splitlines())}
     enc = tiktoken.Encoding(
