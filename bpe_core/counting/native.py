@@ -132,6 +132,8 @@ def njit(*args, **options):
 def prefetch(a, i) -> None:
     """Ask the CPU to bring ``a[i]`` into its cache ahead of use; nothing else happens (no value, no fault).
 
+    ``a`` is a 1-D array, or a 2-D one whose row ``i`` is brought (its first item's cache line).
+
     Kernels call it a few items ahead of the item they work on, so that the
     memory loads of several items overlap instead of waiting one after another.
     In Python it does nothing; :func:`materialize` puts in its place, in every
@@ -152,7 +154,9 @@ def _prefetch_intrinsic():
         def codegen(context, builder, signature, args):
             array_type = signature.args[0]
             array = context.make_array(array_type)(context, builder, args[0])
-            item = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]], wraparound=False)
+            # row i of an n-D array: its first item
+            index = [args[1]] + [context.get_constant(signature.args[1], 0)] * (array_type.ndim - 1)
+            item = cgutils.get_item_pointer(context, builder, array_type, array, index, wraparound=False)
             byte_ptr = ir.IntType(8).as_pointer()
             i32 = ir.IntType(32)
             fn = cgutils.get_or_insert_function(
@@ -299,14 +303,41 @@ def materialize() -> None:
             for key, value in list(names.items()):
                 if value is prefetch:
                     names[key] = compiled_prefetch
-        for func, options in _HELPERS:
-            if func.__module__ not in modules:
-                continue
-            compiled = numba.njit(cache=True, error_model="numpy", **{"_nrt": False, **options})(func)
-            sys.modules[func.__module__].__dict__[func.__name__] = compiled
-        for k in declared:
-            k.dispatcher = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=k.nrt)(k.func)
+        with _numba_cache_in(numba_cache_dir()):
+            for func, options in _HELPERS:
+                if func.__module__ not in modules:
+                    continue
+                compiled = numba.njit(cache=True, error_model="numpy", **{"_nrt": False, **options})(func)
+                sys.modules[func.__module__].__dict__[func.__name__] = compiled
+            for k in declared:
+                k.dispatcher = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=k.nrt)(k.func)
         _STATE["materialized"] = True
+
+
+def numba_cache_dir() -> str:
+    """Where numba caches this package's JIT-compiled code: a folder per key of the library (:func:`library_path`).
+
+    numba keys its on-disk cache by each module's own source and the function's
+    types, not by the compile options (reference counting, :class:`Kernel`'s
+    ``nrt``) nor by this module's :func:`prefetch`; keyed by the library's key
+    (every kernel source, this file included, the tools, the CPU), a change to any
+    of them starts from an empty cache instead of reusing stale machine code.
+    Under ``$NUMBA_CACHE_DIR`` when it is set, else under :func:`cache_dir`.
+    """
+    return os.path.join(os.environ.get("NUMBA_CACHE_DIR") or cache_dir(), f"numba-{_key()}")
+
+
+@contextlib.contextmanager
+def _numba_cache_in(folder: str):
+    """Set numba's cache folder to ``folder`` while dispatchers are made (each picks its folder when made)."""
+    from numba.core import config
+
+    before = config.CACHE_DIR
+    config.CACHE_DIR = folder
+    try:
+        yield
+    finally:
+        config.CACHE_DIR = before
 
 
 # ---------------------------------------------------------------------------

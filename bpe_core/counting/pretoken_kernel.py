@@ -596,28 +596,32 @@ _AHEAD = 32
 
 
 @njit(inline="always")
-def _look_ahead(buf, cuts, k, end, refs, slots, flat, mask):
+def _key_ahead(buf, s, q, cuts, refs, slots, mask):
+    """Key piece ``q`` (bytes ``s:cuts[q]``), keep the key in its (unwritten) ``refs`` entry, prefetch its slot."""
+    key = ck._key(buf, s, cuts[q])
+    refs[q] = np.int64(key)
+    prefetch(slots, ck._home(key, cuts[q] - s, mask))
+
+
+@njit(inline="always")
+def _look_ahead(buf, cuts, k, end, refs, slots, rows, mask):
     """The look-ahead of :func:`_count_pieces` while it counts piece ``k``.
 
-    Keys piece ``k + _AHEAD``, keeps the key in that piece's ``refs`` entry (not
-    written yet) and prefetches its slot; reads the slot of piece ``k + _AHEAD // 2``
-    (prefetched by now) and prefetches its row of ``flat`` (the rows, 4 to a row).
+    Keys piece ``k + _AHEAD`` and prefetches its slot (:func:`_key_ahead`); reads
+    the slot of piece ``k + _AHEAD // 2`` (prefetched by now) and prefetches its row.
     """
     ahead = k + _AHEAD
     if ahead < end:
-        s = cuts[ahead - 1]
-        key = ck._key(buf, s, cuts[ahead])
-        refs[ahead] = np.int64(key)
-        prefetch(slots, ck._home(key, cuts[ahead] - s, mask))
+        _key_ahead(buf, cuts[ahead - 1], ahead, cuts, refs, slots, mask)
     half = k + _AHEAD // 2
     if half < end:
         j = slots[ck._home(np.uint64(refs[half]), cuts[half] - cuts[half - 1], mask)]
         if j >= 0:
-            prefetch(flat, 4 * np.int64(j))
+            prefetch(rows, np.int64(j))
 
 
-@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[:,:]", "i8[]", "u1[]", "u1[]", "i8[]", "i8[]")
-def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, flat, arena, joined, refs, st):
+@kernel("u1[]", "i8[]", "i8[]", "u1[]", "i8[]", "i4[]", "i8[:,:]", "u1[]", "u1[]", "i8[]", "i8[]")
+def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, arena, joined, refs, st):
     """Add every piece of every unit to the table, weighted by its unit's count; each piece's index into ``refs``.
 
     ``cuts[cut_off[u]:cut_off[u + 1]]`` are the ends of unit ``u``'s pieces;
@@ -627,8 +631,7 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, flat, are
     order of first occurrence, their bytes end to end in ``arena`` (and each
     followed by a NUL in ``joined``); ``slots`` (a power of two, -1: empty) is an
     open-addressing table of row indices, 4 bytes a slot so that the probes stay
-    in cache; ``flat`` is ``rows`` as one row after another (``rows.reshape(-1)``,
-    for prefetching).  ``st``: next unit, rows used, the current unit's start, bytes in
+    in cache.  ``st``: next unit, rows used, the current unit's start, bytes in
     ``arena``.  Returns 1 when ``rows`` may not have room for a unit's pieces
     (grow them and ``slots``, then call again), else 0.
 
@@ -645,9 +648,7 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, flat, are
     end = cut_off[cut_off.size - 1]
     k0 = cut_off[st[0]]
     for q in range(k0, min(k0 + _AHEAD, end)):  # the first pieces' keys, their slots prefetched
-        s = cuts[q - 1] if q > k0 else st[2]
-        refs[q] = np.int64(ck._key(buf, s, cuts[q]))
-        prefetch(slots, ck._home(np.uint64(refs[q]), cuts[q] - s, mask))
+        _key_ahead(buf, cuts[q - 1] if q > k0 else st[2], q, cuts, refs, slots, mask)
     for u in range(st[0], cut_off.size - 1):
         if st[1] + cut_off[u + 1] - cut_off[u] > room:
             st[0] = u
@@ -659,7 +660,7 @@ def _count_pieces(buf, cut_off, cuts, first, unit_counts, slots, rows, flat, are
             n = e - s
             f = 1 if (first[u] != 0 and k == cut_off[u]) else 0
             key = np.uint64(refs[k]) ^ np.uint64(f * 0x9E3779B97F4A7C15)
-            _look_ahead(buf, cuts, k, end, refs, slots, flat, mask)
+            _look_ahead(buf, cuts, k, end, refs, slots, rows, mask)
             ikey = np.int64(key)
             slot = ck._home(key, n, mask)
             while True:
@@ -748,7 +749,7 @@ def distinct_pieces(
     st = np.zeros(4, dtype=np.int64)
     buf = ck.read_only(data)
     flags = np.ascontiguousarray(first, dtype=np.uint8)
-    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, slots, rows, rows.reshape(-1), arena, joined, refs, st):
+    while _count_pieces(buf, cut_off, cuts, flags, unit_counts, slots, rows, arena, joined, refs, st):
         slots = _take(work, "slots", 2 * slots.size, np.int32)
         slots.fill(-1)
         _reslot(rows, st, slots)

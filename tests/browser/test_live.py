@@ -24,7 +24,7 @@ _READ_SIZES = """sizes => { const v = window.__bpeLive, s = v.slider, out = [];
   for (const k of sizes) { s.value = String(k); s.dispatchEvent(new Event('input', {bubbles: true}));
     out.push([Number(v.counts.dataset.total), Array.from(v.view.querySelectorAll('.tk'),
       e => [Number(e.dataset.id), Number(e.dataset.s), Number(e.dataset.e), e.classList.contains('partial'),
-            e.textContent])]); }
+            e.textContent]), v.model.blocks ? v.model.blocks.length : 0]); }
   return out; }"""
 
 
@@ -38,13 +38,17 @@ def _expected(tok, k: int, drawn: str) -> list:
     return [[s.id, s.start, s.end, s.is_partial, _visible(s.display)] for s in spans]
 
 
-def _check_sizes(pg, tok, drawn: str, whole: str, sizes: list[int], chunk: int = 40) -> None:
+def _check_sizes(pg, tok, drawn: str, whole: str, sizes: list[int], chunk: int = 40) -> list[int]:
+    """Move the slider to each size: the drawn tokens and the total are the server's; returns the blocks drawn."""
+    blocks = []
     for i in range(0, len(sizes), chunk):
         part = sizes[i : i + chunk]
         got = pg.evaluate(_READ_SIZES, part)
-        for k, (total, tokens) in zip(part, got):
+        for k, (total, tokens, drawn_blocks) in zip(part, got):
             assert tokens == _expected(tok, k, drawn), f"size {k}"
             assert total == len(tok.with_vocab_size(k).encode(whole)), f"size {k}"
+            blocks.append(drawn_blocks)
+    return blocks
 
 
 def _live(pg) -> None:
@@ -86,26 +90,6 @@ def test_small_text_at_every_size_wordpiece(page):
     tok = train_wordpiece(text, 1000)
     _check_sizes(page, tok, text, text, list(range(tok.min_vocab_size, tok.max_vocab_size + 1)))
     screenshot(page, "live-wordpiece")
-
-
-def test_small_text_at_every_size_unigram(page):
-    text = sample("english")
-    page.goto(page.url.split("?")[0] + "?src=sample&sample=english&algo=unigram&pattern=sentencepiece")
-    page.wait_for_function(
-        "() => window.__bpeLive && window.__bpeLive.model && window.__bpeLive.model.kind === 'unigram'",
-        timeout=120_000,
-    )
-    wait_idle(page)
-    tok = train_unigram(text, 1000)
-    assert page.evaluate("() => [Number(window.__bpeLive.slider.min), Number(window.__bpeLive.slider.max)]") == [
-        tok.min_vocab_size,
-        tok.max_vocab_size,
-    ]
-    # every slider position is a point of the pruning: the training states and the rounds stopped early
-    sizes = list(range(tok.min_vocab_size, tok.max_vocab_size + 1))
-    assert set(tok.training_states()) <= set(sizes)
-    _check_sizes(page, tok, text, text, sizes)
-    screenshot(page, "live-unigram")
 
 
 @pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
@@ -362,8 +346,9 @@ def _old_rule_blocks(units, text: str, min_block: int = 240) -> int:
     return count
 
 
-def test_unigram_blocks_cut_at_newlines_inside_words_in_the_sizes_no_piece_crosses(page):
-    # SentencePiece words hold newlines ('.\n\nThe'); a piece crosses such a newline at some sizes only:
+def test_small_text_at_every_size_unigram_with_blocks_cut_at_newlines_no_piece_crosses(page):
+    # every slider position is a point of the pruning (the training states and the rounds stopped early), drawn
+    # exactly.  SentencePiece words hold newlines ('.\n\nThe'); a piece crosses such a newline at some sizes only:
     # the blocks of each size range also end at the newlines inside words no piece crosses in that range
     from bpe_core.analysis.live import unigram_versions
 
@@ -383,14 +368,14 @@ def test_unigram_blocks_cut_at_newlines_inside_words_in_the_sizes_no_piece_cross
         timeout=120_000,
     )
     wait_idle(page)
+    assert page.evaluate("() => [Number(window.__bpeLive.slider.min), Number(window.__bpeLive.slider.max)]") == [
+        tok.min_vocab_size,
+        tok.max_vocab_size,
+    ]
     sizes = list(range(tok.min_vocab_size, tok.max_vocab_size + 1))
-    _check_sizes(page, tok, text, text, sizes)
-    counts = page.evaluate(
-        """sizes => { const v = window.__bpeLive, s = v.slider;
-          return sizes.map(k => { s.value = String(k); s.dispatchEvent(new Event('input', {bubbles: true}));
-            return v.model.blocks.length; }); }""",
-        sizes,
-    )
+    assert set(tok.training_states()) <= set(sizes)
+    counts = _check_sizes(page, tok, text, text, sizes)
+    screenshot(page, "live-unigram")
     old = _old_rule_blocks(units, text)
     assert page.evaluate("() => window.__bpeLive.model.blockSets.length") > 1
     assert min(counts) >= old and max(counts) > old, (old, sorted(set(counts)))

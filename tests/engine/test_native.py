@@ -130,3 +130,39 @@ def test_prefetch_is_a_no_op_in_python_and_the_intrinsic_in_the_kernels():
     native.materialize()
     assert merge_kernel.prefetch is not native.prefetch
     assert type(merge_kernel.prefetch).__name__ == "_Intrinsic"
+
+
+def test_prefetch_takes_a_row_of_a_2d_array_when_compiled():
+    """Compiled, ``prefetch(rows, j)`` of a 2-D array brings row ``j`` (as the piece counter does); nothing changes."""
+    import numba
+
+    native.materialize()
+    from bpe_core.counting import pretoken_kernel
+
+    fetch = pretoken_kernel.prefetch  # the intrinsic, as the kernel module calls it
+
+    @numba.njit
+    def touch(rows, j):
+        fetch(rows, j)
+        return rows[j, 0] + rows[j, 3]
+
+    rows = np.arange(40, dtype=np.int64).reshape(10, 4)
+    assert touch(rows, 7) == 28 + 31 and rows.tolist() == np.arange(40).reshape(10, 4).tolist()
+
+
+def test_numba_caches_the_jit_code_in_a_folder_named_by_the_library_key():
+    """numba keys its cache by each module's source, not by compile options: the folder carries the library's key.
+
+    So a change to ``native.py`` (say, reference counting turned off) cannot reuse machine code cached before it.
+    """
+    from numba.core import config
+
+    from bpe_core.counting import pretoken_kernel
+
+    native.materialize()
+    folder = native.numba_cache_dir()
+    assert os.path.basename(folder) == f"numba-{native._key()}"
+    assert native.library_path().endswith(f"-{native._key()}.so")
+    assert pretoken_kernel._count_pieces.dispatcher._cache._cache_path.startswith(folder + os.sep)
+    assert pretoken_kernel._key_ahead._cache._cache_path.startswith(folder + os.sep)  # a helper, rebound
+    assert folder != config.CACHE_DIR  # set only while the dispatchers were made
