@@ -166,3 +166,12 @@ def test_numba_caches_the_jit_code_in_a_folder_named_by_the_library_key():
     assert pretoken_kernel._count_pieces.dispatcher._cache._cache_path.startswith(folder + os.sep)
     assert pretoken_kernel._key_ahead._cache._cache_path.startswith(folder + os.sep)  # a helper, rebound
     assert folder != config.CACHE_DIR  # set only while the dispatchers were made
+
+
+def test_a_fresh_library_folder_keeps_the_jit_cache(tmp_path, monkeypatch):
+    """``$BPE_CORE_CACHE_DIR`` moves the library, not numba's cache: a build there reuses the JIT code."""
+    before = native.numba_cache_dir()
+    monkeypatch.setenv("BPE_CORE_CACHE_DIR", str(tmp_path))
+    assert native.cache_dir() == str(tmp_path) and native.numba_cache_dir() == before
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert native.numba_cache_dir() == str(tmp_path / "numba" / f"numba-{native._key()}")
