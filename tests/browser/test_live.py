@@ -12,7 +12,7 @@ from bpe_core import train_bpe
 from bpe_core.pretokenize import pretoken_prefix
 from bpe_core.unigram import train_unigram
 from bpe_core.wordpiece import train_wordpiece
-from tests.browser.helpers import screenshot, wait_idle
+from tests.browser.helpers import evaluate_json, screenshot, wait_idle
 from tests.conftest import sample
 from ui import render
 from ui.limits import MAX_DRAW_CHARS, MAX_DRAW_TOKENS
@@ -43,7 +43,7 @@ def _check_sizes(pg, tok, drawn: str, whole: str, sizes: list[int], chunk: int =
     blocks = []
     for i in range(0, len(sizes), chunk):
         part = sizes[i : i + chunk]
-        got = pg.evaluate(_READ_SIZES, part)
+        got = evaluate_json(pg, _READ_SIZES, part)
         for k, (total, tokens, drawn_blocks) in zip(part, got):
             assert tokens == _expected(tok, k, drawn), f"size {k}"
             assert total == len(tok.with_vocab_size(k).encode(whole)), f"size {k}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import train_bpe
-from tests.browser.helpers import deep, screenshot, wait_idle
+from tests.browser.helpers import deep, evaluate_json, screenshot, wait_idle
 from tests.conftest import sample
 from ui.render import readable
 
@@ -124,7 +124,8 @@ def test_wordpiece_merges_player_is_exact_and_plays_every_step(page, server):
     assert page.evaluate("() => window.__bpeMerges.n") == n
     # the trainer's segmentation (as the server-drawn page draws it) at every 9th step and the last
     steps = sorted({*range(0, n + 1, 9), n})
-    got = page.evaluate(
+    got = evaluate_json(
+        page,
         """ks => ks.map(k => { const v = window.__bpeMerges; v.go(k, false);
           return [Array.from(v.view.querySelectorAll('.tk'), e => [Number(e.dataset.id), Number(e.dataset.s),
                     Number(e.dataset.e), e.textContent]),
@@ -155,13 +156,14 @@ def test_wordpiece_merges_player_is_exact_and_plays_every_step(page, server):
 
 
 def _unigram_dom(pg) -> list:
-    return pg.evaluate(
+    return evaluate_json(
+        pg,
         """() => { const v = window.__bpeMerges;
           return [v.step, Array.from(v.view.querySelectorAll('.tk'), e => [Number(e.dataset.id), Number(e.dataset.s),
                     Number(e.dataset.e), e.textContent]),
                   Array.from(v.view.querySelectorAll('.tk.hl'), e => [Number(e.dataset.id), Number(e.dataset.s),
                     Number(e.dataset.e)]),
-                  v.card.querySelector('.no').textContent]; }"""
+                  v.card.querySelector('.no').textContent]; }""",
     )
 
 
