@@ -16,7 +16,9 @@ Playwright (``/usr/bin/chromium``, flags as in ``tests/browser/helpers.py``; nev
   browser context (*cold*: nothing cached, the whole frontend downloaded) and in a new tab of a context that
   has loaded the app once (*new tab*: the frontend's files in the browser cache, as for a returning student);
 * **page switch**: in one session, a click on each page's link in the sidebar, twice around all pages;
-* **Compare buttons**: on Compare, each tokenizer pill clicked on and then off.
+* **Compare buttons**: on Compare, each tokenizer pill clicked on and then off;
+* **the floor**: the same first renders and switches of ``benchmarks/floor_app.py`` (Streamlit alone, the app's
+  six pages with none of its work), served after the app's server stops, and each median beside the app's.
 
 A time runs from navigation start (first render) or the pointer press (switch, button) to the end of the last
 script run it caused: Streamlit's ``script_finished`` message read off the page's websocket, taken after the
@@ -190,8 +192,11 @@ def new_context(browser):
     return ctx
 
 
-def chromium_rows(browser, url: str, samples: list[str], repeat: int) -> list[dict]:
-    """Every measurement of the Chromium run: ``{"what", "page", "sample", "ms"}``."""
+def chromium_rows(browser, url: str, samples: list[str], repeat: int, buttons: bool = True) -> list[dict]:
+    """Every measurement of the Chromium run: ``{"what", "page", "sample", "ms", "server"}`` (ms).
+
+    ``buttons``: also click Compare's tokenizer pills (not on the floor app, which has none).
+    """
     rows = []
 
     def note(what: str, page: str, sample: str, ms: tuple[float, float]) -> None:
@@ -218,6 +223,9 @@ def chromium_rows(browser, url: str, samples: list[str], repeat: int) -> list[di
             for page in [*list(PAGES)[1:], "Playground"]:
                 link = pg.locator('[data-testid="stSidebarNav"] a', has_text=page).first
                 note("switch" if lap == 0 else "switch again", page, sample, click(pg, link))
+        if not buttons:
+            ctx.close()
+            continue
         click(pg, pg.locator('[data-testid="stSidebarNav"] a', has_text="Compare").first)
         for label in COMPARE_BUTTONS:
             for state in ("on", "off") if label != "GPT-2 (r50k_base)" else ("off", "on"):
@@ -225,6 +233,34 @@ def chromium_rows(browser, url: str, samples: list[str], repeat: int) -> list[di
                 note(f"button {state}", label, sample, click(pg, button))
         ctx.close()
     return rows
+
+
+FLOOR_APP = ROOT / "benchmarks" / "floor_app.py"
+"""Streamlit alone: the app's six pages with none of its work (its times are the floor under the app's)."""
+
+
+def floor_rows(browser, repeat: int) -> list[dict]:
+    """The first renders and page switches of :data:`FLOOR_APP`, served and timed as the app is."""
+    print("floor: Streamlit alone (benchmarks/floor_app.py)", flush=True)
+    with tempfile.TemporaryFile() as log:
+        proc, url = start_server(log, command=[sys.executable, "-m", "streamlit", "run", str(FLOOR_APP)])
+        try:
+            ctx = new_context(browser)
+            open_page(ctx, url, "Playground", "")[0].close()  # the server's first visit: not counted
+            ctx.close()
+            return chromium_rows(browser, url, ["floor"], repeat, buttons=False)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
+def print_floor(app, floor) -> None:
+    """Each kind of page time at the median: the app's, Streamlit's floor, and their difference and ratio."""
+    print("The app against Streamlit alone (benchmarks/floor_app.py), median ms:")
+    for what in ("first render", "first render (tab)", "switch", "switch again"):
+        a, f = app[app["what"] == what]["ms"].median(), floor[floor["what"] == what]["ms"].median()
+        print(f"  {what:<18} app {a:6.0f}  floor {f:6.0f}  app's own work {a - f:6.0f}  ratio {a / f:5.2f}x")
+    print()
 
 
 def chromium_main(args: argparse.Namespace) -> None:
@@ -249,9 +285,10 @@ def chromium_main(args: argparse.Namespace) -> None:
               f"RSS {rss0 / 2**20:.0f} MiB\n  {line}", flush=True)  # fmt: skip
         rows = chromium_rows(browser, url, samples, args.repeat)
         rss1 = psutil.Process(proc.pid).memory_info().rss
-        browser.close()
         proc.terminate()
         proc.wait(30)
+        floor = floor_rows(browser, args.repeat)
+        browser.close()
     load1 = os.getloadavg()
     df = pd.DataFrame(rows)
     table = df.pivot_table(index=["what", "page"], columns="sample", values="ms", aggfunc="median").round()
@@ -272,6 +309,7 @@ def chromium_main(args: argparse.Namespace) -> None:
         print(f"{what}: median {part['ms'].median():.0f} ms (server {part['server'].median():.0f} ms), "
               f"p95 {pct(list(part['ms']), 0.95):.0f} ms; worst page {per_page.idxmax()} {per_page.max():.0f} ms "
               f"(target <= {target} ms at the median)")  # fmt: skip
+    print_floor(df, pd.DataFrame(floor))
     buttons = df[df["what"].str.startswith("button")]
     per_button = buttons.groupby(["what", "page"])["ms"].median()
     print(f"Compare buttons: median {buttons['ms'].median():.0f} ms (server {buttons['server'].median():.0f} ms), "
