@@ -15,7 +15,7 @@ import pytest
 from bpe_core import train_bpe
 from bpe_core.wordpiece import DEFAULT_SPECIAL_TOKENS as BERT_SPECIALS
 from bpe_core.wordpiece import train_wordpiece
-from tests.browser.helpers import deep, screenshot, wait_idle
+from tests.browser.helpers import deep, evaluate_json, screenshot, wait_idle
 from tests.browser.test_compare_production import BROKEN_TOKENS
 from tests.conftest import sample
 from ui.limits import COMPARE_DRAW_TOKENS as DRAW_TOKENS  # each Compare view draws at most this many tokens
@@ -85,7 +85,7 @@ def test_bpe_column_equals_the_engine_at_many_sizes(browser, server):
         reference = _production_views(pg)
         assert len(reference) == 2  # GPT-2 and cl100k, drawn on the server
         sizes = sorted({lo, lo + 1, lo + 2, 300, 400, 555, 700, 913, hi, *range(lo, hi + 1, 37)})
-        for k, cols in zip(sizes, pg.evaluate(_READ_SIZES, sizes)):
+        for k, cols in zip(sizes, evaluate_json(pg, _READ_SIZES, sizes)):
             ((label, shown, total, line, tokens),) = cols
             n = len(tok.with_vocab_size(k).encode(text))
             assert (label, shown, total) == ("BPE (gpt2)", k, n), k
@@ -161,7 +161,7 @@ def test_wordpiece_and_a_bpe_pattern_variant_follow_one_slider(browser, server):
     try:
         lo, hi = wp.min_vocab_size, wp.max_vocab_size
         sizes = sorted({lo, lo + 1, 150, 333, 600, hi, *range(lo, hi + 1, 61)})
-        for k, cols in zip(sizes, pg.evaluate(_READ_SIZES, sizes)):
+        for k, cols in zip(sizes, evaluate_json(pg, _READ_SIZES, sizes)):
             ((label, shown, total, _line, tokens),) = cols
             assert (label, shown) == ("WordPiece", k)
             assert total == len(wp.with_vocab_size(k).encode(text)), k
@@ -177,7 +177,7 @@ def test_wordpiece_and_a_bpe_pattern_variant_follow_one_slider(browser, server):
         _add_pattern_variant(pg, "cl100k")
         lo = max(bpe.min_vocab_size, other.min_vocab_size)
         sizes = [lo, 300, 500, 700, 900]
-        for k, cols in zip(sizes, pg.evaluate(_READ_SIZES, sizes)):
+        for k, cols in zip(sizes, evaluate_json(pg, _READ_SIZES, sizes)):
             assert [c[0] for c in cols] == ["BPE (gpt2)", "BPE (cl100k)"]
             for tok, (_label, shown, total, _line, tokens) in zip((bpe, other), cols):
                 k_tok = min(max(k, tok.min_vocab_size), tok.max_vocab_size)
@@ -241,7 +241,7 @@ def test_other_text_is_data_and_counted_exactly(browser, server):
         pg.wait_for_function(f"n => {_COLUMNS}[0]?.data.textChars === n", arg=len(odd), timeout=60_000)
         wait_idle(pg)
         sizes = [tok.min_vocab_size, 400, tok.max_vocab_size]
-        for k, ((_label, _shown, total, _line, tokens),) in zip(sizes, pg.evaluate(_READ_SIZES, sizes)):
+        for k, ((_label, _shown, total, _line, tokens),) in zip(sizes, evaluate_json(pg, _READ_SIZES, sizes)):
             assert total == len(tok.with_vocab_size(k).encode(odd))
             assert tokens == _spans(tok, k, odd)
         assert pg.evaluate("window.__pwned") is None
