@@ -1,23 +1,25 @@
 """The floor under ``bench_app.py``'s page times: Streamlit alone, the app's six pages with none of its work.
 
-Same navigation (titles, icons, URL paths), the same wide layout and a sidebar with one widget; each page draws
-its title and a paragraph.  ``bench_app.py`` times it beside the app in the same run, so a page time can be read
-as *the app's work* on top of *Streamlit booting and drawing a page* on this machine.
+The pages are ``bench_app.PAGES`` (the sidebar links and the titles the benchmark waits for), with the app's
+icons, the same wide layout and a sidebar with one widget; each page draws its title and a paragraph.
+``bench_app.py`` times it beside the app in the same run, so a page time can be read as *the app's work* on top
+of *Streamlit booting and drawing a page* on this machine.
 """
 
 from __future__ import annotations
 
 import streamlit as st
+from bench_app import PAGES  # streamlit run puts this folder on sys.path
 
-TITLES = {
-    "learn": "Learn",
-    "": "BPE Playground",
-    "merges": "Merges",
-    "compare": "Compare tokenizers",
-    "insights": "Insights",
-    "encode": "Encode step by step",
+ICONS = {
+    "Learn": ":material/school:",
+    "Playground": ":material/palette:",
+    "Merges": ":material/animation:",
+    "Compare": ":material/compare_arrows:",
+    "Insights": ":material/insights:",
+    "Encode step by step": ":material/stairs:",
 }
-"""URL path -> the h1 the benchmark waits for (the app's page titles)."""
+"""The app's navigation icons (``app.py``): the page loads the same icon font."""
 
 
 def _page(title: str):
@@ -30,12 +32,9 @@ def _page(title: str):
 
 
 st.set_page_config(page_title="Streamlit floor", layout="wide")
-icons = [":material/school:", ":material/palette:", ":material/animation:", ":material/compare_arrows:",
-         ":material/insights:", ":material/stairs:"]  # fmt: skip
-nav_titles = ["Learn", "Playground", "Merges", "Compare", "Insights", "Encode step by step"]
 pages = [
-    st.Page(_page(title), title=nav, icon=icon, url_path=path or None, default=not path)
-    for (path, title), nav, icon in zip(TITLES.items(), nav_titles, icons)
+    st.Page(_page(title or nav), title=nav, icon=ICONS[nav], url_path=path or None, default=not path)
+    for nav, (path, title) in PAGES.items()
 ]
 nav = st.navigation(pages)
 st.sidebar.radio("Sample text", ["English", "Python"])
