@@ -10,9 +10,6 @@ table the compiled corpus figures read (:mod:`bpe_core.analysis.corpus`).
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -224,23 +221,9 @@ def char_group_table() -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _group_table() -> np.ndarray:
-    from ..counting.native import cache_dir
+    from ..counting.cache_files import cached_table, source_key
 
-    key = hashlib.sha256(f"{regex.__version__} {sys.version}".encode())
-    with open(os.path.abspath(__file__), "rb") as f:
-        key.update(f.read())
-    path = os.path.join(cache_dir(), f"bpe_core_script_groups-{key.hexdigest()[:16]}.npy")
-    try:
-        table = np.load(path)
-        if table.shape == (0x110000,) and table.dtype == np.uint8:
-            return table
-    except (OSError, ValueError):
-        pass
-    table = _compute_group_table()
-    try:
-        tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
-        np.save(tmp, table)
-        os.replace(tmp, path)
-    except OSError:  # a read-only cache: compute it each time
-        pass
-    return table
+    key = source_key("analysis/scripts.py")
+    return cached_table(
+        "script_groups", key, _compute_group_table, lambda t: t.shape == (0x110000,) and t.dtype == np.uint8
+    )

@@ -34,16 +34,13 @@ every array and grow the tables when a kernel asks.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
 import threading
 from functools import lru_cache
 
 import numpy as np
 import regex
 
-from . import native
+from .cache_files import cached_table, source_key
 from .native import kernel, njit
 
 __all__ = [
@@ -103,24 +100,12 @@ def char_classes() -> np.ndarray:
 @lru_cache(maxsize=1)
 def _char_classes() -> np.ndarray:
     """:func:`char_classes`, cached (load from the cache directory, or compute and keep it there)."""
-    path = _classes_file()
-    if path is not None:
-        try:
-            table = np.load(path)
-            if table.shape == (0x110000,) and table.dtype == np.uint8 and table.min() >= 1 and table.max() <= 4:
-                return table
-        except (OSError, ValueError):
-            pass
-    table = _compute_char_classes()
-    if path is not None:
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
-            np.save(tmp, table)
-            os.replace(tmp, path)
-        except OSError:  # a read-only cache: compute it each time
-            pass
-    return table
+
+    def valid(table: np.ndarray) -> bool:
+        return table.shape == (0x110000,) and table.dtype == np.uint8 and table.min() >= 1 and table.max() <= 4
+
+    key = source_key("counting/kernel.py", "pretokenize/tiktoken_compat.py")
+    return cached_table("gpt2_classes", key, _compute_char_classes, valid)
 
 
 @njit(inline="always")
@@ -572,14 +557,3 @@ def warm() -> None:
     CountAccumulator().add(b"ab", [0], [2], [1])
     gather(np.frombuffer(b"ab", dtype=np.uint8), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64))
     _reslot(np.zeros((1, 4), dtype=np.int64), 1, np.full(8, -1, dtype=np.int32))
-
-
-def _classes_file() -> str | None:
-    """Where :func:`char_classes` is kept: the kernels' cache folder, named for ``regex`` and the tables."""
-    folder = native.cache_dir()
-    key = hashlib.sha256(f"{regex.__version__} {sys.version}".encode())
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("kernel.py", os.path.join("..", "pretokenize", "tiktoken_compat.py")):
-        with open(os.path.join(here, name), "rb") as f:
-            key.update(f.read())
-    return os.path.join(folder, f"bpe_core_gpt2_classes-{key.hexdigest()[:16]}.npy")

@@ -34,6 +34,7 @@ import sys
 import tempfile
 
 from . import native
+from .cache_files import remove_stale
 
 __all__ = ["build_library"]
 
@@ -113,7 +114,9 @@ def _cfunc(k: native.Kernel):
 def build_library(path: str) -> str:
     """Compile every kernel into one shared library at ``path`` (written atomically); returns ``path``.
 
-    Takes about 15 s of CPU (numba's compile of every kernel, then LLVM and the link).
+    Takes about 15 s of CPU (numba's compile of every kernel, then LLVM and the link).  Then the
+    libraries and JIT folders of older sources are removed, but for the
+    :data:`~bpe_core.counting.cache_files.KEEP_STALE` newest (:func:`~bpe_core.counting.cache_files.remove_stale`).
 
     Raises:
         ImportError: numba or llvmlite is not installed.
@@ -154,4 +157,6 @@ def build_library(path: str) -> str:
         if done.returncode != 0 or not os.path.exists(out):
             raise RuntimeError(f"linking the kernels failed ({' '.join(cmd[1:4])}): {done.stderr.strip()[-2000:]}")
         os.replace(out, path)
+    remove_stale(path)  # the libraries of older sources, and their JIT folders
+    remove_stale(native.numba_cache_dir())
     return path

@@ -41,9 +41,6 @@ counts pre-tokens.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
 import threading
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -52,6 +49,7 @@ import numpy as np
 import regex
 
 from . import kernel as ck
+from .cache_files import cached_table, source_key
 from .native import kernel, njit, prefetch
 
 __all__ = [
@@ -178,28 +176,10 @@ def pattern_classes() -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _classes() -> np.ndarray:
-    from . import native
-
-    key = hashlib.sha256(f"{regex.__version__} {sys.version}".encode())
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in ("pretoken_kernel.py", os.path.join("..", "pretokenize", "tiktoken_compat.py")):
-        with open(os.path.join(here, name), "rb") as f:
-            key.update(f.read())
-    path = os.path.join(native.cache_dir(), f"bpe_core_pattern_classes-{key.hexdigest()[:16]}.npy")
-    try:
-        table = np.load(path)
-        if table.shape == (0x110000,) and table.dtype == np.uint16:
-            return table
-    except (OSError, ValueError):
-        pass
-    table = _compute_classes()
-    try:
-        tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
-        np.save(tmp, table)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return table
+    key = source_key("counting/pretoken_kernel.py", "pretokenize/tiktoken_compat.py")
+    return cached_table(
+        "pattern_classes", key, _compute_classes, lambda t: t.shape == (0x110000,) and t.dtype == np.uint16
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1044,29 +1024,19 @@ def class_bits(cls: str) -> np.ndarray:
     Computed by matching ``(?:cls)+`` over every code point (0.1-1.5 s), kept in the
     kernels' cache directory, one file per class (a program's table is put together from them).
     """
-    from . import native
 
-    key = hashlib.sha256(f"{regex.__version__} {sys.version} {cls}".encode()).hexdigest()[:16]
-    path = os.path.join(native.cache_dir(), f"bpe_core_class_bits-{key}.npy")
-    try:
-        packed = np.load(path)
-        if packed.shape == (0x110000 // 8,) and packed.dtype == np.uint8:
-            return packed
-    except (OSError, ValueError):
-        pass
-    cps = np.arange(0x110000, dtype=np.uint32)
-    cps[0xD800:0xE000] = 0x20  # surrogates: never in UTF-8 text
-    member = np.zeros(0x110000, dtype=bool)
-    for m in regex.finditer(f"(?:{cls})+", cps.tobytes().decode("utf-32-le")):
-        member[m.start() : m.end()] = True
-    packed = np.packbits(member)
-    try:
-        tmp = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp.npy"
-        np.save(tmp, packed)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return packed
+    def compute() -> np.ndarray:
+        cps = np.arange(0x110000, dtype=np.uint32)
+        cps[0xD800:0xE000] = 0x20  # surrogates: never in UTF-8 text
+        member = np.zeros(0x110000, dtype=bool)
+        for m in regex.finditer(f"(?:{cls})+", cps.tobytes().decode("utf-32-le")):
+            member[m.start() : m.end()] = True
+        return np.packbits(member)
+
+    def valid(packed: np.ndarray) -> bool:
+        return packed.shape == (0x110000 // 8,) and packed.dtype == np.uint8
+
+    return cached_table("class_bits", source_key(extra=cls), compute, valid, prune=False)
 
 
 @njit(inline="always")
