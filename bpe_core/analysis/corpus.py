@@ -790,8 +790,8 @@ def piece_figures(tokenizer: Tokenizer, pieces: PieceCounts, tokens, totals: _To
         unknown_tokens=int(c @ stats[:, 2]),
         byte_fallback_tokens=int(c @ stats[:, 3]),
     )
-    ids = set(np.unique(tokens.ids).tolist())
-    return metrics_from_counts(counts, ids, tokenizer.vocab_size, _script_rows(totals.group_chars, shares))
+    distinct = int(np.count_nonzero(np.bincount(tokens.ids))) if tokens.ids.size else 0
+    return metrics_from_counts(counts, distinct, tokenizer.vocab_size, _script_rows(totals.group_chars, shares))
 
 
 def _script_rows(group_chars: np.ndarray, shares: np.ndarray) -> tuple[ScriptRow, ...]:
@@ -1066,4 +1066,4 @@ def _whole_text(tok: Tokenizer, source: str | Sequence[str | os.PathLike], files
                 acc[0] += row.characters
                 acc[1] += row.tokens
     rows = tuple(ScriptRow(g, n, t, t / n) for g in SCRIPT_GROUPS if g in shares for n, t in [shares[g]])
-    return metrics_from_counts(total, ids, tok.vocab_size, rows)
+    return metrics_from_counts(total, len(ids), tok.vocab_size, rows)

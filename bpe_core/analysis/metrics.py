@@ -201,7 +201,7 @@ def compute_metrics(
     here, and the figures by distinct pieces of :mod:`bpe_core.analysis.corpus`.
     """
     rows = tuple(script_breakdown(text, spans)) if scripts else ()
-    return metrics_from_counts(span_counts(text, spans, unknown_id), {s.id for s in spans}, vocab_size, rows)
+    return metrics_from_counts(span_counts(text, spans, unknown_id), len({s.id for s in spans}), vocab_size, rows)
 
 
 def span_counts(text: str, spans: Sequence[TokenSpan], unknown_id: int | None) -> Counts:
@@ -238,8 +238,17 @@ class Counts:
             setattr(self, f, getattr(self, f) + getattr(other, f))
 
 
-def metrics_from_counts(c: Counts, ids: set[int], vocab_size: int, scripts: tuple[ScriptRow, ...] = ()) -> TextMetrics:
-    """:class:`TextMetrics` from the additive counts, the set of token ids used, the vocabulary size and script rows."""
+def metrics_from_counts(
+    c: Counts, distinct_tokens: int, vocab_size: int, scripts: tuple[ScriptRow, ...] = ()
+) -> TextMetrics:
+    """:class:`TextMetrics` from the additive counts and the number of distinct token ids used.
+
+    Args:
+        c: the additive counts (tokens, characters, bytes, words, ...).
+        distinct_tokens: how many different token ids the text's tokens have.
+        vocab_size: the tokenizer's vocabulary size (for the share of it used).
+        scripts: the per-script rows, in :data:`~bpe_core.analysis.scripts.SCRIPT_GROUPS` order.
+    """
     return TextMetrics(
         tokens=c.tokens,
         characters=c.characters,
@@ -249,9 +258,9 @@ def metrics_from_counts(c: Counts, ids: set[int], vocab_size: int, scripts: tupl
         words=c.words,
         words_split=c.words_split,
         fertility=_ratio(c.tokens, c.words),
-        distinct_tokens=len(ids),
+        distinct_tokens=distinct_tokens,
         vocab_size=vocab_size,
-        vocab_used=_ratio(len(ids), vocab_size),
+        vocab_used=_ratio(distinct_tokens, vocab_size),
         special_tokens=c.special_tokens,
         unknown_tokens=c.unknown_tokens,
         byte_fallback_tokens=c.byte_fallback_tokens,
@@ -326,7 +335,8 @@ def _chunked(
     text: str, measure: Callable[[str], tuple[Counts, set[int]]], vocab_size: int, chunk_chars: int, split: Split
 ) -> TextMetrics:
     """Sum ``measure(piece)`` over the :func:`~bpe_core.pretokenize.aligned_chunks` of ``text``."""
-    return metrics_from_counts(*_chunked_counts(text, measure, chunk_chars, split), vocab_size)
+    counts, ids = _chunked_counts(text, measure, chunk_chars, split)
+    return metrics_from_counts(counts, len(ids), vocab_size)
 
 
 def _chunked_counts(
