@@ -790,7 +790,7 @@ def piece_figures(tokenizer: Tokenizer, pieces: PieceCounts, tokens, totals: _To
         unknown_tokens=int(c @ stats[:, 2]),
         byte_fallback_tokens=int(c @ stats[:, 3]),
     )
-    distinct = int(np.count_nonzero(np.bincount(tokens.ids))) if tokens.ids.size else 0
+    distinct = int(np.count_nonzero(np.bincount(tokens.ids)))  # no tokens: an empty count, 0
     return metrics_from_counts(counts, distinct, tokenizer.vocab_size, _script_rows(totals.group_chars, shares))
 
 
